@@ -1,0 +1,62 @@
+"""The typed errors Chronicle raises. Each message says what to do next."""
+
+from __future__ import annotations
+
+
+class ChronicleError(Exception):
+    """Base class of every error Chronicle raises on purpose."""
+
+
+class InvalidArgumentError(ChronicleError, ValueError):
+    """Bad input, refused before anything was written."""
+
+
+class SessionNotFoundError(ChronicleError, KeyError):
+    def __init__(self, app_name: str, user_id: str, session_id: str, hint: str = ""):
+        self.app_name, self.user_id, self.session_id = app_name, user_id, session_id
+        message = (
+            f"Session {session_id!r} of user {user_id!r} in app {app_name!r} does not exist"
+            " (or was deleted). Create it with create_session() first"
+        )
+        super().__init__(message + (f"; {hint}" if hint else "."))
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0])
+
+
+class AlreadyExistsError(ChronicleError):
+    pass
+
+
+class StaleSessionError(ChronicleError):
+    """The caller's session object is behind the stored session."""
+
+    def __init__(self, session_id: str, expected_version: int, actual_version: int):
+        self.session_id = session_id
+        self.expected_version = expected_version
+        self.actual_version = actual_version
+        super().__init__(
+            f"Session {session_id!r} changed since it was loaded: this writer expected "
+            f"version {expected_version} but the stored session is at version {actual_version}. "
+            "Nothing was written; reload it with get_session() and retry."
+        )
+
+
+class InvocationNotFoundError(ChronicleError, KeyError):
+    def __init__(self, session_id: str, invocation_id: str):
+        self.session_id, self.invocation_id = session_id, invocation_id
+        super().__init__(
+            f"Session {session_id!r} has no invocation {invocation_id!r}; "
+            "list its invocations with `chronicle history`."
+        )
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class LlmCallsLimitExceededError(ChronicleError):
+    pass
+
+
+class StoreError(ChronicleError):
+    """A store URL that cannot be opened, or a store that misbehaves."""

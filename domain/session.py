@@ -1,0 +1,30 @@
+"""The ADK-compatible Session a service hands out: a view of the log, not the log."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic.alias_generators import to_camel
+
+from domain.events import Event
+
+
+class Session(BaseModel):
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="forbid", arbitrary_types_allowed=True
+    )
+
+    id: str
+    app_name: str
+    user_id: str
+    state: dict[str, Any] = Field(default_factory=dict)
+    events: list[Event] = Field(default_factory=list)
+    last_update_time: float = 0.0
+
+    # The log version this object reflects; appends check it (optimistic concurrency).
+    _version: Optional[int] = PrivateAttr(default=None)
+
+    @property
+    def version(self) -> Optional[int]:
+        return self._version

@@ -1,0 +1,149 @@
+"""State scopes and the one implementation of the state-delta rules.
+
+A key's prefix names its scope: ``app:`` keys are shared by every session of an app,
+``user:`` keys by every session of one user in that app, ``temp:`` keys live only for
+the running invocation and are never stored; all other keys belong to the session.
+A delta value of ``None`` is stored as ``None`` (it is not a delete) and a dict value
+replaces the old value rather than merging into it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Mapping, MutableMapping
+
+from domain.errors import InvalidArgumentError
+
+
+class State(MutableMapping[str, Any]):
+    """A session's state: the committed value plus the not-yet-committed delta.
+
+    Reads see the delta first (dirty reads within an invocation); writes go to both,
+    so the delta can be attached to the next event the Runner commits.
+    """
+
+    APP_PREFIX = "app:"
+    USER_PREFIX = "user:"
+    TEMP_PREFIX = "temp:"
+
+    def __init__(self, value: dict[str, Any], delta: dict[str, Any]):
+        self._value = value
+        self._delta = delta
+
+    def __getitem__(self, key: str) -> Any:
+        if key in self._delta:
+            return self._delta[key]
+        return self._value[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self._value[key] = value
+        self._delta[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        raise InvalidArgumentError(
+            "State keys cannot be deleted; the log is append-only. Set the key to None instead."
+        )
+
+    def __iter__(self) -> Iterator[str]:
+        return iter({**self._value, **self._delta})
+
+    def __len__(self) -> int:
+        return len({**self._value, **self._delta})
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._delta or key in self._value
+
+    def get(self, key: str, default: Any = None) -> Any:
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+    def has_delta(self) -> bool:
+        return bool(self._delta)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self._value, **self._delta}
+
+    def __repr__(self) -> str:
+        return f"State({self.to_dict()!r})"
+
+
+@dataclass
+class ScopedDelta:
+    """A delta split by scope. Keys keep their prefixes (as ADK stores them)."""
+
+    app: dict[str, Any] = field(default_factory=dict)
+    user: dict[str, Any] = field(default_factory=dict)
+    session: dict[str, Any] = field(default_factory=dict)
+
+
+def is_temp(key: str) -> bool:
+    return key.startswith(State.TEMP_PREFIX)
+
+
+def without_temp(delta: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The part of a delta that may be stored."""
+    return {k: v for k, v in (delta or {}).items() if not is_temp(k)}
+
+
+def split_scopes(delta: Mapping[str, Any] | None) -> ScopedDelta:
+    scoped = ScopedDelta()
+    for key, value in (delta or {}).items():
+        if key.startswith(State.APP_PREFIX):
+            scoped.app[key] = value
+        elif key.startswith(State.USER_PREFIX):
+            scoped.user[key] = value
+        elif not is_temp(key):
+            scoped.session[key] = value
+    return scoped
+
+
+def apply_delta(state: dict[str, Any], delta: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Fold a delta into a state dict in place: values replace, ``None`` is stored."""
+    if delta:
+        state.update(delta)
+    return state
+
+
+def check_json_state(delta: Mapping[str, Any] | None, what: str = "state") -> None:
+    """Refuse keys and values that cannot be stored as JSON, before anything is written."""
+    if delta is None:
+        return
+    if not isinstance(delta, Mapping):
+        raise InvalidArgumentError(f"{what} must be a dict of JSON values, got {type(delta).__name__}")
+    for key, value in delta.items():
+        if not isinstance(key, str) or not key:
+            raise InvalidArgumentError(f"{what} keys must be non-empty strings, got {key!r}")
+        if is_temp(key):
+            continue  # temp: values never leave the process
+        try:
+            _check_json_value(value)
+        except (TypeError, ValueError) as e:
+            raise InvalidArgumentError(
+                f"{what}[{key!r}] cannot be stored as JSON ({e}); store plain dicts, lists, "
+                "strings, numbers, booleans or None (e.g. model.model_dump(mode='json'))"
+            ) from None
+
+
+def _check_json_value(value: Any) -> None:
+    if value is None or isinstance(value, (str, bool, int)):
+        return
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"{value!r} is not a finite number")
+        return
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            _check_json_value(item)
+        return
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise TypeError(f"dict key {k!r} is not a string")
+            _check_json_value(v)
+        return
+    # Last resort: anything json can encode natively is fine.
+    json.dumps(value, allow_nan=False)
