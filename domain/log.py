@@ -25,6 +25,9 @@ def session_log_id(app_name: str, user_id: str, session_id: str) -> uuid.UUID:
 class SessionLog(Aggregate):
     TOPIC = "chronicle:SessionLog"
 
+    class Snapshot(Aggregate.Snapshot):
+        TOPIC = "chronicle:SessionLog.Snapshot"
+
     class Created(Aggregate.Created):
         """Genesis: carries the initial state, so a rewind can restore it."""
 
@@ -47,10 +50,9 @@ class SessionLog(Aggregate):
             log.last_update_time = self.event["timestamp"]
             invocation_id = self.event.get("invocation_id")
             if invocation_id:
-                span = log.invocations.setdefault(
-                    invocation_id, [self.originator_version, self.originator_version]
-                )
-                span[1] = self.originator_version
+                first = log.invocations.get(invocation_id, (self.originator_version,))[0]
+                # A new list, never mutated: readers may hold the previous one.
+                log.invocations[invocation_id] = [first, self.originator_version]
             log.event_count += 1
 
     class Deleted(Aggregate.Event):

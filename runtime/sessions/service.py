@@ -1,0 +1,314 @@
+"""The session service over the log: ADK's API, one implementation for every store."""
+
+from __future__ import annotations
+
+import copy
+import threading
+import time
+import uuid
+from typing import Any, Optional, Sequence
+from uuid import UUID
+
+from eventsourcing.application import AggregateNotFoundError
+from eventsourcing.persistence import IntegrityError, StoredEvent
+from pydantic import BaseModel, ConfigDict
+
+from domain.errors import AlreadyExistsError, InvalidArgumentError, SessionNotFoundError, StaleSessionError
+from domain.events import Event
+from domain.log import RECORDED_TOPICS, SessionLog, session_log_id
+from domain.session import Session
+from domain.state import ScopedDelta, check_json_state, split_scopes, without_temp
+from domain.validation import check_ids
+from runtime.sessions.base import BaseSessionService, GetSessionConfig, ListSessionsResponse
+from runtime.stores import CatalogRow, SideRows, Store, open_store
+
+_PAGE = 64  # events read per round trip when only the newest are wanted
+
+
+class _StoredRecorded(BaseModel):
+    """Reads a stored ``Recorded`` payload straight from its JSON (bytes parts included)."""
+
+    model_config = ConfigDict(extra="ignore")
+    event: Event
+
+
+def parse_recorded(stored: StoredEvent) -> Event:
+    return _StoredRecorded.model_validate_json(stored.state).event
+
+
+def _copy_state(state: dict[str, Any]) -> dict[str, Any]:
+    # Callers may mutate what they get; the cached log must not change with it.
+    return {k: copy.deepcopy(v) if isinstance(v, (dict, list)) else v for k, v in state.items()}
+
+
+def _scoped_rows(app_name: str, user_id: str, scoped: ScopedDelta) -> list[tuple[str, str, str, Any]]:
+    return [(app_name, "", k, v) for k, v in scoped.app.items()] + [
+        (app_name, user_id, k, v) for k, v in scoped.user.items()
+    ]
+
+
+class LogSessionService(BaseSessionService):
+    """Sessions as event-sourced logs in one store (memory, SQLite or PostgreSQL)."""
+
+    def __init__(self, store: Store):
+        self.store = store
+        self._application = store.application
+        self._recorder = store.recorder
+        self._locks: dict[UUID, threading.Lock] = {}
+
+    # -- ADK API -----------------------------------------------------------------------
+
+    async def create_session(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        state: Optional[dict[str, Any]] = None,
+        session_id: Optional[str] = None,
+    ) -> Session:
+        check_ids(app_name, user_id, session_id)
+        check_json_state(state, "state")
+        session_id = session_id or str(uuid.uuid4())
+        return await self.store.call(self._create, app_name, user_id, session_id, without_temp(state))
+
+    async def get_session(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        config: Optional[GetSessionConfig] = None,
+    ) -> Optional[Session]:
+        check_ids(app_name, user_id, session_id)
+        return await self.store.call(self._get, app_name, user_id, session_id, config)
+
+    async def list_sessions(self, *, app_name: str, user_id: Optional[str] = None) -> ListSessionsResponse:
+        check_ids(app_name, user_id if user_id is not None else "any")
+        return await self.store.call(self._list, app_name, user_id)
+
+    async def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> None:
+        check_ids(app_name, user_id, session_id)
+        await self.store.call(self._delete, app_name, user_id, session_id)
+
+    async def append_event(self, session: Session, event: Event) -> Event:
+        if not isinstance(session, Session):
+            raise InvalidArgumentError(f"append_event needs a Session, got {type(session).__name__}")
+        if not isinstance(event, Event):
+            raise InvalidArgumentError(f"append_event needs an Event, got {type(event).__name__}")
+        if event.partial:
+            return event  # streamed chunks are forwarded, never stored
+        delta = dict(event.actions.state_delta)
+        check_json_state(delta, "state_delta")
+        stored_delta = without_temp(delta)
+        if len(stored_delta) != len(delta):
+            event.actions.state_delta = stored_delta  # temp: never leaves the invocation
+        version, duplicate = await self.store.call(self._append, session, event.to_json_dict())
+        if duplicate is not None:
+            return duplicate
+        session.state.update(delta)
+        session.events.append(event)
+        session.last_update_time = event.timestamp
+        session._version = version
+        return event
+
+    async def close(self) -> None:
+        self.store.close()
+
+    # -- in the store's thread ---------------------------------------------------------
+
+    def _lock(self, log_id: UUID) -> threading.Lock:
+        return self._locks.get(log_id) or self._locks.setdefault(log_id, threading.Lock())
+
+    def _load(self, log_id: UUID) -> SessionLog | None:
+        try:
+            log = self._application.repository.get(log_id)
+        except AggregateNotFoundError:
+            return None
+        return None if log.deleted else log
+
+    def _evict(self, log_id: UUID) -> None:
+        cache = self._application.repository.cache
+        if cache is not None:
+            try:
+                cache.get(log_id, evict=True)
+            except KeyError:
+                pass
+
+    def _create(self, app_name: str, user_id: str, session_id: str, state: dict[str, Any]) -> Session:
+        log = SessionLog.start(app_name, user_id, session_id, _copy_state(state), time.time())
+        side = SideRows(
+            catalog=self._catalog_row(log, state=log.state),
+            catalog_is_new=True,
+            scoped=_scoped_rows(app_name, user_id, split_scopes(state)),
+        )
+        try:
+            self._application.save(log, side=side)
+        except IntegrityError:
+            raise AlreadyExistsError(
+                f"Session {session_id!r} of user {user_id!r} in app {app_name!r} already exists"
+                " (its log is kept even after deletion); choose another session id."
+            ) from None
+        return self._view(log, log.version, _copy_state(log.state), [])
+
+    def _get(
+        self, app_name: str, user_id: str, session_id: str, config: GetSessionConfig | None
+    ) -> Session | None:
+        log_id = session_log_id(app_name, user_id, session_id)
+        with self._lock(log_id):
+            log = self._load(log_id)
+            if log is None:
+                return None
+            version, state = log.version, _copy_state(log.state)
+        events = self._read_events(log_id, version, config)
+        return self._view(log, version, state, events)
+
+    def _list(self, app_name: str, user_id: str | None) -> ListSessionsResponse:
+        scoped_by_user: dict[str, dict[str, Any]] = {}
+        sessions = []
+        for row in self._recorder.select_catalog(app_name, user_id):
+            if row.user_id not in scoped_by_user:
+                scoped_by_user[row.user_id] = self._recorder.select_scoped(app_name, row.user_id)
+            session = Session(
+                id=row.session_id,
+                app_name=app_name,
+                user_id=row.user_id,
+                state={**(row.state or {}), **scoped_by_user[row.user_id]},
+                last_update_time=row.last_update_time,
+            )
+            session._version = row.version
+            sessions.append(session)
+        return ListSessionsResponse(sessions=sessions)
+
+    def _delete(self, app_name: str, user_id: str, session_id: str) -> None:
+        log_id = session_log_id(app_name, user_id, session_id)
+        with self._lock(log_id):
+            log = self._load(log_id)
+            if log is None:
+                return
+            log.delete(time.time())
+            try:
+                self._application.save(log, side=SideRows(catalog=self._catalog_row(log)))
+            except IntegrityError:
+                self._evict(log_id)
+                raise
+
+    def _append(self, session: Session, payload: dict[str, Any]) -> tuple[int, Event | None]:
+        log_id = session_log_id(session.app_name, session.user_id, session.id)
+        with self._lock(log_id):
+            log = self._load(log_id)
+            if log is None:
+                raise SessionNotFoundError(session.app_name, session.user_id, session.id)
+            expected = session.version
+            if expected is not None and expected != log.version:
+                duplicate = self._stored_event(log_id, payload["id"])
+                if duplicate is not None:
+                    return log.version, duplicate
+                raise StaleSessionError(session.id, expected, log.version)
+            log.record(payload)
+            scoped = split_scopes(payload["actions"].get("state_delta"))
+            side = SideRows(
+                claims=[(log_id, payload["id"], log.version)],
+                catalog=self._catalog_row(log, state=log.state if scoped.session else None),
+                scoped=_scoped_rows(session.app_name, session.user_id, scoped),
+            )
+            try:
+                self._application.save(log, side=side)
+            except IntegrityError:
+                # Another writer got there first, or this event id is already stored.
+                self._evict(log_id)
+                duplicate = self._stored_event(log_id, payload["id"])
+                if duplicate is not None:
+                    return log.version, duplicate
+                current = self._load(log_id)
+                raise StaleSessionError(
+                    session.id, log.version - 1, current.version if current else log.version
+                ) from None
+            return log.version, None
+
+    # -- helpers -----------------------------------------------------------------------
+
+    def _catalog_row(self, log: SessionLog, state: dict[str, Any] | None = None) -> CatalogRow:
+        return CatalogRow(
+            log_id=log.id,
+            app_name=log.app_name,
+            user_id=log.user_id,
+            session_id=log.session_id,
+            created_time=log.created_time,
+            last_update_time=log.last_update_time,
+            version=log.version,
+            deleted=log.deleted,
+            state=None if state is None else dict(state),
+        )
+
+    def _view(self, log: SessionLog, version: int, state: dict[str, Any], events: list[Event]) -> Session:
+        scoped = self._recorder.select_scoped(log.app_name, log.user_id)
+        session = Session(
+            id=log.session_id,
+            app_name=log.app_name,
+            user_id=log.user_id,
+            state={**state, **scoped},
+            events=events,
+            last_update_time=log.last_update_time,
+        )
+        session._version = version
+        return session
+
+    def _stored_event(self, log_id: UUID, event_id: str) -> Event | None:
+        version = self._recorder.find_claim(log_id, event_id)
+        if version is None:
+            return None
+        rows = self._recorder.select_events(log_id, gt=version - 1, lte=version)
+        return parse_recorded(rows[0]) if rows else None
+
+    def _read_events(self, log_id: UUID, version: int, config: GetSessionConfig | None) -> list[Event]:
+        limit = config.num_recent_events if config else None
+        after = config.after_timestamp if config else None
+        if not limit and after is None:
+            rows: Sequence[StoredEvent] = self._recorder.select_events(log_id, lte=version)
+            return [parse_recorded(r) for r in rows if r.topic in RECORDED_TOPICS]
+        # Newest first, a page at a time, until enough or older than after_timestamp.
+        newest_first: list[Event] = []
+        upper = version
+        while upper > 1:
+            page = self._recorder.select_events(log_id, lte=upper, desc=True, limit=_PAGE)
+            for row in page:
+                if row.topic not in RECORDED_TOPICS:
+                    continue
+                event = parse_recorded(row)
+                if after is not None and event.timestamp < after:
+                    return newest_first[::-1]
+                newest_first.append(event)
+                if limit and len(newest_first) == limit:
+                    return newest_first[::-1]
+            if len(page) < _PAGE:
+                break
+            upper = page[-1].originator_version - 1
+        return newest_first[::-1]
+
+
+class InMemorySessionService(LogSessionService):
+    """Sessions kept in this process only: for tests and throwaway runs."""
+
+    def __init__(self) -> None:
+        super().__init__(open_store("memory://"))
+
+
+class SqliteSessionService(LogSessionService):
+    """Sessions in one SQLite file (WAL mode); several processes may share it."""
+
+    def __init__(self, path_or_url: str = "chronicle.db"):
+        super().__init__(open_store(path_or_url if path_or_url.startswith("sqlite:") else f"sqlite:///{path_or_url}"))
+
+
+class PostgresSessionService(LogSessionService):
+    """Sessions in PostgreSQL, shared by runner processes on many machines."""
+
+    def __init__(self, url: str):
+        if not url.startswith(("postgresql:", "postgres:")):
+            raise InvalidArgumentError(f"PostgresSessionService needs a postgresql:// URL, got {url!r}")
+        super().__init__(open_store(url))
+
+
+def session_service_from_url(url: str) -> LogSessionService:
+    """A session service for memory://, sqlite:///path.db or postgresql://… URLs."""
+    return LogSessionService(open_store(url))

@@ -1,0 +1,32 @@
+"""Store adapters, chosen by URL: memory://, sqlite:///path.db, postgresql://user@host:port/db."""
+
+from __future__ import annotations
+
+import os
+
+from domain.errors import StoreError
+from runtime.stores.base import CatalogRow, SideRows, Store
+
+DEFAULT_STORE_URL = "sqlite:///./chronicle.db"
+
+
+def open_store(url: str | None = None) -> Store:
+    url = url or os.environ.get("CHRONICLE_STORE") or DEFAULT_STORE_URL
+    if url.startswith("memory:"):
+        from runtime.stores.memory import open_memory_store
+
+        return open_memory_store(url)
+    if url.startswith("sqlite:") or url == ":memory:" or "://" not in url:
+        from runtime.stores.sqlite import open_sqlite_store
+
+        return open_sqlite_store(url)
+    if url.startswith(("postgresql:", "postgres:")):
+        from runtime.stores.postgres import open_postgres_store
+
+        return open_postgres_store(url)
+    raise StoreError(
+        f"Unknown store URL {url!r}: use memory://, sqlite:///path.db or postgresql://user@host:port/db"
+    )
+
+
+__all__ = ["CatalogRow", "DEFAULT_STORE_URL", "SideRows", "Store", "StoreError", "open_store"]

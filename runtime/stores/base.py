@@ -1,0 +1,169 @@
+"""What every store adapter provides, and the eventsourcing application over it.
+
+A store adapter reads and writes stored events, snapshots and a few rows derived from
+each append *in the same transaction* (so reads on any instance see them at once):
+
+* ``chronicle_event_ids`` — (log, event id) → version: appends are idempotent by event id;
+* ``chronicle_sessions`` — the session catalog that ``list_sessions`` reads;
+* ``chronicle_scoped_state`` — current ``app:``/``user:`` values.
+
+Which rows an append writes is decided by the service from the domain's rules; the
+adapter only executes the writes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Callable, Protocol, TypeVar
+from uuid import UUID
+
+from eventsourcing.application import Application
+from eventsourcing.domain import CanMutateAggregate
+from eventsourcing.persistence import (
+    AggregateRecorder,
+    ApplicationRecorder,
+    DatetimeAsISO,
+    JSONTranscoder,
+    Mapper,
+    StoredEvent,
+    Transcoder,
+    UUIDAsHex,
+)
+from eventsourcing.utils import get_topic
+
+from domain.log import SessionLog
+
+T = TypeVar("T")
+
+SNAPSHOT_INTERVAL = 100
+
+
+@dataclass(frozen=True)
+class CatalogRow:
+    log_id: UUID
+    app_name: str
+    user_id: str
+    session_id: str
+    created_time: float
+    last_update_time: float
+    version: int
+    deleted: bool = False
+    state: dict[str, Any] | None = None  # None: unchanged by this write
+
+
+@dataclass
+class SideRows:
+    """The derived rows one append writes along with its events."""
+
+    claims: list[tuple[UUID, str, int]] = field(default_factory=list)  # (log, event id, version)
+    catalog: CatalogRow | None = None
+    catalog_is_new: bool = False
+    scoped: list[tuple[str, str, str, Any]] = field(default_factory=list)  # (app, user|'', key, value)
+
+    def sorted_scoped(self) -> list[tuple[str, str, str, str]]:
+        # A fixed order keeps two writers of the same keys from deadlocking.
+        return sorted((a, u, k, json.dumps(v)) for a, u, k, v in self.scoped)
+
+
+class LogRecorder(Protocol):
+    """The side-table reads a store adapter adds to eventsourcing's recorder."""
+
+    def find_claim(self, log_id: UUID, event_id: str) -> int | None: ...
+
+    def select_catalog(self, app_name: str, user_id: str | None) -> list[CatalogRow]: ...
+
+    def select_scoped(self, app_name: str, user_id: str) -> dict[str, Any]: ...
+
+
+class VersionedMapper(Mapper):
+    """Writes the schema version into every payload (eventsourcing omits version 1)."""
+
+    def to_stored_event(self, domain_event: Any) -> StoredEvent:
+        state = dict(vars(domain_event))
+        originator_id = state.pop("originator_id")
+        originator_version = state.pop("originator_version")
+        state["class_version"] = getattr(type(domain_event), "class_version", 1)
+        return StoredEvent(
+            originator_id=originator_id,
+            originator_version=originator_version,
+            topic=get_topic(type(domain_event)),
+            state=self.transcoder.encode(state),
+        )
+
+
+def make_transcoder() -> Transcoder:
+    transcoder = JSONTranscoder()
+    transcoder.register(UUIDAsHex())
+    transcoder.register(DatetimeAsISO())
+    return transcoder
+
+
+class LogApplication(Application):
+    """The eventsourcing application that stores session logs in a given recorder."""
+
+    name = "chronicle"
+    snapshotting_intervals = {SessionLog: SNAPSHOT_INTERVAL}
+    env = {"AGGREGATE_CACHE_MAXSIZE": "10000", "DEEPCOPY_FROM_AGGREGATE_CACHE": "n"}
+
+    def __init__(self, recorder: ApplicationRecorder, snapshot_recorder: AggregateRecorder):
+        self._given_recorder = recorder
+        self._given_snapshot_recorder = snapshot_recorder
+        super().__init__(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
+
+    def construct_mapper(self) -> Mapper:
+        return VersionedMapper(transcoder=make_transcoder())
+
+    def construct_recorder(self) -> ApplicationRecorder:
+        return self._given_recorder
+
+    def construct_snapshot_store(self):  # type: ignore[override]
+        return self.factory.event_store(mapper=self.mapper, recorder=self._given_snapshot_recorder)
+
+    def _take_snapshots(self, processing_event: Any) -> None:
+        # Snapshot the aggregate in hand instead of reloading it (the library's default).
+        assert self.snapshots is not None
+        for event in processing_event.events:
+            log = processing_event.aggregates.get(event.originator_id)
+            if (
+                isinstance(log, SessionLog)
+                and isinstance(event, CanMutateAggregate)
+                and event.originator_version % SNAPSHOT_INTERVAL == 0
+                and log.version == event.originator_version
+            ):
+                self.snapshots.put([SessionLog.Snapshot.take(log)])
+
+
+class Store:
+    """One backend: its recorders, the log application over them, and where I/O runs."""
+
+    def __init__(
+        self,
+        url: str,
+        recorder: Any,
+        snapshot_recorder: AggregateRecorder,
+        *,
+        threads: int,
+    ):
+        self.url = url
+        self.recorder = recorder
+        self.application = LogApplication(recorder, snapshot_recorder)
+        # The eventsourcing library is synchronous: store I/O runs in a few threads so
+        # it never blocks the event loop. The in-memory store runs inline.
+        self._executor = (
+            ThreadPoolExecutor(max_workers=threads, thread_name_prefix="chronicle-store")
+            if threads
+            else None
+        )
+
+    async def call(self, fn: Callable[..., T], *args: Any) -> T:
+        if self._executor is None:
+            return fn(*args)
+        return await asyncio.get_running_loop().run_in_executor(self._executor, fn, *args)
+
+    def close(self) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(wait=True)
+        self.application.close()

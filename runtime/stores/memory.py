@@ -1,0 +1,65 @@
+"""The in-memory store: eventsourcing's POPO recorder plus the derived rows, under its lock."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Sequence
+from uuid import UUID
+
+from eventsourcing.persistence import IntegrityError, StoredEvent
+from eventsourcing.popo import POPOAggregateRecorder, POPOApplicationRecorder
+
+from runtime.stores.base import CatalogRow, SideRows, Store
+
+
+class MemoryLogRecorder(POPOApplicationRecorder):
+    def __init__(self) -> None:
+        super().__init__()
+        self._claims: dict[tuple[str, str], int] = {}
+        self._catalog: dict[UUID, CatalogRow] = {}
+        self._scoped: dict[tuple[str, str], dict[str, str]] = {}  # values as JSON text
+
+    def _assert_uniqueness(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> None:
+        super()._assert_uniqueness(stored_events, **kwargs)
+        side: SideRows | None = kwargs.get("side")
+        for log_id, event_id, _ in side.claims if side else ():
+            if (str(log_id), event_id) in self._claims:
+                raise IntegrityError(f"Event {event_id!r} already recorded")
+
+    def _update_table(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int] | None:
+        ids = super()._update_table(stored_events, **kwargs)
+        side: SideRows | None = kwargs.get("side")
+        if side:
+            for log_id, event_id, version in side.claims:
+                self._claims[(str(log_id), event_id)] = version
+            if side.catalog:
+                row = side.catalog
+                old = self._catalog.get(row.log_id)
+                if row.state is None and old is not None:
+                    row = CatalogRow(**{**row.__dict__, "state": old.state})
+                self._catalog[row.log_id] = row
+            for app_name, user_id, key, value in side.sorted_scoped():
+                self._scoped.setdefault((app_name, user_id), {})[key] = value
+        return ids
+
+    def find_claim(self, log_id: UUID, event_id: str) -> int | None:
+        with self._database_lock:
+            return self._claims.get((str(log_id), event_id))
+
+    def select_catalog(self, app_name: str, user_id: str | None) -> list[CatalogRow]:
+        with self._database_lock:
+            rows = [
+                r
+                for r in self._catalog.values()
+                if r.app_name == app_name and not r.deleted and (user_id is None or r.user_id == user_id)
+            ]
+        return sorted(rows, key=lambda r: r.last_update_time)
+
+    def select_scoped(self, app_name: str, user_id: str) -> dict[str, Any]:
+        with self._database_lock:
+            rows = {**self._scoped.get((app_name, ""), {}), **self._scoped.get((app_name, user_id), {})}
+        return {key: json.loads(value) for key, value in rows.items()}
+
+
+def open_memory_store(url: str = "memory://") -> Store:
+    return Store(url, MemoryLogRecorder(), POPOAggregateRecorder(), threads=0)

@@ -1,0 +1,128 @@
+"""The embedded SQLite store: one file in WAL mode, on eventsourcing's SQLite recorder."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Sequence
+from uuid import UUID, uuid4
+
+from eventsourcing.sqlite import SQLiteAggregateRecorder, SQLiteApplicationRecorder, SQLiteCursor, SQLiteDatastore
+
+from domain.errors import StoreError
+from eventsourcing.persistence import StoredEvent
+from runtime.stores.base import CatalogRow, SideRows, Store
+
+EVENTS_TABLE = "chronicle_events"
+SNAPSHOTS_TABLE = "chronicle_snapshots"
+
+_CATALOG_COLUMNS = "log_id, app_name, user_id, session_id, created_time, last_update_time, version, deleted, state"
+
+
+class SqliteLogRecorder(SQLiteApplicationRecorder):
+    def construct_create_table_statements(self) -> list[str]:
+        return [
+            *super().construct_create_table_statements(),
+            "CREATE TABLE IF NOT EXISTS chronicle_event_ids ("
+            " log_id TEXT NOT NULL, event_id TEXT NOT NULL, version INTEGER NOT NULL,"
+            " PRIMARY KEY (log_id, event_id)) WITHOUT ROWID",
+            "CREATE TABLE IF NOT EXISTS chronicle_sessions ("
+            " log_id TEXT PRIMARY KEY, app_name TEXT NOT NULL, user_id TEXT NOT NULL,"
+            " session_id TEXT NOT NULL, created_time REAL NOT NULL, last_update_time REAL NOT NULL,"
+            " version INTEGER NOT NULL, deleted INTEGER NOT NULL DEFAULT 0, state TEXT)",
+            "CREATE INDEX IF NOT EXISTS chronicle_sessions_by_app"
+            " ON chronicle_sessions (app_name, user_id, last_update_time)",
+            "CREATE TABLE IF NOT EXISTS chronicle_scoped_state ("
+            " app_name TEXT NOT NULL, user_id TEXT NOT NULL, key TEXT NOT NULL, value TEXT,"
+            " PRIMARY KEY (app_name, user_id, key)) WITHOUT ROWID",
+        ]
+
+    def _insert_events(
+        self, c: SQLiteCursor, stored_events: Sequence[StoredEvent], **kwargs: Any
+    ) -> Sequence[int] | None:
+        ids = super()._insert_events(c, stored_events, **kwargs)
+        side: SideRows | None = kwargs.get("side")
+        if side:
+            if side.claims:
+                c.executemany(
+                    "INSERT INTO chronicle_event_ids VALUES (?, ?, ?)",
+                    [(log_id.hex, event_id, version) for log_id, event_id, version in side.claims],
+                )
+            row = side.catalog
+            if row and side.catalog_is_new:
+                c.execute(
+                    f"INSERT INTO chronicle_sessions ({_CATALOG_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)",
+                    (row.log_id.hex, row.app_name, row.user_id, row.session_id, row.created_time,
+                     row.last_update_time, row.version, int(row.deleted), json.dumps(row.state or {})),
+                )
+            elif row:
+                c.execute(
+                    "UPDATE chronicle_sessions SET last_update_time = ?, version = ?, deleted = ?,"
+                    " state = COALESCE(?, state) WHERE log_id = ?",
+                    (row.last_update_time, row.version, int(row.deleted),
+                     None if row.state is None else json.dumps(row.state), row.log_id.hex),
+                )
+            if side.scoped:
+                c.executemany(
+                    "INSERT INTO chronicle_scoped_state VALUES (?, ?, ?, ?)"
+                    " ON CONFLICT (app_name, user_id, key) DO UPDATE SET value = excluded.value",
+                    side.sorted_scoped(),
+                )
+        return ids
+
+    def find_claim(self, log_id: UUID, event_id: str) -> int | None:
+        with self.datastore.transaction(commit=False) as c:
+            c.execute(
+                "SELECT version FROM chronicle_event_ids WHERE log_id = ? AND event_id = ?",
+                (log_id.hex, event_id),
+            )
+            row = c.fetchone()
+        return None if row is None else row[0]
+
+    def select_catalog(self, app_name: str, user_id: str | None) -> list[CatalogRow]:
+        sql = f"SELECT {_CATALOG_COLUMNS} FROM chronicle_sessions WHERE app_name = ? AND deleted = 0"
+        params: list[Any] = [app_name]
+        if user_id is not None:
+            sql += " AND user_id = ?"
+            params.append(user_id)
+        with self.datastore.transaction(commit=False) as c:
+            c.execute(sql + " ORDER BY last_update_time", params)
+            rows = c.fetchall()
+        return [
+            CatalogRow(UUID(r[0]), r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7]), json.loads(r[8] or "{}"))
+            for r in rows
+        ]
+
+    def select_scoped(self, app_name: str, user_id: str) -> dict[str, Any]:
+        with self.datastore.transaction(commit=False) as c:
+            c.execute(
+                "SELECT user_id, key, value FROM chronicle_scoped_state"
+                " WHERE app_name = ? AND user_id IN ('', ?)",
+                (app_name, user_id),
+            )
+            rows = c.fetchall()
+        # App rows ('' user) first so nothing shadows them; keys never overlap anyway.
+        return {key: json.loads(value) for _, key, value in sorted(rows, key=lambda r: r[0] != "")}
+
+
+def sqlite_path(url_or_path: str) -> str:
+    if url_or_path.startswith("sqlite:///"):
+        return url_or_path[len("sqlite:///"):] or ":memory:"
+    if url_or_path.startswith("sqlite://"):
+        raise StoreError(f"Bad SQLite URL {url_or_path!r}: use sqlite:///relative.db or sqlite:////abs/path.db")
+    return url_or_path
+
+
+def open_sqlite_store(url_or_path: str) -> Store:
+    path = sqlite_path(url_or_path)
+    # A private in-memory database must be shared by the pool's connections.
+    db_name = f"file:chronicle-{uuid4().hex}?mode=memory&cache=shared" if path == ":memory:" else path
+    try:
+        datastore = SQLiteDatastore(db_name, lock_timeout=30, pool_size=4)
+        recorder = SqliteLogRecorder(datastore, events_table_name=EVENTS_TABLE)
+        recorder.create_table()
+        snapshots = SQLiteAggregateRecorder(datastore, events_table_name=SNAPSHOTS_TABLE)
+        snapshots.create_table()
+    except Exception as e:  # sqlite3 or eventsourcing errors: say which file and why
+        raise StoreError(f"Cannot open SQLite store {path!r}: {e}") from e
+    url = url_or_path if url_or_path.startswith("sqlite:") else f"sqlite:///{path}"
+    return Store(url, recorder, snapshots, threads=4)
