@@ -5,6 +5,7 @@ from .google_llm import Gemini, ModelConnectionError
 from .llm_request import LlmRequest
 from .llm_response import LlmResponse
 from .registry import LLMRegistry, UnknownModelError
+from .scripted import ScriptedLlm, ScriptExhaustedError
 from .streaming import StreamingAggregator
 
 LLMRegistry.register(Gemini)
@@ -16,6 +17,8 @@ __all__ = [
     "LlmRequest",
     "LlmResponse",
     "ModelConnectionError",
+    "ScriptExhaustedError",
+    "ScriptedLlm",
     "StreamingAggregator",
     "UnknownModelError",
 ]
