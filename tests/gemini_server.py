@@ -164,7 +164,8 @@ class GeminiServer:
     ) -> None:
         """Answers the next (streaming) call with one SSE event per chunk. A str is a text chunk, a
         dict is a part (e.g. `function_call_part(...)`) or, if it has "candidates", a whole chunk.
-        The last chunk carries the finish reason and the usage of the turn, as Gemini's does."""
+        The last chunk with a candidate gets the finish reason and, unless a chunk has its own, the
+        last chunk gets the usage of the turn, as Gemini's streams do."""
         bodies = []
         for chunk in chunks:
             if isinstance(chunk, str):
@@ -173,8 +174,10 @@ class GeminiServer:
                 bodies.append(chunk)
             else:
                 bodies.append(response_json([chunk], finish_reason=None))
-        if bodies and "candidates" in bodies[-1]:
-            bodies[-1]["candidates"][0]["finishReason"] = finish_reason
+        with_candidates = [b for b in bodies if b.get("candidates")]
+        if with_candidates:
+            with_candidates[-1]["candidates"][0].setdefault("finishReason", finish_reason)
+        if bodies and not any("usageMetadata" in b for b in bodies):
             bodies[-1]["usageMetadata"] = usage(prompt_tokens, candidates_tokens)
         self._push(_Reply(chunks=bodies, chunk_delay=chunk_delay))
 

@@ -197,6 +197,25 @@ async def test_streaming_keeps_function_calls_and_thoughts_apart(gemini_server: 
     assert call.function_call.name == "get_weather" and call.function_call.args == {"city": "Paris"}
 
 
+async def test_streaming_takes_usage_from_a_trailing_usage_only_chunk(gemini_server: GeminiServer, llm: Gemini):
+    gemini_server.reply_stream(["Hi", "!", {"usageMetadata": {"promptTokenCount": 3, "totalTokenCount": 5},
+                                            "candidates": []}])
+
+    *partials, final = await collect(llm, request(user("hi")), stream=True)
+
+    assert [p.content.parts[0].text for p in partials] == ["Hi", "!"]
+    assert final.content.parts[0].text == "Hi!" and final.error_code is None
+    assert final.usage_metadata.total_token_count == 5
+
+
+async def test_streaming_a_blocked_prompt_ends_with_the_error(gemini_server: GeminiServer, llm: Gemini):
+    gemini_server.reply_stream([{"promptFeedback": {"blockReason": "SAFETY"}}])
+
+    [response] = await collect(llm, request(user("something bad")), stream=True)
+
+    assert response.error_code == "SAFETY" and response.turn_complete
+
+
 async def test_streaming_delivers_chunks_as_they_arrive(gemini_server: GeminiServer, llm: Gemini):
     gemini_server.reply_stream(["a", "b", "c"], chunk_delay=0.3)
     started = time.monotonic()

@@ -42,8 +42,13 @@ class Gemini(BaseLlm):
 
     @classmethod
     def supported_models(cls) -> list[str]:
-        return [r"gemini-.*", r"model-optimizer-.*", r"projects/.+/locations/.+/endpoints/.+",
-                r"projects/.+/locations/.+/publishers/google/models/gemini.+"]
+        return [
+            r"gemini-.*",
+            r"model-optimizer-.*",
+            # Vertex AI endpoints and full model resource names.
+            r"projects/.+/locations/.+/endpoints/.+",
+            r"projects/.+/locations/.+/publishers/google/models/gemini.+",
+        ]
 
     @cached_property
     def api_client(self) -> genai.Client:
@@ -76,11 +81,14 @@ class Gemini(BaseLlm):
             async for chunk in await models.generate_content_stream(
                 model=model, contents=contents, config=config
             ):
-                partial = LlmResponse.create(chunk)
-                if partial.error_code and not chunk.candidates:
+                if chunk.prompt_feedback is not None and chunk.prompt_feedback.block_reason:
                     # The prompt itself was blocked: there is nothing more to stream.
-                    yield partial.model_copy(update={"turn_complete": True})
+                    yield LlmResponse.create(chunk).model_copy(update={"turn_complete": True})
                     return
+                if not chunk.candidates:  # e.g. a trailing chunk with only the usage
+                    aggregator.add(LlmResponse(usage_metadata=chunk.usage_metadata, partial=True))
+                    continue
+                partial = LlmResponse.create(chunk)
                 partial.partial = True
                 aggregator.add(partial)
                 if partial.content is not None and partial.content.parts:
