@@ -192,10 +192,24 @@ class LogSessionService(BaseSessionService):
                 self._evict(log_id)
                 raise
 
+    def _load_for_append(self, log_id: UUID, expected: int | None) -> SessionLog | None:
+        # Hot path: when the cached log is at the version the writer expects, write
+        # without reading first. If another process appended meanwhile, the store's
+        # (log, version) key refuses the write and the writer gets StaleSessionError.
+        cache = self._application.repository.cache
+        if cache is not None and expected is not None:
+            try:
+                log = cache.get(log_id)
+            except KeyError:
+                log = None
+            if log is not None and log.version == expected and not log.deleted:
+                return log
+        return self._load(log_id)
+
     def _append(self, session: Session, payload: dict[str, Any]) -> tuple[int, Event | None]:
         log_id = session_log_id(session.app_name, session.user_id, session.id)
         with self._lock(log_id):
-            log = self._load(log_id)
+            log = self._load_for_append(log_id, session.version)
             if log is None:
                 raise SessionNotFoundError(session.app_name, session.user_id, session.id)
             expected = session.version

@@ -122,11 +122,11 @@ def parse_postgres_url(url: str) -> dict[str, Any]:
     }
 
 
-def open_postgres_store(url: str, *, pool_size: int = 8) -> Store:
+def open_postgres_store(url: str, *, pool_size: int = 4, max_overflow: int = 16) -> Store:
     try:
-        datastore = PostgresDatastore(
-            **parse_postgres_url(url), pool_size=pool_size, max_overflow=8, pool_open_timeout=10
-        )
+        datastore = PostgresDatastore(**parse_postgres_url(url), pool_size=pool_size, max_overflow=max_overflow)
+        # Open once here: the library's lazy open races when many threads start at once.
+        datastore.pool.open(wait=True, timeout=10)
         recorder = PostgresLogRecorder(datastore)
         recorder.create_table()
         snapshots = PostgresAggregateRecorder(datastore, events_table_name=SNAPSHOTS_TABLE)
@@ -135,4 +135,4 @@ def open_postgres_store(url: str, *, pool_size: int = 8) -> Store:
         raise
     except Exception as e:
         raise StoreError(f"Cannot open PostgreSQL store {url!r}: {e}") from e
-    return Store(url, recorder, snapshots, threads=pool_size)
+    return Store(url, recorder, snapshots, threads=pool_size + max_overflow)
