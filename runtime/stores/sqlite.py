@@ -125,4 +125,4 @@ def open_sqlite_store(url_or_path: str) -> Store:
     except Exception as e:  # sqlite3 or eventsourcing errors: say which file and why
         raise StoreError(f"Cannot open SQLite store {path!r}: {e}") from e
     url = url_or_path if url_or_path.startswith("sqlite:") else f"sqlite:///{path}"
-    return Store(url, recorder, snapshots, threads=4)
+    return Store(url, recorder, snapshots, threads=2)

@@ -1,0 +1,173 @@
+"""`chronicle bench sessions`: the session services' figures (issue 2's workload).
+
+One session, 2,000 events of ~240 characters with a 2-key state delta and a `user:` key
+every 10th event; loads of all events and of the newest 20 at 2,000 and 20,000 events;
+the last 100 of 10,000 appends against the first 100; 16 concurrent writers and two
+writers on one session (PostgreSQL); list_sessions over 10,000 sessions.
+Each figure is the median of several runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+
+from google.genai import types
+
+from domain import Event, EventActions, StaleSessionError
+from runtime.sessions import GetSessionConfig, session_service_from_url
+from tools.bench_common import Stopwatch, bench_stores, median, print_table
+
+TEXT = ("The quick brown fox jumps over the lazy dog while the agent keeps its log. " * 4)[:240]
+KINDS = ["memory", "sqlite", "postgresql"]
+
+
+def workload_event(i: int) -> Event:
+    delta = {"turn": i, "last_author": "model" if i % 2 else "user"}
+    if i % 10 == 0:
+        delta["user:turns_seen"] = i
+    return Event(
+        author="model" if i % 2 else "user",
+        invocation_id=f"e-{i // 2}",
+        content=types.Content(role="model" if i % 2 else "user", parts=[types.Part(text=TEXT)]),
+        actions=EventActions(state_delta=delta),
+    )
+
+
+async def _append_run(url: str, n: int) -> tuple[float, list[float], object, str]:
+    """Appends n events to one new session; returns appends/s and per-100 block times."""
+    svc = session_service_from_url(url)
+    app = f"bench_{uuid.uuid4().hex[:8]}"
+    session = await svc.create_session(app_name=app, user_id="u")
+    events = [workload_event(i) for i in range(n)]
+    blocks: list[float] = []
+    start = time.perf_counter()
+    for b in range(0, n, 100):
+        t = time.perf_counter()
+        for event in events[b : b + 100]:
+            await svc.append_event(session, event)
+        blocks.append(time.perf_counter() - t)
+    rate = n / (time.perf_counter() - start)
+    return rate, blocks, svc, app + "\x00" + session.id
+
+
+async def _load_ms(svc, key: str, config: GetSessionConfig | None, runs: int = 7) -> float:
+    app, session_id = key.split("\x00")
+    times = []
+    for _ in range(runs):
+        with Stopwatch() as sw:
+            s = await svc.get_session(app_name=app, user_id="u", session_id=session_id, config=config)
+        times.append(sw.seconds * 1000)
+        assert s is not None
+    return median(times)
+
+
+async def _concurrent_writers(url: str, writers: int = 16, per_writer: int = 200) -> float:
+    svc = session_service_from_url(url)
+    app = f"bench_{uuid.uuid4().hex[:8]}"
+    sessions = [await svc.create_session(app_name=app, user_id=f"u{i}") for i in range(writers)]
+
+    async def write(session) -> None:
+        for i in range(per_writer):
+            await svc.append_event(session, workload_event(i))
+
+    with Stopwatch() as sw:
+        await asyncio.gather(*(write(s) for s in sessions))
+    for s in sessions:  # none lost
+        loaded = await svc.get_session(app_name=app, user_id=s.user_id, session_id=s.id)
+        assert len(loaded.events) == per_writer, "a concurrent append was lost"
+    await svc.close()
+    return writers * per_writer / sw.seconds
+
+
+async def _two_writers_one_session(url: str, attempts: int = 200) -> tuple[int, int]:
+    """Two writers race on one session; returns (events stored, StaleSessionErrors seen)."""
+    a, b = session_service_from_url(url), session_service_from_url(url)
+    app = f"bench_{uuid.uuid4().hex[:8]}"
+    created = await a.create_session(app_name=app, user_id="u")
+    stale = 0
+
+    async def writer(svc, name: str) -> None:
+        nonlocal stale
+        session = await svc.get_session(app_name=app, user_id="u", session_id=created.id)
+        for i in range(attempts):
+            try:
+                await svc.append_event(session, Event(author=name, actions=EventActions(state_delta={name: i})))
+            except StaleSessionError:
+                stale += 1
+                session = await svc.get_session(app_name=app, user_id="u", session_id=created.id)
+
+    await asyncio.gather(writer(a, "a"), writer(b, "b"))
+    final = await a.get_session(app_name=app, user_id="u", session_id=created.id)
+    ids = [e.id for e in final.events]
+    assert len(ids) == len(set(ids)) and final.version == len(ids) + 1, "a version was written twice"
+    await a.close()
+    await b.close()
+    return len(ids), stale
+
+
+async def _list_ms(url: str, sessions: int) -> float:
+    svc = session_service_from_url(url)
+    app = f"bench_{uuid.uuid4().hex[:8]}"
+    for i in range(sessions):
+        await svc.create_session(app_name=app, user_id=f"u{i % 100}")
+    times = []
+    for _ in range(5):
+        with Stopwatch() as sw:
+            listed = await svc.list_sessions(app_name=app)
+        times.append(sw.seconds * 1000)
+    assert len(listed.sessions) == sessions
+    await svc.close()
+    return median(times)
+
+
+async def run_async(kinds: list[str], *, runs: int = 3, quick: bool = False, postgres_url: str | None = None) -> str:
+    n_short, n_long, n_list = (500, 2000, 1000) if quick else (2000, 20000, 10000)
+    results: dict[str, dict[str, str]] = {k: {} for k in kinds}
+    with bench_stores(kinds, postgres_url) as stores:
+        for kind in kinds:
+            r = results[kind]
+            rates, loads, loads20 = [], [], []
+            for _ in range(runs):
+                rate, _, svc, key = await _append_run(stores.fresh(kind), n_short)
+                rates.append(rate)
+                loads.append(await _load_ms(svc, key, None))
+                loads20.append(await _load_ms(svc, key, GetSessionConfig(num_recent_events=20)))
+                await svc.close()
+            r["appends"] = f"{median(rates):,.0f}/s"
+            r["load_all"] = f"{median(loads):.1f} ms"
+            r["load20"] = f"{median(loads20):.2f} ms"
+
+            _, blocks, svc, key = await _append_run(stores.fresh(kind), n_long)
+            r["load20_long"] = f"{await _load_ms(svc, key, GetSessionConfig(num_recent_events=20)):.2f} ms"
+            tenth = n_long // 2 // 100  # the 100 appends ending at half the long run (10,000)
+            r["growth"] = f"{blocks[tenth - 1] / blocks[0]:.2f}x"
+            await svc.close()
+
+            r["list"] = f"{await _list_ms(stores.fresh(kind), n_list):.1f} ms"
+            if kind == "postgresql":
+                r["writers16"] = f"{median([await _concurrent_writers(stores.fresh(kind)) for _ in range(runs)]):,.0f}/s"
+                stored, stale = await _two_writers_one_session(stores.fresh(kind))
+                r["two_writers"] = f"{stored} stored once each, {stale} stale refused"
+    rows_spec = [
+        ("appends", f"durable appends, one writer ({n_short:,} events)", "≥20,000/s mem · ≥2,000 SQLite · ≥1,000 PG"),
+        ("load_all", f"load the {n_short:,}-event session, all events", "≤40 ms"),
+        ("load20", f"load with num_recent_events=20 ({n_short:,} events)", "≤3 ms"),
+        ("load20_long", f"load with num_recent_events=20 ({n_long:,} events)", "≤3 ms, flat"),
+        ("growth", f"appends {n_long // 2 - 99:,}–{n_long // 2:,} vs 1–100 (time ratio)", "≤1.5x"),
+        ("list", f"list_sessions over {n_list:,} sessions", "≤100 ms"),
+        ("writers16", "16 writers on 16 sessions, together", "≥1,500/s (PG)"),
+        ("two_writers", "two writers on one session", "each version once"),
+    ]
+    headers = ["measure", *kinds, "target"]
+    rows = [[label, *(results[k].get(key, "–") for k in kinds), target] for key, label, target in rows_spec]
+    return print_table(f"chronicle bench sessions (median of {runs} runs)", headers, rows)
+
+
+def run(kinds: list[str] | None = None, **kwargs) -> str:
+    return asyncio.run(run_async(kinds or KINDS, **kwargs))
+
+
+if __name__ == "__main__":
+    run(quick=True)
