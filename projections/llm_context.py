@@ -1,0 +1,328 @@
+"""The LLM context: what a model sees of a conversation, folded event by event.
+
+ADK rebuilds the `contents` of every model request from the whole session history, so each
+turn costs more than the last. Here the context is a projection: `fold_llm_context(view,
+event, agent_name=..., branch=...)` folds one event into a view, and a view is kept per
+(session, agent, branch) so a turn only folds the events that arrived since the last one.
+
+The rules are ADK's:
+
+* events without content (state-only events) and events of other branches are skipped
+  (an agent on branch ``a.b`` sees events of ``a`` and ``a.b``, not of ``a.c``);
+* the user's messages and the agent's own turns, tool calls and tool results go in as they are;
+* another agent's turn is reframed as user context: "For context:", "[agent] said: …";
+* a tool result that arrives late (a long-running tool answered in a later turn) is placed
+  right after the call it answers, and the request that follows it ends there;
+* function-call ids the runtime made up (``adk-…``) are not sent to the model;
+* a rewind event drops the invocations it rewinds.
+
+The fold is pure over its arguments: no I/O, no clock, no agent objects. For speed it updates
+the view it is given and returns it (copying the view per event would make each turn cost
+O(history) again); `LlmContextView.copy()` gives an independent view when one is needed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Optional, Sequence
+
+from google.genai import types
+
+from domain.events import Event
+
+CLIENT_FUNCTION_CALL_ID_PREFIX = "adk-"
+# Calls the runtime makes to ask the user for credentials or confirmation: never model context.
+_INTERNAL_FUNCTIONS = frozenset({"adk_request_credential", "adk_request_confirmation"})
+
+
+@dataclass
+class LlmContextView:
+    """The folded context of one agent on one branch of one session."""
+
+    contents: list[types.Content] = field(default_factory=list)
+    # Indices into `contents` where a turn starts (a user message or another agent's turn);
+    # `include_contents='none'` sends only the last turn.
+    turn_starts: list[int] = field(default_factory=list)
+    # Function-call id -> index of the content that holds the call.
+    call_at: dict[str, int] = field(default_factory=dict)
+    # Index of a call content -> index of the content that holds its results.
+    results_at: dict[int, int] = field(default_factory=dict)
+    # Invocation id -> len(contents) when its first event was folded (where a rewind cuts).
+    invocation_starts: dict[str, int] = field(default_factory=dict)
+    # Set when the latest folded content was a late tool result for the call at this index.
+    late_result_for: Optional[int] = None
+    # Catch-up bookkeeping for trackers: how many events were folded, and the last one's id.
+    folded: int = 0
+    last_event_id: Optional[str] = None
+
+    def copy(self) -> LlmContextView:
+        return LlmContextView(
+            contents=list(self.contents),
+            turn_starts=list(self.turn_starts),
+            call_at=dict(self.call_at),
+            results_at=dict(self.results_at),
+            invocation_starts=dict(self.invocation_starts),
+            late_result_for=self.late_result_for,
+            folded=self.folded,
+            last_event_id=self.last_event_id,
+        )
+
+
+def fold_llm_context(
+    view: LlmContextView, event: Event, *, agent_name: str, branch: Optional[str]
+) -> LlmContextView:
+    """Folds one stored event into `view` (the view of `agent_name` on `branch`) and returns it."""
+    actions = event.actions
+    if actions.rewind_before_invocation_id:
+        cut = view.invocation_starts.get(actions.rewind_before_invocation_id)
+        if cut is not None:
+            _truncate(view, cut)
+        return view
+    if event.invocation_id and event.invocation_id not in view.invocation_starts:
+        view.invocation_starts[event.invocation_id] = len(view.contents)
+
+    content = event.content
+    if not _has_content(content) or not belongs_to_branch(branch, event) or _is_internal(content):
+        return view
+
+    if is_other_agent_reply(agent_name, event):
+        reframed = present_other_agent_message(event)
+        if reframed is not None:
+            _append(view, reframed, turn_start=True)
+        return view
+
+    call_ids = [p.function_call.id for p in content.parts if p.function_call and p.function_call.id]
+    result_ids = [
+        p.function_response.id for p in content.parts if p.function_response and p.function_response.id
+    ]
+    model_content = _without_client_ids(content)
+
+    if result_ids:
+        call_index = view.call_at.get(result_ids[0])
+        if call_index is not None and call_index != len(view.contents) - 1:
+            _place_late_results(view, call_index, model_content, user=event.author == "user")
+            return view
+        index = _append(view, model_content, turn_start=event.author == "user")
+        if call_index is not None:
+            view.results_at[call_index] = index
+    else:
+        index = _append(view, model_content, turn_start=event.author == "user")
+    for call_id in call_ids:
+        view.call_at[call_id] = index
+    return view
+
+
+def fold_all(
+    events: Iterable[Event], *, agent_name: str, branch: Optional[str], view: Optional[LlmContextView] = None
+) -> LlmContextView:
+    """Folds a whole history: the reference the incremental views must agree with."""
+    view = view if view is not None else LlmContextView()
+    for event in events:
+        fold_llm_context(view, event, agent_name=agent_name, branch=branch)
+        view.folded += 1
+        view.last_event_id = event.id
+    return view
+
+
+def request_contents(view: LlmContextView, *, include_contents: str = "default") -> list[types.Content]:
+    """The `contents` of the next model request (a new list; the Content objects are shared)."""
+    start = 0
+    if include_contents == "none" and view.turn_starts:
+        start = view.turn_starts[-1]
+    if view.late_result_for is not None:
+        # A late tool result: the model continues from the call and its result.
+        end = view.late_result_for + 2
+        return view.contents[min(start, view.late_result_for) : end]
+    if include_contents == "none" and not view.turn_starts:
+        return []
+    return view.contents[start:]
+
+
+# -- the rules -------------------------------------------------------------------------------
+
+
+def belongs_to_branch(branch: Optional[str], event: Event) -> bool:
+    """An agent sees events of its own branch and of its ancestors' branches."""
+    if not branch or not event.branch:
+        return True
+    return branch == event.branch or branch.startswith(event.branch + ".")
+
+
+def is_other_agent_reply(agent_name: str, event: Event) -> bool:
+    return bool(agent_name) and event.author != agent_name and event.author != "user"
+
+
+def present_other_agent_message(event: Event) -> Optional[types.Content]:
+    """Another agent's turn as user-role context, or None when nothing of it is worth showing."""
+    parts = [types.Part(text="For context:")]
+    for part in event.content.parts if event.content else ():
+        if part.thought:
+            continue
+        if part.text:
+            parts.append(types.Part(text=f"[{event.author}] said: {part.text}"))
+        elif part.function_call:
+            call = part.function_call
+            parts.append(
+                types.Part(text=f"[{event.author}] called tool `{call.name}` with parameters: {call.args}")
+            )
+        elif part.function_response:
+            result = part.function_response
+            parts.append(
+                types.Part(text=f"[{event.author}] `{result.name}` tool returned result: {result.response}")
+            )
+        else:
+            parts.append(part)
+    if len(parts) == 1:
+        return None
+    return types.Content(role="user", parts=parts)
+
+
+def _has_content(content: Optional[types.Content]) -> bool:
+    return bool(content and content.role and content.parts and content.parts[0].text != "")
+
+
+def _is_internal(content: types.Content) -> bool:
+    for part in content.parts:
+        if part.function_call and part.function_call.name in _INTERNAL_FUNCTIONS:
+            return True
+        if part.function_response and part.function_response.name in _INTERNAL_FUNCTIONS:
+            return True
+    return False
+
+
+def _is_client_id(call_id: Optional[str]) -> bool:
+    return bool(call_id) and call_id.startswith(CLIENT_FUNCTION_CALL_ID_PREFIX)
+
+
+def _without_client_ids(content: types.Content) -> types.Content:
+    """The content with runtime-made call ids removed (copied only when there are some)."""
+    if not any(
+        (p.function_call and _is_client_id(p.function_call.id))
+        or (p.function_response and _is_client_id(p.function_response.id))
+        for p in content.parts
+    ):
+        return content
+    parts = []
+    for part in content.parts:
+        if part.function_call and _is_client_id(part.function_call.id):
+            part = part.model_copy(update={"function_call": part.function_call.model_copy(update={"id": None})})
+        elif part.function_response and _is_client_id(part.function_response.id):
+            part = part.model_copy(
+                update={"function_response": part.function_response.model_copy(update={"id": None})}
+            )
+        parts.append(part)
+    return types.Content(role=content.role, parts=parts)
+
+
+def _append(view: LlmContextView, content: types.Content, *, turn_start: bool) -> int:
+    index = len(view.contents)
+    view.contents.append(content)
+    if turn_start:
+        view.turn_starts.append(index)
+    view.late_result_for = None
+    return index
+
+
+def _place_late_results(view: LlmContextView, call_index: int, content: types.Content, *, user: bool) -> None:
+    """Puts tool results right after the call they answer, merging with results already there."""
+    existing_index = view.results_at.get(call_index)
+    if existing_index is not None:
+        view.contents[existing_index] = _merge_results(view.contents[existing_index], content)
+    else:
+        existing_index = call_index + 1
+        _insert(view, existing_index, content)
+        view.results_at[call_index] = existing_index
+    if user and (not view.turn_starts or view.turn_starts[-1] < call_index):
+        view.turn_starts.append(call_index)
+    view.late_result_for = call_index
+
+
+def _merge_results(base: types.Content, later: types.Content) -> types.Content:
+    """Later results replace earlier ones for the same call id; anything else is appended."""
+    parts = list(base.parts or [])
+    by_id = {p.function_response.id: i for i, p in enumerate(parts) if p.function_response}
+    for part in later.parts or []:
+        call_id = part.function_response.id if part.function_response else None
+        if call_id is not None and call_id in by_id:
+            parts[by_id[call_id]] = part
+        else:
+            parts.append(part)
+            if call_id is not None:
+                by_id[call_id] = len(parts) - 1
+    return types.Content(role=base.role, parts=parts)
+
+
+def _insert(view: LlmContextView, index: int, content: types.Content) -> None:
+    """Inserts in the middle (rare: a late result for a call that had none); shifts the indices."""
+    view.contents.insert(index, content)
+    shift = lambda i: i + 1 if i >= index else i  # noqa: E731
+    view.turn_starts = [shift(i) for i in view.turn_starts]
+    view.call_at = {k: shift(i) for k, i in view.call_at.items()}
+    view.results_at = {shift(k): shift(i) for k, i in view.results_at.items()}
+    view.invocation_starts = {k: (i + 1 if i > index else i) for k, i in view.invocation_starts.items()}
+
+
+def _truncate(view: LlmContextView, cut: int) -> None:
+    del view.contents[cut:]
+    view.turn_starts = [i for i in view.turn_starts if i < cut]
+    view.call_at = {k: i for k, i in view.call_at.items() if i < cut}
+    view.results_at = {k: i for k, i in view.results_at.items() if k < cut and i < cut}
+    view.invocation_starts = {k: i for k, i in view.invocation_starts.items() if i < cut}
+    view.late_result_for = None
+
+
+# -- catching up -----------------------------------------------------------------------------
+
+
+class LlmContextTracker:
+    """The views of one session, one per (agent, branch), each caught up on demand.
+
+    `contents(events, ...)` folds only the events after the last one the view has seen. If the
+    view's last event is not in `events` (another writer's history, a different window), the
+    view is rebuilt from `events`.
+    """
+
+    def __init__(self) -> None:
+        self._views: dict[tuple[str, Optional[str]], LlmContextView] = {}
+
+    def view(self, events: Sequence[Event], *, agent_name: str, branch: Optional[str]) -> LlmContextView:
+        key = (agent_name, branch)
+        view = self._views.get(key)
+        start = 0
+        if view is not None and view.folded:
+            start = _resume_position(view, events)
+            if start is None:
+                view = None
+                start = 0
+        if view is None:
+            view = self._views[key] = LlmContextView()
+        for event in events[start:] if start else events:
+            fold_llm_context(view, event, agent_name=agent_name, branch=branch)
+        if events:
+            view.folded = len(events)
+            view.last_event_id = events[-1].id
+        return view
+
+    def contents(
+        self,
+        events: Sequence[Event],
+        *,
+        agent_name: str,
+        branch: Optional[str],
+        include_contents: str = "default",
+    ) -> list[types.Content]:
+        view = self.view(events, agent_name=agent_name, branch=branch)
+        return request_contents(view, include_contents=include_contents)
+
+    def clear(self) -> None:
+        self._views.clear()
+
+
+def _resume_position(view: LlmContextView, events: Sequence[Event]) -> Optional[int]:
+    n = view.folded
+    if n <= len(events) and events[n - 1].id == view.last_event_id:
+        return n
+    for i in range(len(events) - 1, -1, -1):  # a shifted window: find the last folded event
+        if events[i].id == view.last_event_id:
+            return i + 1
+    return None

@@ -1,0 +1,120 @@
+"""Chronicle's runtime: ADK's public API (Runner, agents, tools, callbacks, plugins, models,
+sessions) over an event-sourced log.
+
+    from runtime import InMemoryRunner, LlmAgent, FunctionTool
+"""
+
+from runtime.agents import (
+    Agent,
+    BaseAgent,
+    InstructionProvider,
+    InstructionVariableError,
+    LlmAgent,
+    LoopAgent,
+    ParallelAgent,
+    SequentialAgent,
+)
+from runtime.app import App, ResumabilityConfig
+from runtime.artifacts.base import BaseArtifactService
+from runtime.callbacks import CallbackContext, ReadonlyContext
+from runtime.contexts import ServiceNotConfiguredError
+from runtime.invocation_context import InvocationContext, new_invocation_context_id
+from runtime.memory.base import BaseMemoryService, MemoryEntry, SearchMemoryResponse
+from runtime.models import (
+    BaseLlm,
+    Gemini,
+    LLMRegistry,
+    LlmRequest,
+    LlmResponse,
+    ModelConnectionError,
+    ScriptedLlm,
+    ScriptExhaustedError,
+    StreamingAggregator,
+    UnknownModelError,
+)
+from runtime.plugins import BasePlugin, LoggingPlugin, PluginError, PluginManager
+from runtime.run_config import RunConfig, StreamingMode
+from runtime.runner import InMemoryRunner, Runner
+from runtime.sessions import (
+    AlreadyExistsError,
+    BaseSessionService,
+    GetSessionConfig,
+    InMemorySessionService,
+    ListSessionsResponse,
+    LogSessionService,
+    PostgresSessionService,
+    SessionNotFoundError,
+    SqliteSessionService,
+    StaleSessionError,
+    session_service_from_url,
+)
+from runtime.tools import (
+    AgentTool,
+    BaseTool,
+    BaseToolset,
+    FunctionTool,
+    LongRunningFunctionTool,
+    ToolContext,
+    TransferToAgentTool,
+    build_function_declaration,
+    transfer_to_agent,
+)
+
+__all__ = [
+    "Agent",
+    "AgentTool",
+    "AlreadyExistsError",
+    "App",
+    "BaseAgent",
+    "BaseArtifactService",
+    "BaseLlm",
+    "BaseMemoryService",
+    "BasePlugin",
+    "BaseSessionService",
+    "BaseTool",
+    "BaseToolset",
+    "CallbackContext",
+    "FunctionTool",
+    "Gemini",
+    "GetSessionConfig",
+    "InMemoryRunner",
+    "InMemorySessionService",
+    "InstructionProvider",
+    "InstructionVariableError",
+    "InvocationContext",
+    "LLMRegistry",
+    "ListSessionsResponse",
+    "LlmAgent",
+    "LlmRequest",
+    "LlmResponse",
+    "LogSessionService",
+    "LoggingPlugin",
+    "LongRunningFunctionTool",
+    "LoopAgent",
+    "MemoryEntry",
+    "ModelConnectionError",
+    "ParallelAgent",
+    "PluginError",
+    "PluginManager",
+    "PostgresSessionService",
+    "ReadonlyContext",
+    "ResumabilityConfig",
+    "RunConfig",
+    "Runner",
+    "ScriptExhaustedError",
+    "ScriptedLlm",
+    "SearchMemoryResponse",
+    "SequentialAgent",
+    "ServiceNotConfiguredError",
+    "SessionNotFoundError",
+    "SqliteSessionService",
+    "StaleSessionError",
+    "StreamingAggregator",
+    "StreamingMode",
+    "ToolContext",
+    "TransferToAgentTool",
+    "build_function_declaration",
+    "new_invocation_context_id",
+    "session_service_from_url",
+    "transfer_to_agent",
+]

@@ -1,0 +1,178 @@
+"""BaseAgent: a named node of the agent tree that turns an invocation into a stream of events."""
+
+from __future__ import annotations
+
+from typing import Any, AsyncGenerator, Callable, Optional, Union
+
+from google.genai import types
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from domain.errors import InvalidArgumentError
+from domain.events import Event
+from runtime.callbacks import as_list, first_result
+from runtime.contexts import CallbackContext
+from runtime.invocation_context import InvocationContext
+
+AgentCallback = Callable[..., Any]
+"""`callback(callback_context=CallbackContext) -> Optional[types.Content]`, sync or async."""
+
+
+class BaseAgent(BaseModel):
+    """Subclasses implement `_run_async_impl(ctx)` as an async generator of events.
+
+    Each event an agent yields is committed by the Runner before the agent resumes, so code after a
+    `yield` sees the stored session (and the state the event carried).
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
+
+    name: str
+    description: str = ""
+    parent_agent: Optional[BaseAgent] = Field(default=None, exclude=True, repr=False)
+    sub_agents: list[BaseAgent] = Field(default_factory=list, repr=False)
+    before_agent_callback: Optional[Union[AgentCallback, list[AgentCallback]]] = None
+    """Runs before the agent; returning a Content skips the agent and answers with that content."""
+    after_agent_callback: Optional[Union[AgentCallback, list[AgentCallback]]] = None
+    """Runs after the agent; returning a Content adds it as the agent's last event."""
+
+    @field_validator("name")
+    @classmethod
+    def _check_name(cls, name: str) -> str:
+        if not name.isidentifier():
+            raise InvalidArgumentError(
+                f"Invalid agent name {name!r}: use a Python identifier (letters, digits, '_'; "
+                "not starting with a digit), e.g. 'weather_agent'."
+            )
+        if name == "user":
+            raise InvalidArgumentError("The agent name 'user' is reserved for the user's messages.")
+        return name
+
+    def model_post_init(self, __context: Any) -> None:
+        seen: set[str] = set()
+        for sub_agent in self.sub_agents:
+            if sub_agent.name in seen:
+                raise InvalidArgumentError(
+                    f"Agent {self.name!r} has two sub-agents named {sub_agent.name!r}; names must be unique."
+                )
+            seen.add(sub_agent.name)
+            if sub_agent.parent_agent is not None and sub_agent.parent_agent is not self:
+                raise InvalidArgumentError(
+                    f"Agent {sub_agent.name!r} already has parent agent {sub_agent.parent_agent.name!r} "
+                    f"and cannot also be a sub-agent of {self.name!r}; create a separate agent instance."
+                )
+            sub_agent.parent_agent = self
+
+    # pydantic compares fields; the tree has cycles (parent <-> sub-agents), so compare by identity.
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    __hash__ = object.__hash__
+
+    # -- the tree ----------------------------------------------------------------------------
+
+    @property
+    def root_agent(self) -> BaseAgent:
+        agent = self
+        while agent.parent_agent is not None:
+            agent = agent.parent_agent
+        return agent
+
+    def find_agent(self, name: str) -> Optional[BaseAgent]:
+        """This agent or one of its descendants, by name."""
+        if self.name == name:
+            return self
+        return self.find_sub_agent(name)
+
+    def find_sub_agent(self, name: str) -> Optional[BaseAgent]:
+        for sub_agent in self.sub_agents:
+            found = sub_agent.find_agent(name)
+            if found is not None:
+                return found
+        return None
+
+    @property
+    def canonical_before_agent_callbacks(self) -> list[AgentCallback]:
+        return as_list(self.before_agent_callback)
+
+    @property
+    def canonical_after_agent_callbacks(self) -> list[AgentCallback]:
+        return as_list(self.after_agent_callback)
+
+    # -- running -----------------------------------------------------------------------------
+
+    async def run_async(self, parent_context: InvocationContext) -> AsyncGenerator[Event, None]:
+        """Runs the agent: before-callbacks, `_run_async_impl`, after-callbacks."""
+        ctx = self._create_invocation_context(parent_context)
+        event, skip = await self._handle_before_agent_callback(ctx)
+        if event is not None:
+            yield event
+        if skip or ctx.end_invocation:
+            return
+        agen = self._run_async_impl(ctx)
+        try:
+            async for event in agen:
+                yield event
+        finally:
+            await agen.aclose()
+        if ctx.end_invocation:
+            return
+        event = await self._handle_after_agent_callback(ctx)
+        if event is not None:
+            yield event
+
+    async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        raise NotImplementedError(f"{type(self).__name__} must implement _run_async_impl")
+        yield  # pragma: no cover - makes this an async generator
+
+    async def run_live(self, parent_context: InvocationContext) -> AsyncGenerator[Event, None]:
+        raise NotImplementedError("Live (bidirectional streaming) runs are not supported yet; use run_async.")
+        yield  # pragma: no cover
+
+    def _create_invocation_context(self, parent_context: InvocationContext) -> InvocationContext:
+        return parent_context.model_copy(update={"agent": self})
+
+    async def _handle_before_agent_callback(self, ctx: InvocationContext) -> tuple[Optional[Event], bool]:
+        plugins = ctx.plugin_manager
+        callbacks = self.canonical_before_agent_callbacks
+        if not callbacks and not plugins.has("before_agent_callback"):
+            return None, False
+        callback_context = CallbackContext(ctx)
+        content = await plugins.run_before_agent_callback(agent=self, callback_context=callback_context)
+        if content is None and callbacks:
+            content = await first_result(callbacks, callback_context=callback_context)
+        if content is not None:
+            return self._callback_event(ctx, callback_context, content), True
+        if callback_context.state.has_delta() or callback_context.actions.artifact_delta:
+            return self._callback_event(ctx, callback_context, None), False
+        return None, False
+
+    async def _handle_after_agent_callback(self, ctx: InvocationContext) -> Optional[Event]:
+        plugins = ctx.plugin_manager
+        callbacks = self.canonical_after_agent_callbacks
+        if not callbacks and not plugins.has("after_agent_callback"):
+            return None
+        callback_context = CallbackContext(ctx)
+        content = await plugins.run_after_agent_callback(agent=self, callback_context=callback_context)
+        if content is None and callbacks:
+            content = await first_result(callbacks, callback_context=callback_context)
+        if content is not None or callback_context.state.has_delta() or callback_context.actions.artifact_delta:
+            return self._callback_event(ctx, callback_context, content)
+        return None
+
+    def _callback_event(
+        self, ctx: InvocationContext, callback_context: CallbackContext, content: Optional[types.Content]
+    ) -> Event:
+        if content is not None and not isinstance(content, types.Content):
+            raise InvalidArgumentError(
+                f"An agent callback of {self.name!r} returned {type(content).__name__}; "
+                "return a google.genai.types.Content (or None to continue)."
+            )
+        if content is not None and not content.role:
+            content.role = "model"
+        return Event(
+            invocation_id=ctx.invocation_id,
+            author=self.name,
+            branch=ctx.branch,
+            content=content,
+            actions=callback_context.actions,
+        )

@@ -1,0 +1,177 @@
+"""Running the function calls of a model turn: concurrently, with callbacks, merged into one event."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from typing import TYPE_CHECKING, Any, Optional
+
+from google.genai import types
+
+from domain.errors import ChronicleError
+from domain.events import Event, EventActions
+from projections.llm_context import CLIENT_FUNCTION_CALL_ID_PREFIX
+from runtime.callbacks import call_user
+from runtime.tools.base_tool import BaseTool
+from runtime.tools.tool_context import ToolContext
+
+if TYPE_CHECKING:
+    from runtime.agents.llm_agent import LlmAgent
+    from runtime.invocation_context import InvocationContext
+
+
+class ToolNotFoundError(ChronicleError, ValueError):
+    """The model called a function the agent does not have."""
+
+
+def new_function_call_id() -> str:
+    return CLIENT_FUNCTION_CALL_ID_PREFIX + str(uuid.uuid4())
+
+
+def populate_client_function_call_ids(event: Event) -> None:
+    """Gives every function call an id (models other than Gemini may leave it out)."""
+    for call in event.get_function_calls():
+        if not call.id:
+            call.id = new_function_call_id()
+
+
+def long_running_call_ids(calls: list[types.FunctionCall], tools: dict[str, Any]) -> Optional[set[str]]:
+    ids = {c.id for c in calls if c.id and getattr(tools.get(c.name), "is_long_running", False)}
+    return ids or None
+
+
+async def handle_function_calls(
+    ctx: InvocationContext, agent: LlmAgent, call_event: Event, tools: dict[str, BaseTool]
+) -> Optional[Event]:
+    """Runs the calls of `call_event` (concurrently when there are several) and returns one event
+    holding every result, in call order, or None when no call produced a result yet."""
+    calls = call_event.get_function_calls()
+    if len(calls) == 1:
+        results = [await _run_one(ctx, agent, calls[0], tools)]
+    else:
+        results = await asyncio.gather(*(_run_one(ctx, agent, call, tools) for call in calls))
+    events = [e for e in results if e is not None]
+    if not events:
+        return None
+    if len(events) == 1:
+        return events[0]
+    return merge_function_response_events(events)
+
+
+def merge_function_response_events(events: list[Event]) -> Event:
+    """One event with every result; the actions are merged (state and artifact deltas key by key
+    in call order, flags if any call set them, the last transfer wins)."""
+    parts: list[types.Part] = []
+    actions = EventActions()
+    for event in events:
+        parts.extend(event.content.parts if event.content and event.content.parts else [])
+        a = event.actions
+        actions.state_delta.update(a.state_delta)
+        actions.artifact_delta.update(a.artifact_delta)
+        actions.requested_auth_configs.update(a.requested_auth_configs)
+        actions.requested_tool_confirmations.update(a.requested_tool_confirmations)
+        if a.skip_summarization:
+            actions.skip_summarization = True
+        if a.escalate:
+            actions.escalate = True
+        if a.transfer_to_agent:
+            actions.transfer_to_agent = a.transfer_to_agent
+    first = events[0]
+    return Event(
+        invocation_id=first.invocation_id,
+        author=first.author,
+        branch=first.branch,
+        content=types.Content(role="user", parts=parts),
+        actions=actions,
+        timestamp=first.timestamp,
+    )
+
+
+async def _run_one(
+    ctx: InvocationContext, agent: LlmAgent, call: types.FunctionCall, tools: dict[str, BaseTool]
+) -> Optional[Event]:
+    plugins = ctx.plugin_manager
+    tool_context = ToolContext(ctx, function_call_id=call.id)
+    args: dict[str, Any] = dict(call.args or {})
+
+    tool = tools.get(call.name)
+    if tool is None:
+        error = ToolNotFoundError(
+            f"The model called {call.name!r}, which agent {agent.name!r} does not have "
+            f"(its tools: {', '.join(tools) or 'none'})."
+        )
+        placeholder = BaseTool(name=call.name, description="Tool not found")
+        response = await _on_tool_error(ctx, agent, placeholder, args, tool_context, error)
+        if response is None:
+            raise error
+        return _response_event(ctx, agent, placeholder, call, response, tool_context)
+
+    response = await plugins.run_before_tool_callback(tool=tool, tool_args=args, tool_context=tool_context)
+    if response is None:
+        for callback in agent.canonical_before_tool_callbacks:
+            response = await call_user(callback, tool=tool, args=args, tool_context=tool_context)
+            if response is not None:
+                break
+    if response is None:
+        try:
+            response = await tool.run_async(args=args, tool_context=tool_context)
+        except Exception as error:
+            response = await _on_tool_error(ctx, agent, tool, args, tool_context, error)
+            if response is None:
+                raise
+
+    altered = await plugins.run_after_tool_callback(
+        tool=tool, tool_args=args, tool_context=tool_context, result=response
+    )
+    if altered is None:
+        for callback in agent.canonical_after_tool_callbacks:
+            altered = await call_user(
+                callback, tool=tool, args=args, tool_context=tool_context, tool_response=response
+            )
+            if altered is not None:
+                break
+    if altered is not None:
+        response = altered
+
+    if tool.is_long_running and not response:
+        return None  # the result comes later, from the client
+    return _response_event(ctx, agent, tool, call, response, tool_context)
+
+
+async def _on_tool_error(
+    ctx: InvocationContext,
+    agent: LlmAgent,
+    tool: BaseTool,
+    args: dict[str, Any],
+    tool_context: ToolContext,
+    error: Exception,
+) -> Optional[Any]:
+    response = await ctx.plugin_manager.run_on_tool_error_callback(
+        tool=tool, tool_args=args, tool_context=tool_context, error=error
+    )
+    if response is None:
+        for callback in agent.canonical_on_tool_error_callbacks:
+            response = await call_user(callback, tool=tool, args=args, tool_context=tool_context, error=error)
+            if response is not None:
+                break
+    return response
+
+
+def _response_event(
+    ctx: InvocationContext,
+    agent: LlmAgent,
+    tool: BaseTool,
+    call: types.FunctionCall,
+    response: Any,
+    tool_context: ToolContext,
+) -> Event:
+    if not isinstance(response, dict):
+        response = {"result": response}
+    part = types.Part(function_response=types.FunctionResponse(id=call.id, name=tool.name, response=response))
+    return Event(
+        invocation_id=ctx.invocation_id,
+        author=agent.name,
+        branch=ctx.branch,
+        content=types.Content(role="user", parts=[part]),
+        actions=tool_context.actions,
+    )

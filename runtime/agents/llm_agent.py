@@ -1,0 +1,429 @@
+"""LlmAgent: an agent driven by a model, with instructions, tools and sub-agents it can transfer to."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, AsyncGenerator, Awaitable, Callable, Literal, Optional, Union
+
+from google.genai import types
+from pydantic import BaseModel, Field, PrivateAttr, field_validator
+
+from domain.errors import InvalidArgumentError
+from domain.events import Event, EventActions
+from runtime.agents.base_agent import BaseAgent
+from runtime.agents.functions import handle_function_calls, long_running_call_ids, populate_client_function_call_ids
+from runtime.agents.instructions import inject_session_state
+from runtime.callbacks import as_list, call_user
+from runtime.contexts import CallbackContext, ReadonlyContext
+from runtime.invocation_context import InvocationContext
+from runtime.models import BaseLlm, LlmRequest, LlmResponse, LLMRegistry
+from runtime.run_config import StreamingMode
+from runtime.tools.base_tool import BaseTool, BaseToolset
+from runtime.tools.function_tool import FunctionTool
+from runtime.tools.tool_context import ToolContext
+from runtime.tools.transfer_to_agent_tool import TransferToAgentTool
+
+DEFAULT_MODEL = "gemini-2.5-flash"
+
+InstructionProvider = Callable[[ReadonlyContext], Union[str, Awaitable[str]]]
+ToolUnion = Union[Callable[..., Any], BaseTool, BaseToolset]
+Callbacks = Optional[Union[Callable[..., Any], list[Callable[..., Any]]]]
+
+
+class LlmAgent(BaseAgent):
+    """An agent that asks a model what to do, runs the tools it calls, and answers.
+
+    Each model call sees the conversation folded incrementally (see projections.llm_context):
+    the cost of a turn does not grow with the length of the session.
+    """
+
+    model: Union[str, BaseLlm] = ""
+    """A model name (resolved by LLMRegistry), a BaseLlm, or '' to use the nearest ancestor's."""
+    instruction: Union[str, InstructionProvider] = ""
+    """The system instruction. `{key}` / `{key?}` / `{artifact.name}` are filled in from state and
+    artifacts; a callable gets a ReadonlyContext and its result is used as is."""
+    global_instruction: Union[str, InstructionProvider] = ""
+    """On the root agent: an instruction for every LlmAgent of the tree."""
+    tools: list[ToolUnion] = Field(default_factory=list)
+    generate_content_config: Optional[types.GenerateContentConfig] = None
+    disallow_transfer_to_parent: bool = False
+    disallow_transfer_to_peers: bool = False
+    include_contents: Literal["default", "none"] = "default"
+    """'default': the conversation so far; 'none': only the current turn."""
+    input_schema: Optional[type[BaseModel]] = None
+    output_schema: Optional[type[BaseModel]] = None
+    output_key: Optional[str] = None
+    """Stores the agent's final answer (text, or the output_schema dict) in state under this key."""
+
+    before_model_callback: Callbacks = None
+    after_model_callback: Callbacks = None
+    on_model_error_callback: Callbacks = None
+    before_tool_callback: Callbacks = None
+    after_tool_callback: Callbacks = None
+    on_tool_error_callback: Callbacks = None
+
+    _llm: Optional[BaseLlm] = PrivateAttr(default=None)
+    _wrapped_tools: dict[int, BaseTool] = PrivateAttr(default_factory=dict)
+    _transfer_tool: Optional[TransferToAgentTool] = PrivateAttr(default=None)
+
+    @field_validator("generate_content_config")
+    @classmethod
+    def _check_config(cls, config: Optional[types.GenerateContentConfig]) -> Optional[types.GenerateContentConfig]:
+        if config is None:
+            return None
+        if config.tools:
+            raise InvalidArgumentError("Put tools in LlmAgent(tools=[...]), not in generate_content_config.")
+        if config.system_instruction:
+            raise InvalidArgumentError(
+                "Put the system instruction in LlmAgent(instruction=...), not in generate_content_config."
+            )
+        if config.response_schema:
+            raise InvalidArgumentError("Put the response schema in LlmAgent(output_schema=...), not in generate_content_config.")
+        return config
+
+    # -- resolution --------------------------------------------------------------------------
+
+    @property
+    def canonical_model(self) -> BaseLlm:
+        if isinstance(self.model, BaseLlm):
+            return self.model
+        if self.model:
+            if self._llm is None or self._llm.model != self.model:
+                self._llm = LLMRegistry.new_llm(self.model)
+            return self._llm
+        ancestor = self.parent_agent
+        while ancestor is not None:
+            if isinstance(ancestor, LlmAgent) and ancestor.model:
+                return ancestor.canonical_model
+            ancestor = ancestor.parent_agent
+        if self._llm is None:
+            self._llm = LLMRegistry.new_llm(DEFAULT_MODEL)
+        return self._llm
+
+    async def canonical_instruction(self, ctx: ReadonlyContext) -> tuple[str, bool]:
+        """The instruction text, and whether it bypasses state templating (callables do)."""
+        return await _resolve_instruction(self.instruction, ctx)
+
+    async def canonical_global_instruction(self, ctx: ReadonlyContext) -> tuple[str, bool]:
+        return await _resolve_instruction(self.global_instruction, ctx)
+
+    async def canonical_tools(self, ctx: Optional[ReadonlyContext] = None) -> list[BaseTool]:
+        tools: list[BaseTool] = []
+        for item in self.tools:
+            if isinstance(item, BaseTool):
+                tools.append(item)
+            elif isinstance(item, BaseToolset) or (hasattr(item, "get_tools") and not callable(item)):
+                tools.extend(await item.get_tools(ctx))
+            elif callable(item):
+                wrapped = self._wrapped_tools.get(id(item))
+                if wrapped is None or wrapped.func is not item:  # type: ignore[attr-defined]
+                    wrapped = self._wrapped_tools[id(item)] = FunctionTool(item)
+                tools.append(wrapped)
+            else:
+                raise InvalidArgumentError(
+                    f"Agent {self.name!r} has a tool of type {type(item).__name__}; tools must be "
+                    "functions, BaseTool or BaseToolset instances."
+                )
+        return tools
+
+    def transfer_targets(self) -> list[BaseAgent]:
+        """The agents this one may hand the conversation to."""
+        targets: list[BaseAgent] = list(self.sub_agents)
+        parent = self.parent_agent
+        if parent is None or not isinstance(parent, LlmAgent):
+            return targets
+        if not self.disallow_transfer_to_parent:
+            targets.append(parent)
+        if not self.disallow_transfer_to_peers:
+            targets.extend(peer for peer in parent.sub_agents if peer is not self)
+        return targets
+
+    @property
+    def canonical_before_model_callbacks(self) -> list[Callable[..., Any]]:
+        return as_list(self.before_model_callback)
+
+    @property
+    def canonical_after_model_callbacks(self) -> list[Callable[..., Any]]:
+        return as_list(self.after_model_callback)
+
+    @property
+    def canonical_on_model_error_callbacks(self) -> list[Callable[..., Any]]:
+        return as_list(self.on_model_error_callback)
+
+    @property
+    def canonical_before_tool_callbacks(self) -> list[Callable[..., Any]]:
+        return as_list(self.before_tool_callback)
+
+    @property
+    def canonical_after_tool_callbacks(self) -> list[Callable[..., Any]]:
+        return as_list(self.after_tool_callback)
+
+    @property
+    def canonical_on_tool_error_callbacks(self) -> list[Callable[..., Any]]:
+        return as_list(self.on_tool_error_callback)
+
+    # -- the loop ------------------------------------------------------------------------------
+
+    async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        """Model call, tool calls, model call, … until the model answers without calling a tool."""
+        while True:
+            last: Optional[Event] = None
+            step = self._run_one_step(ctx)
+            try:
+                async for event in step:
+                    last = event
+                    self._maybe_save_output_to_state(event)
+                    yield event
+            finally:
+                await step.aclose()
+            if last is None or last.is_final_response() or last.partial or ctx.end_invocation:
+                return
+
+    async def _run_one_step(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        request = await self._build_request(ctx)
+        if ctx.end_invocation:
+            return
+        stream = ctx.run_config.streaming_mode == StreamingMode.SSE
+        async for event in self._call_model(ctx, request, stream):
+            yield event
+            if event.partial or not event.get_function_calls():
+                continue
+            results = await handle_function_calls(ctx, self, event, request.tools_dict)
+            if results is None:
+                continue  # only long-running calls, whose results come later
+            yield results
+            transfer_to = results.actions.transfer_to_agent
+            if transfer_to:
+                target = self.root_agent.find_agent(transfer_to)
+                if target is None:
+                    raise InvalidArgumentError(
+                        f"Agent {self.name!r} transferred to {transfer_to!r}, which is not in the agent tree."
+                    )
+                agen = target.run_async(ctx)
+                try:
+                    async for sub_event in agen:
+                        yield sub_event
+                finally:
+                    await agen.aclose()
+
+    async def _build_request(self, ctx: InvocationContext) -> LlmRequest:
+        llm = self.canonical_model
+        config = (
+            self.generate_content_config.model_copy(deep=True)
+            if self.generate_content_config is not None
+            else types.GenerateContentConfig()
+        )
+        request = LlmRequest(model=llm.model, config=config)
+        if self.output_schema is not None:
+            request.set_output_schema(self.output_schema)
+
+        readonly = ReadonlyContext(ctx)
+        instructions: list[str] = []
+        root = self.root_agent
+        if isinstance(root, LlmAgent) and root.global_instruction:
+            text, bypass = await root.canonical_global_instruction(readonly)
+            instructions.append(text if bypass else await inject_session_state(text, ctx))
+        if self.instruction:
+            text, bypass = await self.canonical_instruction(readonly)
+            instructions.append(text if bypass else await inject_session_state(text, ctx))
+        identity = f'You are an agent. Your internal name is "{self.name}".'
+        if self.description:
+            identity += f' The description about you is "{self.description}".'
+        instructions.append(identity)
+
+        tools = await self.canonical_tools(readonly)
+        targets = self.transfer_targets()
+        if targets:
+            instructions.append(_transfer_instructions(self, targets))
+            tools.append(self._transfer_tool_for(targets))
+        request.append_instructions(instructions)
+
+        plain = [t for t in tools if type(t).process_llm_request is BaseTool.process_llm_request]
+        if plain:
+            request.append_tools(plain)
+        custom = [t for t in tools if type(t).process_llm_request is not BaseTool.process_llm_request]
+        if custom:
+            tool_context = ToolContext(ctx)
+            for tool in custom:
+                await tool.process_llm_request(tool_context=tool_context, llm_request=request)
+
+        contents = ctx.llm_context.contents(
+            ctx.session.events, agent_name=self.name, branch=ctx.branch, include_contents=self.include_contents
+        )
+        if self.canonical_before_model_callbacks or ctx.plugin_manager.has("before_model_callback"):
+            # Callbacks may edit the request in place; the folded context must not change with it.
+            contents = [c.model_copy(deep=True) for c in contents]
+        request.contents = contents
+        return request
+
+    def _transfer_tool_for(self, targets: list[BaseAgent]) -> TransferToAgentTool:
+        names = [t.name for t in targets]
+        if self._transfer_tool is None or self._transfer_tool.agent_names != names:
+            self._transfer_tool = TransferToAgentTool(names)
+        return self._transfer_tool
+
+    async def _call_model(
+        self, ctx: InvocationContext, request: LlmRequest, stream: bool
+    ) -> AsyncGenerator[Event, None]:
+        """Calls the model (or a before_model_callback's stand-in) and turns its responses into events.
+
+        State written by model callbacks goes into the actions of the next non-partial event."""
+        plugins = ctx.plugin_manager
+        actions = EventActions()
+        callback_context = CallbackContext(ctx, event_actions=actions)
+
+        response = await plugins.run_before_model_callback(callback_context=callback_context, llm_request=request)
+        if response is None:
+            for callback in self.canonical_before_model_callbacks:
+                response = await call_user(callback, callback_context=callback_context, llm_request=request)
+                if response is not None:
+                    break
+        if response is not None:
+            _check_response(self, response, "before_model_callback")
+            event = self._model_event(ctx, request, response, actions)
+            if event is not None:
+                yield event
+            return
+
+        ctx.increment_llm_call_count()
+        after_callbacks = self.canonical_after_model_callbacks
+        run_after = bool(after_callbacks) or plugins.has("after_model_callback")
+        responses = self.canonical_model.generate_content_async(request, stream=stream)
+        try:
+            while True:
+                try:
+                    response = await responses.__anext__()
+                except StopAsyncIteration:
+                    break
+                except Exception as error:
+                    response = await self._on_model_error(ctx, callback_context, request, error)
+                    if response is None:
+                        raise
+                    _check_response(self, response, "on_model_error_callback")
+                    event = self._model_event(ctx, request, response, actions)
+                    if event is not None:
+                        yield event
+                    return
+                if run_after:
+                    altered = await plugins.run_after_model_callback(
+                        callback_context=callback_context, llm_response=response
+                    )
+                    if altered is None:
+                        for callback in after_callbacks:
+                            altered = await call_user(callback, callback_context=callback_context, llm_response=response)
+                            if altered is not None:
+                                break
+                    if altered is not None:
+                        _check_response(self, altered, "after_model_callback")
+                        response = altered
+                if response.partial:
+                    event = self._model_event(ctx, request, response, EventActions())
+                else:
+                    event = self._model_event(ctx, request, response, actions)
+                    if event is not None:  # later callback writes belong to the next event
+                        actions = EventActions()
+                        callback_context = CallbackContext(ctx, event_actions=actions)
+                if event is not None:
+                    yield event
+        finally:
+            await responses.aclose()
+
+    async def _on_model_error(
+        self, ctx: InvocationContext, callback_context: CallbackContext, request: LlmRequest, error: Exception
+    ) -> Optional[LlmResponse]:
+        response = await ctx.plugin_manager.run_on_model_error_callback(
+            callback_context=callback_context, llm_request=request, error=error
+        )
+        if response is None:
+            for callback in self.canonical_on_model_error_callbacks:
+                response = await call_user(callback, callback_context=callback_context, llm_request=request, error=error)
+                if response is not None:
+                    break
+        return response
+
+    def _model_event(
+        self, ctx: InvocationContext, request: LlmRequest, response: LlmResponse, actions: EventActions
+    ) -> Optional[Event]:
+        if response.content is None and not response.error_code and not response.interrupted:
+            return None  # nothing to show or store (e.g. a usage-only chunk)
+        content = response.content
+        event = Event(
+            invocation_id=ctx.invocation_id,
+            author=self.name,
+            branch=ctx.branch,
+            actions=actions,
+            content=content,
+            partial=response.partial,
+            turn_complete=response.turn_complete,
+            interrupted=response.interrupted,
+            finish_reason=response.finish_reason,
+            usage_metadata=response.usage_metadata,
+            grounding_metadata=response.grounding_metadata,
+            custom_metadata=dict(response.custom_metadata) if response.custom_metadata else None,
+            error_code=response.error_code,
+            error_message=response.error_message,
+        )
+        if not event.partial and content is not None:
+            calls = event.get_function_calls()
+            if calls:
+                if any(not c.id for c in calls):
+                    event.content = content.model_copy(deep=True)  # do not write ids into the model's objects
+                    populate_client_function_call_ids(event)
+                    calls = event.get_function_calls()
+                event.long_running_tool_ids = long_running_call_ids(calls, request.tools_dict)
+        return event
+
+    def _maybe_save_output_to_state(self, event: Event) -> None:
+        if not self.output_key or event.author != self.name or not event.is_final_response():
+            return
+        if not event.content or not event.content.parts:
+            return
+        text = "".join(p.text for p in event.content.parts if p.text and not p.thought)
+        if self.output_schema is not None:
+            if not text.strip():
+                return
+            value: Any = self.output_schema.model_validate_json(text).model_dump(exclude_none=True)
+        else:
+            value = text
+        event.actions.state_delta[self.output_key] = value
+
+
+Agent = LlmAgent
+
+
+async def _resolve_instruction(instruction: Union[str, InstructionProvider], ctx: ReadonlyContext) -> tuple[str, bool]:
+    if isinstance(instruction, str):
+        return instruction, False
+    # Called inline, not in a thread: providers build a string from the context and are quick.
+    text = instruction(ctx)
+    if inspect.isawaitable(text):
+        text = await text
+    return str(text), True
+
+
+def _check_response(agent: LlmAgent, response: Any, where: str) -> None:
+    if not isinstance(response, LlmResponse):
+        raise InvalidArgumentError(
+            f"The {where} of agent {agent.name!r} returned {type(response).__name__}; "
+            "return an LlmResponse (or None to continue)."
+        )
+
+
+def _transfer_instructions(agent: LlmAgent, targets: list[BaseAgent]) -> str:
+    lines = ["You can hand the conversation to one of these agents:", ""]
+    for target in targets:
+        lines.append(f"Agent name: {target.name}")
+        lines.append(f"Agent description: {target.description or '(none)'}")
+        lines.append("")
+    lines.append(
+        "If you are the best agent to answer according to your description, answer yourself. If "
+        "another agent is better suited according to its description, call the `transfer_to_agent` "
+        "function with that agent's name, and write nothing besides the function call."
+    )
+    parent = agent.parent_agent
+    if parent is not None and any(t is parent for t in targets):
+        lines.append(
+            f"Your parent agent is {parent.name}. If neither you nor the other agents are suited to "
+            "answer, transfer to your parent agent."
+        )
+    return "\n".join(lines)

@@ -1,0 +1,67 @@
+"""An App: the root agent plus what applies to the whole application (its plugins)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Optional
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from domain.errors import InvalidArgumentError
+
+_APP_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9_-]*$")
+
+
+class ResumabilityConfig(BaseModel):
+    """Accepted for ADK compatibility. Resuming an interrupted invocation is not implemented yet:
+    `Runner.run_async(invocation_id=...)` without a new message is refused."""
+
+    is_resumable: bool = False
+
+
+class App(BaseModel):
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
+
+    name: str
+    root_agent: Any  # a BaseAgent (typed loosely: agents import this module's siblings)
+    plugins: list[Any] = Field(default_factory=list)
+    events_compaction_config: Optional[Any] = None
+    context_cache_config: Optional[Any] = None
+    resumability_config: Optional[ResumabilityConfig] = None
+
+    @field_validator("name")
+    @classmethod
+    def _check_name(cls, name: str) -> str:
+        if not _APP_NAME.match(name or ""):
+            raise InvalidArgumentError(
+                f"Invalid app name {name!r}: start with a letter and use only letters, digits, "
+                "'_' and '-' (e.g. 'weather_app')."
+            )
+        if name == "user":
+            raise InvalidArgumentError(
+                "The app name 'user' is reserved (it is the author of user messages); choose another."
+            )
+        return name
+
+    @field_validator("root_agent")
+    @classmethod
+    def _check_agent(cls, agent: Any) -> Any:
+        from runtime.agents.base_agent import BaseAgent
+
+        if not isinstance(agent, BaseAgent):
+            raise InvalidArgumentError(
+                f"App.root_agent must be an agent (e.g. LlmAgent), got {type(agent).__name__}"
+            )
+        return agent
+
+    @field_validator("plugins")
+    @classmethod
+    def _check_plugins(cls, plugins: list[Any]) -> list[Any]:
+        from runtime.plugins.base_plugin import BasePlugin
+
+        for plugin in plugins:
+            if not isinstance(plugin, BasePlugin):
+                raise InvalidArgumentError(
+                    f"App.plugins must hold BasePlugin instances, got {type(plugin).__name__}"
+                )
+        return plugins

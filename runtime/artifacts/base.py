@@ -1,0 +1,57 @@
+"""The artifact-service interface (ADK's): versioned named blobs per session, or per user for
+filenames that start with ``user:``."""
+
+from __future__ import annotations
+
+import abc
+from typing import Any, Optional
+
+from google.genai import types
+
+
+class BaseArtifactService(abc.ABC):
+    @abc.abstractmethod
+    async def save_artifact(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        filename: str,
+        artifact: types.Part,
+        session_id: Optional[str] = None,
+        custom_metadata: Optional[dict[str, Any]] = None,
+    ) -> int:
+        """Stores a new version of `filename`; returns its version number (0 for the first)."""
+
+    @abc.abstractmethod
+    async def load_artifact(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        filename: str,
+        session_id: Optional[str] = None,
+        version: Optional[int] = None,
+    ) -> Optional[types.Part]:
+        """The given version of `filename` (the latest when `version` is None), or None."""
+
+    @abc.abstractmethod
+    async def list_artifact_keys(
+        self, *, app_name: str, user_id: str, session_id: Optional[str] = None
+    ) -> list[str]:
+        """The filenames the session (and its user, for ``user:`` names) has artifacts under."""
+
+    @abc.abstractmethod
+    async def delete_artifact(
+        self, *, app_name: str, user_id: str, filename: str, session_id: Optional[str] = None
+    ) -> None:
+        """Deletes every version of `filename`."""
+
+    @abc.abstractmethod
+    async def list_versions(
+        self, *, app_name: str, user_id: str, filename: str, session_id: Optional[str] = None
+    ) -> list[int]:
+        """The version numbers of `filename`, oldest first."""
+
+    async def close(self) -> None:
+        """Release the service's connections and threads."""

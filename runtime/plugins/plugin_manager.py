@@ -1,0 +1,123 @@
+"""Runs the registered plugins' hooks in order; the first non-None result wins."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any, Optional, Sequence
+
+from domain.errors import ChronicleError, InvalidArgumentError
+from runtime.plugins.base_plugin import BasePlugin
+
+logger = logging.getLogger("chronicle.plugins")
+
+HOOKS = (
+    "on_user_message_callback",
+    "before_run_callback",
+    "on_event_callback",
+    "after_run_callback",
+    "before_agent_callback",
+    "after_agent_callback",
+    "before_model_callback",
+    "after_model_callback",
+    "on_model_error_callback",
+    "before_tool_callback",
+    "after_tool_callback",
+    "on_tool_error_callback",
+)
+
+
+class PluginError(ChronicleError, RuntimeError):
+    """A plugin hook raised; the message names the plugin and the hook."""
+
+
+class PluginManager:
+    def __init__(self, plugins: Optional[Sequence[BasePlugin]] = None, close_timeout: float = 5.0):
+        self.plugins: list[BasePlugin] = []
+        self.close_timeout = close_timeout
+        # Per hook, only the plugins that override it: the hot path skips no-op hooks.
+        self._by_hook: dict[str, list[BasePlugin]] = {hook: [] for hook in HOOKS}
+        for plugin in plugins or []:
+            self.register_plugin(plugin)
+
+    def register_plugin(self, plugin: BasePlugin) -> None:
+        if not isinstance(plugin, BasePlugin):
+            raise InvalidArgumentError(f"Plugins must subclass BasePlugin, got {type(plugin).__name__}")
+        if any(p.name == plugin.name for p in self.plugins):
+            raise InvalidArgumentError(
+                f"A plugin named {plugin.name!r} is already registered; give each plugin its own name."
+            )
+        self.plugins.append(plugin)
+        for hook in HOOKS:
+            if getattr(type(plugin), hook) is not getattr(BasePlugin, hook):
+                self._by_hook[hook].append(plugin)
+
+    def get_plugin(self, name: str) -> Optional[BasePlugin]:
+        return next((p for p in self.plugins if p.name == name), None)
+
+    def has(self, hook: str) -> bool:
+        return bool(self._by_hook[hook])
+
+    async def _run(self, hook: str, **kwargs: Any) -> Optional[Any]:
+        for plugin in self._by_hook[hook]:
+            try:
+                result = await getattr(plugin, hook)(**kwargs)
+            except Exception as e:
+                raise PluginError(f"Plugin {plugin.name!r} failed in {hook}: {e}") from e
+            if result is not None:
+                return result
+        return None
+
+    async def run_on_user_message_callback(self, **kwargs: Any) -> Any:
+        return await self._run("on_user_message_callback", **kwargs) if self._by_hook["on_user_message_callback"] else None
+
+    async def run_before_run_callback(self, **kwargs: Any) -> Any:
+        return await self._run("before_run_callback", **kwargs) if self._by_hook["before_run_callback"] else None
+
+    async def run_on_event_callback(self, **kwargs: Any) -> Any:
+        return await self._run("on_event_callback", **kwargs) if self._by_hook["on_event_callback"] else None
+
+    async def run_after_run_callback(self, **kwargs: Any) -> None:
+        # Every plugin's after_run runs: it is for cleanup, there is no result to win.
+        for plugin in self._by_hook["after_run_callback"]:
+            try:
+                await plugin.after_run_callback(**kwargs)
+            except Exception as e:
+                raise PluginError(f"Plugin {plugin.name!r} failed in after_run_callback: {e}") from e
+
+    async def run_before_agent_callback(self, **kwargs: Any) -> Any:
+        return await self._run("before_agent_callback", **kwargs) if self._by_hook["before_agent_callback"] else None
+
+    async def run_after_agent_callback(self, **kwargs: Any) -> Any:
+        return await self._run("after_agent_callback", **kwargs) if self._by_hook["after_agent_callback"] else None
+
+    async def run_before_model_callback(self, **kwargs: Any) -> Any:
+        return await self._run("before_model_callback", **kwargs) if self._by_hook["before_model_callback"] else None
+
+    async def run_after_model_callback(self, **kwargs: Any) -> Any:
+        return await self._run("after_model_callback", **kwargs) if self._by_hook["after_model_callback"] else None
+
+    async def run_on_model_error_callback(self, **kwargs: Any) -> Any:
+        return await self._run("on_model_error_callback", **kwargs) if self._by_hook["on_model_error_callback"] else None
+
+    async def run_before_tool_callback(self, **kwargs: Any) -> Any:
+        return await self._run("before_tool_callback", **kwargs) if self._by_hook["before_tool_callback"] else None
+
+    async def run_after_tool_callback(self, **kwargs: Any) -> Any:
+        return await self._run("after_tool_callback", **kwargs) if self._by_hook["after_tool_callback"] else None
+
+    async def run_on_tool_error_callback(self, **kwargs: Any) -> Any:
+        return await self._run("on_tool_error_callback", **kwargs) if self._by_hook["on_tool_error_callback"] else None
+
+    async def close(self) -> None:
+        """Closes every plugin, each within `close_timeout` seconds; reports failures together."""
+        failures = []
+        for plugin in self.plugins:
+            try:
+                await asyncio.wait_for(plugin.close(), timeout=self.close_timeout)
+            except asyncio.TimeoutError:
+                failures.append(f"{plugin.name}: did not close within {self.close_timeout}s")
+            except Exception as e:  # noqa: BLE001 - collect and report all
+                failures.append(f"{plugin.name}: {e}")
+        if failures:
+            raise PluginError("Some plugins failed to close: " + "; ".join(failures))

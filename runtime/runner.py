@@ -1,0 +1,501 @@
+"""The Runner: drives an agent through one invocation and commits what it yields.
+
+The loop (ADK's, with its guarantees made explicit):
+
+1. the user's message is appended first, carrying `state_delta` if one is given;
+2. the agent to run is chosen (the root, or the agent that answered last if it can transfer back);
+3. every event the agent yields goes through the plugins' `on_event`; a non-partial event is
+   appended (its state and artifact deltas committed) *before* it is yielded upstream and before
+   the agent resumes, so code after a `yield` sees the committed state; partial events are
+   forwarded, never stored;
+4. the invocation ends when the agent's generator is exhausted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import queue
+import threading
+from collections import OrderedDict
+from typing import Any, AsyncGenerator, Iterator, Optional, Sequence
+
+from google.genai import types
+
+from domain.errors import InvalidArgumentError, SessionNotFoundError
+from domain.events import Event, EventActions
+from domain.session import Session
+from projections.llm_context import LlmContextTracker
+from runtime.agents.base_agent import BaseAgent
+from runtime.app import App, ResumabilityConfig
+from runtime.invocation_context import InvocationContext, new_invocation_context_id
+from runtime.plugins.base_plugin import BasePlugin
+from runtime.plugins.plugin_manager import PluginManager
+from runtime.run_config import RunConfig
+from runtime.sessions.base import BaseSessionService, GetSessionConfig
+
+logger = logging.getLogger("chronicle.runner")
+
+_SESSION_CACHE_SIZE = 1024
+_FRESHNESS_CHECK = GetSessionConfig(num_recent_events=1)
+
+
+class _CachedSession:
+    """What the Runner keeps between invocations of a session: the events it has seen (so the next
+    invocation need not re-read the history) and the session's folded LLM contexts."""
+
+    __slots__ = ("session", "llm_context")
+
+    def __init__(self, session: Session, llm_context: LlmContextTracker):
+        self.session = session
+        self.llm_context = llm_context
+
+
+class Runner:
+    def __init__(
+        self,
+        *,
+        app: Optional[App] = None,
+        app_name: Optional[str] = None,
+        agent: Optional[BaseAgent] = None,
+        plugins: Optional[Sequence[BasePlugin]] = None,
+        session_service: BaseSessionService,
+        artifact_service: Any = None,
+        memory_service: Any = None,
+        credential_service: Any = None,
+        auto_create_session: bool = False,
+        plugin_close_timeout: float = 5.0,
+    ):
+        if app is not None:
+            if agent is not None:
+                raise InvalidArgumentError("Give the Runner either app=... or agent=... (with app_name), not both.")
+            if plugins:
+                raise InvalidArgumentError("With app=..., register plugins on the App, not on the Runner.")
+            app_name = app_name or app.name
+            agent = app.root_agent
+            plugins = app.plugins
+            self.resumability_config: Optional[ResumabilityConfig] = app.resumability_config
+        else:
+            if agent is None or not app_name:
+                raise InvalidArgumentError("Give the Runner app=App(...), or both agent=... and app_name=....")
+            self.resumability_config = None
+        if not isinstance(agent, BaseAgent):
+            raise InvalidArgumentError(f"The Runner's agent must be a BaseAgent, got {type(agent).__name__}")
+        if session_service is None:
+            raise InvalidArgumentError("The Runner needs a session_service (e.g. InMemorySessionService()).")
+        self.app = app
+        self.app_name: str = app_name
+        self.agent: BaseAgent = agent
+        self.session_service = session_service
+        self.artifact_service = artifact_service
+        self.memory_service = memory_service
+        self.credential_service = credential_service
+        self.auto_create_session = auto_create_session
+        self.plugin_manager = PluginManager(plugins=plugins, close_timeout=plugin_close_timeout)
+        self._sessions: OrderedDict[tuple[str, str], _CachedSession] = OrderedDict()
+        self._owned_services: list[Any] = []
+        self._closed = False
+
+    # -- the event loop ----------------------------------------------------------------------
+
+    async def run_async(
+        self,
+        *,
+        user_id: str,
+        session_id: str,
+        new_message: Optional[types.Content] = None,
+        invocation_id: Optional[str] = None,
+        state_delta: Optional[dict[str, Any]] = None,
+        run_config: Optional[RunConfig] = None,
+        yield_user_message: bool = False,
+    ) -> AsyncGenerator[Event, None]:
+        """Runs one invocation and yields its events (each non-partial one already committed)."""
+        run_config = run_config or RunConfig()
+        if new_message is None and invocation_id is None:
+            raise InvalidArgumentError("run_async needs a new_message (or an invocation_id to resume).")
+        if new_message is not None and not isinstance(new_message, types.Content):
+            raise InvalidArgumentError(
+                f"new_message must be a google.genai.types.Content, got {type(new_message).__name__}; e.g. "
+                "types.Content(role='user', parts=[types.Part(text='Hi')])"
+            )
+        if new_message is not None and not new_message.role:
+            new_message.role = "user"
+
+        entry = await self._load(user_id, session_id, run_config)
+        session = entry.session
+        if invocation_id is not None:
+            self._check_invocation_id(session, invocation_id, resuming=new_message is None)
+        ctx = InvocationContext(
+            invocation_id=invocation_id or new_invocation_context_id(),
+            session=session,
+            agent=self.agent,
+            session_service=self.session_service,
+            artifact_service=self.artifact_service,
+            memory_service=self.memory_service,
+            credential_service=self.credential_service,
+            plugin_manager=self.plugin_manager,
+            user_content=new_message,
+            run_config=run_config,
+            llm_context=entry.llm_context,
+        )
+        plugins = self.plugin_manager
+        try:
+            # 1. The user's message, first.
+            if new_message is not None:
+                replaced = await plugins.run_on_user_message_callback(invocation_context=ctx, user_message=new_message)
+                if replaced is not None:
+                    new_message = replaced
+                    ctx.user_content = replaced
+                if not new_message.parts:
+                    raise InvalidArgumentError("new_message has no parts; send at least one Part.")
+            if new_message is not None or state_delta:
+                user_event = Event(
+                    invocation_id=ctx.invocation_id,
+                    author="user",
+                    content=new_message,
+                    actions=EventActions(state_delta=dict(state_delta)) if state_delta else EventActions(),
+                )
+                _apply_custom_metadata(user_event, run_config)
+                call_event = _matching_function_call(session.events, user_event)
+                if call_event is not None:
+                    user_event.branch = call_event.branch
+                await self.session_service.append_event(session, user_event)
+                if yield_user_message:
+                    yield user_event
+
+            # 2. Who answers.
+            ctx.agent = self._find_agent_to_run(session)
+
+            # 3. Run it, committing each event before passing it on.
+            early = await plugins.run_before_run_callback(invocation_context=ctx)
+            if isinstance(early, types.Content):
+                event = Event(invocation_id=ctx.invocation_id, author="model", content=early)
+                yield await self._commit(ctx, event)
+            else:
+                agen = ctx.agent.run_async(ctx)
+                try:
+                    async for event in agen:
+                        yield await self._commit(ctx, event)
+                finally:
+                    await agen.aclose()
+            await plugins.run_after_run_callback(invocation_context=ctx)
+        finally:
+            self._remember(entry)
+
+    async def _commit(self, ctx: InvocationContext, event: Event) -> Event:
+        run_config = ctx.run_config
+        _apply_custom_metadata(event, run_config)
+        replaced = await self.plugin_manager.run_on_event_callback(invocation_context=ctx, event=event)
+        if replaced is not None:
+            if not isinstance(replaced, Event):
+                raise InvalidArgumentError(
+                    f"on_event_callback returned {type(replaced).__name__}; return an Event (or None)."
+                )
+            _apply_custom_metadata(replaced, run_config)
+            event = replaced
+        if not event.partial:
+            await self.session_service.append_event(ctx.session, event)
+        return event
+
+    # -- sessions ----------------------------------------------------------------------------
+
+    async def _load(self, user_id: str, session_id: str, run_config: RunConfig) -> _CachedSession:
+        """The session to run on. A session this Runner ran before is checked against the store
+        with a one-event read; if nobody else wrote to it since, the events the Runner already
+        holds are reused (no history re-read) along with its folded LLM context."""
+        key = (user_id, session_id)
+        cached = self._sessions.get(key)
+        config = run_config.get_session_config
+        if cached is not None and config is None:
+            fresh = await self.session_service.get_session(
+                app_name=self.app_name, user_id=user_id, session_id=session_id, config=_FRESHNESS_CHECK
+            )
+            if fresh is not None and fresh.version is not None and fresh.version == cached.session.version:
+                fresh.events = list(cached.session.events)  # a list of its own: concurrent runs must not share one
+                return _CachedSession(fresh, cached.llm_context)
+            if fresh is None:
+                self._sessions.pop(key, None)
+        session = await self.session_service.get_session(
+            app_name=self.app_name, user_id=user_id, session_id=session_id, config=config
+        )
+        if session is None:
+            if not self.auto_create_session:
+                raise SessionNotFoundError(
+                    self.app_name,
+                    user_id,
+                    session_id,
+                    hint="or construct the Runner with auto_create_session=True",
+                )
+            session = await self.session_service.create_session(
+                app_name=self.app_name, user_id=user_id, session_id=session_id
+            )
+        llm_context = cached.llm_context if cached is not None else LlmContextTracker()
+        return _CachedSession(session, llm_context)
+
+    def _remember(self, entry: _CachedSession) -> None:
+        session = entry.session
+        if session.version is None:
+            return
+        key = (session.user_id, session.id)
+        current = self._sessions.get(key)
+        if current is not None and (current.session.version or 0) > session.version:
+            return  # a concurrent invocation got further
+        self._sessions[key] = entry
+        self._sessions.move_to_end(key)
+        while len(self._sessions) > _SESSION_CACHE_SIZE:
+            self._sessions.popitem(last=False)
+
+    def _check_invocation_id(self, session: Session, invocation_id: str, *, resuming: bool) -> None:
+        if resuming:
+            raise InvalidArgumentError(
+                "Resuming an invocation (invocation_id without new_message) is not supported yet; "
+                "send a new_message."
+            )
+        if any(e.invocation_id == invocation_id for e in reversed(session.events)):
+            raise InvalidArgumentError(
+                f"Invocation id {invocation_id!r} is already used in session {session.id!r}; "
+                "leave invocation_id out to get a new one."
+            )
+
+    def _find_agent_to_run(self, session: Session) -> BaseAgent:
+        """The agent that should answer: the one whose function call the user's message answers;
+        else the agent that answered last, if it (and its ancestors) can transfer back up; else the
+        root agent."""
+        root = self.agent
+        events = session.events
+        if events and events[-1].author == "user" and events[-1].get_function_responses():
+            call_event = _matching_function_call(events, events[-1])
+            if call_event is not None:
+                found = root.find_agent(call_event.author)
+                if found is not None:
+                    return found
+        for event in reversed(events):
+            if event.author == "user" or event.actions.agent_state is not None or event.actions.end_of_agent:
+                continue
+            if event.author == root.name:
+                return root
+            agent = root.find_sub_agent(event.author)
+            if agent is None:
+                continue
+            if _is_transferable_across_agent_tree(agent):
+                return agent
+        return root
+
+    # -- conveniences ------------------------------------------------------------------------
+
+    def run(
+        self,
+        *,
+        user_id: str,
+        session_id: str,
+        new_message: Optional[types.Content] = None,
+        run_config: Optional[RunConfig] = None,
+        **kwargs: Any,
+    ) -> Iterator[Event]:
+        """A synchronous `run_async`: runs it on an event loop in a background thread and yields
+        its events here. Errors are raised in the caller. For scripts and tests; servers should
+        use `run_async`."""
+        events: queue.Queue[tuple[str, Any]] = queue.Queue()
+        stop = threading.Event()
+
+        async def pump() -> None:
+            agen = self.run_async(
+                user_id=user_id, session_id=session_id, new_message=new_message, run_config=run_config, **kwargs
+            )
+            try:
+                async for event in agen:
+                    events.put(("event", event))
+                    if stop.is_set():
+                        break
+            finally:
+                await agen.aclose()
+
+        def main() -> None:
+            try:
+                asyncio.run(pump())
+            except BaseException as error:  # noqa: BLE001 - re-raised in the caller's thread
+                events.put(("error", error))
+            finally:
+                events.put(("done", None))
+
+        thread = threading.Thread(target=main, name="chronicle-runner", daemon=True)
+        thread.start()
+        try:
+            while True:
+                kind, item = events.get()
+                if kind == "event":
+                    yield item
+                elif kind == "error":
+                    raise item
+                else:
+                    break
+        finally:
+            stop.set()
+            thread.join()
+
+    async def run_debug(
+        self,
+        user_messages: str | list[str],
+        *,
+        user_id: str = "debug_user_id",
+        session_id: str = "debug_session_id",
+        run_config: Optional[RunConfig] = None,
+        quiet: bool = False,
+        verbose: bool = False,
+    ) -> list[Event]:
+        """Sends each message in turn (creating the session if needed), prints the conversation
+        unless `quiet`, and returns every event."""
+        session = await self.session_service.get_session(
+            app_name=self.app_name, user_id=user_id, session_id=session_id, config=_FRESHNESS_CHECK
+        )
+        if session is None:
+            await self.session_service.create_session(app_name=self.app_name, user_id=user_id, session_id=session_id)
+            if not quiet:
+                print(f"\n ### Created new session: {session_id}")
+        elif not quiet:
+            print(f"\n ### Continue session: {session_id}")
+        if isinstance(user_messages, str):
+            user_messages = [user_messages]
+        collected: list[Event] = []
+        for message in user_messages:
+            if not quiet:
+                print(f"\nUser > {message}")
+            async for event in self.run_async(
+                user_id=user_id,
+                session_id=session_id,
+                new_message=types.Content(role="user", parts=[types.Part(text=message)]),
+                run_config=run_config,
+            ):
+                if not quiet:
+                    _print_event(event, verbose=verbose)
+                collected.append(event)
+        return collected
+
+    async def close(self) -> None:
+        """Closes the plugins and toolsets, and the services this Runner created itself."""
+        if self._closed:
+            return
+        self._closed = True
+        errors: list[BaseException] = []
+        for toolset in _collect_toolsets(self.agent):
+            try:
+                await asyncio.wait_for(toolset.close(), timeout=10.0)
+            except Exception as e:  # noqa: BLE001
+                errors.append(e)
+        try:
+            await self.plugin_manager.close()
+        except Exception as e:  # noqa: BLE001
+            errors.append(e)
+        for service in self._owned_services:
+            close = getattr(service, "close", None)
+            if close is not None:
+                try:
+                    await close()
+                except Exception as e:  # noqa: BLE001
+                    errors.append(e)
+        self._sessions.clear()
+        if errors:
+            raise errors[0]
+
+    async def __aenter__(self) -> Runner:
+        return self
+
+    async def __aexit__(self, *exc_info: Any) -> None:
+        await self.close()
+
+
+class InMemoryRunner(Runner):
+    """A Runner with in-memory services, for tests and experiments."""
+
+    def __init__(
+        self,
+        agent: Optional[BaseAgent] = None,
+        *,
+        app_name: Optional[str] = None,
+        plugins: Optional[Sequence[BasePlugin]] = None,
+        app: Optional[App] = None,
+        plugin_close_timeout: float = 5.0,
+    ):
+        from runtime.sessions import InMemorySessionService
+
+        if app is None and app_name is None:
+            app_name = "InMemoryRunner"
+        session_service = InMemorySessionService()
+        artifact_service = _optional_service("runtime.artifacts", "InMemoryArtifactService")
+        memory_service = _optional_service("runtime.memory", "InMemoryMemoryService")
+        super().__init__(
+            app=app,
+            app_name=app_name,
+            agent=agent,
+            plugins=plugins,
+            session_service=session_service,
+            artifact_service=artifact_service,
+            memory_service=memory_service,
+            plugin_close_timeout=plugin_close_timeout,
+        )
+        self._owned_services = [s for s in (session_service, artifact_service, memory_service) if s is not None]
+
+
+# -- helpers -----------------------------------------------------------------------------------
+
+
+def _optional_service(module_name: str, class_name: str) -> Any:
+    """An in-memory service if its module exists in this build, else None."""
+    import importlib
+
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError:
+        return None
+    cls = getattr(module, class_name, None)
+    return cls() if cls is not None else None
+
+
+def _apply_custom_metadata(event: Event, run_config: Optional[RunConfig]) -> None:
+    if run_config is not None and run_config.custom_metadata:
+        event.custom_metadata = {**run_config.custom_metadata, **(event.custom_metadata or {})}
+
+
+def _matching_function_call(events: Sequence[Event], response_event: Event) -> Optional[Event]:
+    """The event holding the function call that `response_event` (a user message) answers."""
+    if response_event.author != "user":
+        return None
+    responses = response_event.get_function_responses()
+    if not responses or not responses[0].id:
+        return None
+    call_id = responses[0].id
+    for event in reversed(events):
+        for call in event.get_function_calls():
+            if call.id == call_id:
+                return event
+    return None
+
+
+def _is_transferable_across_agent_tree(agent: BaseAgent) -> bool:
+    current: Optional[BaseAgent] = agent
+    while current is not None:
+        if not hasattr(current, "disallow_transfer_to_parent") or current.disallow_transfer_to_parent:
+            return False
+        current = current.parent_agent
+    return True
+
+
+def _collect_toolsets(agent: BaseAgent) -> list[Any]:
+    from runtime.tools.base_tool import BaseToolset
+
+    found = [t for t in getattr(agent, "tools", []) if isinstance(t, BaseToolset)]
+    for sub_agent in agent.sub_agents:
+        found.extend(t for t in _collect_toolsets(sub_agent) if t not in found)
+    return found
+
+
+def _print_event(event: Event, *, verbose: bool = False) -> None:
+    if event.partial or not event.content or not event.content.parts:
+        return
+    for part in event.content.parts:
+        if part.text and not part.thought:
+            print(f"{event.author} > {part.text}")
+        elif verbose and part.function_call:
+            print(f"{event.author} > [call] {part.function_call.name}({part.function_call.args})")
+        elif verbose and part.function_response:
+            print(f"{event.author} > [result] {part.function_response.name}: {part.function_response.response}")

@@ -1,0 +1,52 @@
+"""BaseTool: something a model can call; BaseToolset: a source of tools resolved per request."""
+
+from __future__ import annotations
+
+import abc
+from typing import TYPE_CHECKING, Any, Optional
+
+from google.genai import types
+
+if TYPE_CHECKING:
+    from runtime.contexts import ReadonlyContext
+    from runtime.models import LlmRequest
+    from runtime.tools.tool_context import ToolContext
+
+
+class BaseTool:
+    def __init__(
+        self,
+        *,
+        name: str,
+        description: str = "",
+        is_long_running: bool = False,
+        custom_metadata: Optional[dict[str, Any]] = None,
+    ):
+        self.name = name
+        self.description = description
+        self.is_long_running = is_long_running
+        self.custom_metadata = custom_metadata
+
+    def _get_declaration(self) -> Optional[types.FunctionDeclaration]:
+        """The function declaration the model sees; None for tools the model does not call."""
+        return None
+
+    async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
+        raise NotImplementedError(f"Tool {self.name!r} does not implement run_async")
+
+    async def process_llm_request(self, *, tool_context: ToolContext, llm_request: LlmRequest) -> None:
+        """Adds the tool to a model request. Override to change the request in other ways."""
+        llm_request.append_tools([self])
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r})"
+
+
+class BaseToolset(abc.ABC):
+    """A group of tools decided per request (e.g. the tools of a remote server)."""
+
+    @abc.abstractmethod
+    async def get_tools(self, readonly_context: Optional[ReadonlyContext] = None) -> list[BaseTool]: ...
+
+    async def close(self) -> None:
+        """Release what the toolset holds; called by Runner.close()."""
