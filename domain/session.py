@@ -28,3 +28,32 @@ class Session(BaseModel):
     @property
     def version(self) -> Optional[int]:
         return self._version
+
+    @classmethod
+    def from_store(
+        cls,
+        *,
+        id: str,
+        app_name: str,
+        user_id: str,
+        state: dict[str, Any],
+        events: list[Event],
+        last_update_time: float,
+        version: int,
+    ) -> "Session":
+        """Build a session from values the store already validated, skipping validation
+        (listing 10,000 sessions would otherwise spend most of its time re-checking them)."""
+        session = cls.__new__(cls)
+        values = {
+            "id": id,
+            "app_name": app_name,
+            "user_id": user_id,
+            "state": state,
+            "events": events,
+            "last_update_time": last_update_time,
+        }
+        object.__setattr__(session, "__dict__", values)
+        object.__setattr__(session, "__pydantic_fields_set__", set(values))
+        object.__setattr__(session, "__pydantic_extra__", None)
+        object.__setattr__(session, "__pydantic_private__", {"_version": version})
+        return session

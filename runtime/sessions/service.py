@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 import threading
 import time
 import uuid
@@ -137,12 +138,11 @@ class LogSessionService(BaseSessionService):
     def _create(self, app_name: str, user_id: str, session_id: str, state: dict[str, Any]) -> Session:
         log = SessionLog.start(app_name, user_id, session_id, _copy_state(state), time.time())
         side = SideRows(
-            catalog=self._catalog_row(log, state=log.state),
-            catalog_is_new=True,
+            new_sessions=[self._catalog_row(log, state=log.state)],
             scoped=_scoped_rows(app_name, user_id, split_scopes(state)),
         )
         try:
-            self._application.save(log, side=side)
+            self.store.save(log, side)
         except IntegrityError:
             raise AlreadyExistsError(
                 f"Session {session_id!r} of user {user_id!r} in app {app_name!r} already exists"
@@ -165,18 +165,25 @@ class LogSessionService(BaseSessionService):
     def _list(self, app_name: str, user_id: str | None) -> ListSessionsResponse:
         scoped_by_user: dict[str, dict[str, Any]] = {}
         sessions = []
-        for row in self._recorder.select_catalog(app_name, user_id):
-            if row.user_id not in scoped_by_user:
-                scoped_by_user[row.user_id] = self._recorder.select_scoped(app_name, row.user_id)
-            session = Session(
-                id=row.session_id,
-                app_name=app_name,
-                user_id=row.user_id,
-                state={**(row.state or {}), **scoped_by_user[row.user_id]},
-                last_update_time=row.last_update_time,
+        for session_id, row_user, last_update_time, version, state in self._recorder.select_listing(
+            app_name, user_id
+        ):
+            scoped = scoped_by_user.get(row_user)
+            if scoped is None:
+                scoped = scoped_by_user[row_user] = self._recorder.select_scoped(app_name, row_user)
+            if isinstance(state, str):
+                state = json.loads(state)
+            sessions.append(
+                Session.from_store(
+                    id=session_id,
+                    app_name=app_name,
+                    user_id=row_user,
+                    state={**state, **scoped},
+                    events=[],
+                    last_update_time=last_update_time,
+                    version=version,
+                )
             )
-            session._version = row.version
-            sessions.append(session)
         return ListSessionsResponse(sessions=sessions)
 
     def _delete(self, app_name: str, user_id: str, session_id: str) -> None:
@@ -187,7 +194,7 @@ class LogSessionService(BaseSessionService):
                 return
             log.delete(time.time())
             try:
-                self._application.save(log, side=SideRows(catalog=self._catalog_row(log)))
+                self.store.save(log, SideRows(updated_sessions=[self._catalog_row(log)]))
             except IntegrityError:
                 self._evict(log_id)
                 raise
@@ -222,11 +229,11 @@ class LogSessionService(BaseSessionService):
             scoped = split_scopes(payload["actions"].get("state_delta"))
             side = SideRows(
                 claims=[(log_id, payload["id"], log.version)],
-                catalog=self._catalog_row(log, state=log.state if scoped.session else None),
+                updated_sessions=[self._catalog_row(log, state=log.state if scoped.session else None)],
                 scoped=_scoped_rows(session.app_name, session.user_id, scoped),
             )
             try:
-                self._application.save(log, side=side)
+                self.store.save(log, side)
             except IntegrityError:
                 # Another writer got there first, or this event id is already stored.
                 self._evict(log_id)
@@ -256,16 +263,15 @@ class LogSessionService(BaseSessionService):
 
     def _view(self, log: SessionLog, version: int, state: dict[str, Any], events: list[Event]) -> Session:
         scoped = self._recorder.select_scoped(log.app_name, log.user_id)
-        session = Session(
+        return Session.from_store(
             id=log.session_id,
             app_name=log.app_name,
             user_id=log.user_id,
             state={**state, **scoped},
             events=events,
             last_update_time=log.last_update_time,
+            version=version,
         )
-        session._version = version
-        return session
 
     def _stored_event(self, log_id: UUID, event_id: str) -> Event | None:
         version = self._recorder.find_claim(log_id, event_id)

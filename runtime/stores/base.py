@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol, TypeVar
@@ -54,18 +56,35 @@ class CatalogRow:
     state: dict[str, Any] | None = None  # None: unchanged by this write
 
 
+# What list_sessions shows of a session: (session id, user id, last update, version, state).
+# The state is a dict, or its JSON text where decoding is left to the caller.
+Listing = tuple[str, str, float, int, Any]
+
+
 @dataclass
 class SideRows:
-    """The derived rows one append writes along with its events."""
+    """The derived rows one append (or one group of appends) writes along with its events."""
 
     claims: list[tuple[UUID, str, int]] = field(default_factory=list)  # (log, event id, version)
-    catalog: CatalogRow | None = None
-    catalog_is_new: bool = False
+    new_sessions: list[CatalogRow] = field(default_factory=list)
+    updated_sessions: list[CatalogRow] = field(default_factory=list)
     scoped: list[tuple[str, str, str, Any]] = field(default_factory=list)  # (app, user|'', key, value)
 
     def sorted_scoped(self) -> list[tuple[str, str, str, str]]:
-        # A fixed order keeps two writers of the same keys from deadlocking.
-        return sorted((a, u, k, json.dumps(v)) for a, u, k, v in self.scoped)
+        # A fixed order keeps two writers of the same keys from deadlocking; the last
+        # write of a key within one group wins, as it would have one by one.
+        latest = {(a, u, k): v for a, u, k, v in self.scoped}
+        return sorted((a, u, k, json.dumps(v)) for (a, u, k), v in latest.items())
+
+    @classmethod
+    def merge(cls, sides: list["SideRows"]) -> "SideRows":
+        merged = cls()
+        for side in sides:
+            merged.claims += side.claims
+            merged.new_sessions += side.new_sessions
+            merged.updated_sessions += side.updated_sessions
+            merged.scoped += side.scoped
+        return merged
 
 
 class LogRecorder(Protocol):
@@ -73,7 +92,7 @@ class LogRecorder(Protocol):
 
     def find_claim(self, log_id: UUID, event_id: str) -> int | None: ...
 
-    def select_catalog(self, app_name: str, user_id: str | None) -> list[CatalogRow]: ...
+    def select_listing(self, app_name: str, user_id: str | None) -> list[Listing]: ...
 
     def select_scoped(self, app_name: str, user_id: str) -> dict[str, Any]: ...
 
@@ -136,6 +155,71 @@ class LogApplication(Application):
                 self.snapshots.put([SessionLog.Snapshot.take(log)])
 
 
+class _Pending:
+    __slots__ = ("events", "log", "side", "done", "error")
+
+    def __init__(self, log: Any, side: SideRows):
+        self.events = log.collect_events()  # taken now, so a failed group can be retried
+        self.log, self.side = log, side
+        self.done = False
+        self.error: BaseException | None = None
+
+
+class GroupCommit:
+    """Writes concurrent appends to different sessions in one transaction.
+
+    No thread of its own: the first writer to arrive commits everything queued by then
+    (the leader); writers arriving meanwhile queue up and the next leader takes them all.
+    A lone writer pays nothing extra. If a group fails (one stale writer, one duplicate
+    event id), its members are retried one by one so each gets its own outcome.
+    """
+
+    MAX_GROUP = 256
+
+    def __init__(self, application: Application):
+        self._application = application
+        self._leader = threading.Lock()
+        self._queue_lock = threading.Lock()
+        self._queue: list[_Pending] = []
+
+    def save(self, log: Any, side: SideRows) -> None:
+        pending = _Pending(log, side)
+        with self._queue_lock:
+            self._queue.append(pending)
+        while not pending.done:
+            with self._leader:
+                if pending.done:
+                    break
+                with self._queue_lock:
+                    group, self._queue = self._queue[: self.MAX_GROUP], self._queue[self.MAX_GROUP :]
+                self._commit(group)
+        if pending.error is not None:
+            raise pending.error
+
+    def _commit(self, group: list[_Pending]) -> None:
+        try:
+            self._save(group)
+        except Exception:
+            if len(group) == 1:
+                group[0].error = sys.exc_info()[1]
+                group[0].done = True
+                return
+            for member in group:
+                try:
+                    self._save([member])
+                except Exception as e:  # noqa: BLE001 - handed to its own writer
+                    member.error = e
+                member.done = True
+            return
+        for member in group:
+            member.done = True
+
+    def _save(self, group: list[_Pending]) -> None:
+        events = [e for member in group for e in member.events]
+        logs = [member.log for member in group]
+        self._application.save(*events, *logs, side=SideRows.merge([m.side for m in group]))
+
+
 class Store:
     """One backend: its recorders, the log application over them, and where I/O runs."""
 
@@ -150,6 +234,7 @@ class Store:
         self.url = url
         self.recorder = recorder
         self.application = LogApplication(recorder, snapshot_recorder)
+        self._group_commit = GroupCommit(self.application)
         # The eventsourcing library is synchronous: store I/O runs in a few threads so
         # it never blocks the event loop. The in-memory store runs inline.
         self._executor = (
@@ -162,6 +247,10 @@ class Store:
         if self._executor is None:
             return fn(*args)
         return await asyncio.get_running_loop().run_in_executor(self._executor, fn, *args)
+
+    def save(self, log: Any, side: SideRows) -> None:
+        """Record a log's pending events with their derived rows (group-committed)."""
+        self._group_commit.save(log, side)
 
     def close(self) -> None:
         if self._executor is not None:

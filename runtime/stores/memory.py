@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any, Sequence
 from uuid import UUID
 
 from eventsourcing.persistence import IntegrityError, StoredEvent
 from eventsourcing.popo import POPOAggregateRecorder, POPOApplicationRecorder
 
-from runtime.stores.base import CatalogRow, SideRows, Store
+from runtime.stores.base import CatalogRow, Listing, SideRows, Store
 
 
 class MemoryLogRecorder(POPOApplicationRecorder):
@@ -32,12 +33,11 @@ class MemoryLogRecorder(POPOApplicationRecorder):
         if side:
             for log_id, event_id, version in side.claims:
                 self._claims[(str(log_id), event_id)] = version
-            if side.catalog:
-                row = side.catalog
-                old = self._catalog.get(row.log_id)
-                if row.state is None and old is not None:
-                    row = CatalogRow(**{**row.__dict__, "state": old.state})
+            for row in side.new_sessions:
                 self._catalog[row.log_id] = row
+            for row in side.updated_sessions:
+                old = self._catalog[row.log_id]
+                self._catalog[row.log_id] = replace(row, state=old.state if row.state is None else row.state)
             for app_name, user_id, key, value in side.sorted_scoped():
                 self._scoped.setdefault((app_name, user_id), {})[key] = value
         return ids
@@ -46,14 +46,14 @@ class MemoryLogRecorder(POPOApplicationRecorder):
         with self._database_lock:
             return self._claims.get((str(log_id), event_id))
 
-    def select_catalog(self, app_name: str, user_id: str | None) -> list[CatalogRow]:
+    def select_listing(self, app_name: str, user_id: str | None) -> list[Listing]:
         with self._database_lock:
             rows = [
-                r
+                (r.session_id, r.user_id, r.last_update_time, r.version, json.dumps(r.state or {}))
                 for r in self._catalog.values()
                 if r.app_name == app_name and not r.deleted and (user_id is None or r.user_id == user_id)
             ]
-        return sorted(rows, key=lambda r: r.last_update_time)
+        return sorted(rows, key=lambda r: r[2])
 
     def select_scoped(self, app_name: str, user_id: str) -> dict[str, Any]:
         with self._database_lock:

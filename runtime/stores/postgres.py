@@ -10,11 +10,11 @@ from uuid import UUID
 from eventsourcing.persistence import StoredEvent
 from eventsourcing.postgres import PostgresAggregateRecorder, PostgresApplicationRecorder, PostgresDatastore
 from psycopg import Cursor
-from psycopg.rows import DictRow
+from psycopg.rows import DictRow, tuple_row
 from psycopg.sql import SQL
 
 from domain.errors import StoreError
-from runtime.stores.base import CatalogRow, SideRows, Store
+from runtime.stores.base import CatalogRow, Listing, SideRows, Store
 
 EVENTS_TABLE = "chronicle_events"
 SNAPSHOTS_TABLE = "chronicle_snapshots"
@@ -38,42 +38,79 @@ _CREATE = [
 ]
 
 
+def _catalog_json(row: CatalogRow) -> dict[str, Any]:
+    return {**row.__dict__, "log_id": str(row.log_id)}
+
+
+def _side_json(side: SideRows) -> str:
+    return json.dumps(
+        {
+            "claims": [[str(log_id), event_id, version] for log_id, event_id, version in side.claims],
+            "new_sessions": [_catalog_json(r) for r in side.new_sessions],
+            "updated_sessions": [_catalog_json(r) for r in side.updated_sessions],
+            "scoped": [[a, u, k, json.loads(v)] for a, u, k, v in side.sorted_scoped()],
+        }
+    )
+
+
+# Rows are written in a fixed order (sorted scoped keys) so concurrent appends cannot deadlock.
+_APPEND_FUNCTION = """
+CREATE OR REPLACE FUNCTION chronicle_append(events {event_type}[], side jsonb)
+RETURNS SETOF bigint LANGUAGE plpgsql AS $body$
+BEGIN
+  INSERT INTO chronicle_event_ids (log_id, event_id, version)
+    SELECT (c->>0)::uuid, c->>1, (c->>2)::bigint FROM jsonb_array_elements(side->'claims') c;
+  INSERT INTO chronicle_sessions (log_id, app_name, user_id, session_id, created_time,
+                                  last_update_time, version, deleted, state)
+    SELECT (r->>'log_id')::uuid, r->>'app_name', r->>'user_id', r->>'session_id',
+           (r->>'created_time')::float8, (r->>'last_update_time')::float8, (r->>'version')::bigint,
+           (r->>'deleted')::boolean, COALESCE(r->'state', '{{}}'::jsonb)
+    FROM jsonb_array_elements(side->'new_sessions') r;
+  UPDATE chronicle_sessions s
+    SET last_update_time = (r->>'last_update_time')::float8, version = (r->>'version')::bigint,
+        deleted = (r->>'deleted')::boolean,
+        state = CASE WHEN jsonb_typeof(r->'state') = 'object' THEN r->'state' ELSE s.state END
+    FROM jsonb_array_elements(side->'updated_sessions') r
+    WHERE s.log_id = (r->>'log_id')::uuid;
+  INSERT INTO chronicle_scoped_state (app_name, user_id, key, value)
+    SELECT c->>0, c->>1, c->>2, c->3 FROM jsonb_array_elements(side->'scoped') c
+    ON CONFLICT (app_name, user_id, key) DO UPDATE SET value = excluded.value;
+  LOCK TABLE chronicle_events IN EXCLUSIVE MODE;
+  NOTIFY chronicle_events;
+  RETURN QUERY INSERT INTO chronicle_events (originator_id, originator_version, topic, state)
+    SELECT e.originator_id, e.originator_version, e.topic, e.state FROM unnest(events) e
+    RETURNING notification_id;
+END
+$body$
+"""
+
+
 class PostgresLogRecorder(PostgresApplicationRecorder):
     def __init__(self, datastore: PostgresDatastore, *, events_table_name: str = EVENTS_TABLE):
         super().__init__(datastore, events_table_name=events_table_name)
         self.sql_create_statements.extend(SQL(s).format() for s in _CREATE)  # type: ignore[arg-type]
 
-    def _insert_events(
-        self, curs: Cursor[DictRow], stored_events: Sequence[StoredEvent], **kwargs: Any
-    ) -> None:
-        # Runs in the same transaction as the events, before them (pipelined).
-        side: SideRows | None = kwargs.get("side")
-        if not side:
-            return
-        if side.claims:
-            curs.executemany(
-                "INSERT INTO chronicle_event_ids VALUES (%s, %s, %s)", side.claims
-            )
-        row = side.catalog
-        if row and side.catalog_is_new:
+    def create_table(self) -> None:
+        super().create_table()
+        with self.datastore.transaction(commit=True) as curs:
+            curs.execute(_APPEND_FUNCTION.format(event_type=self.stored_event_type_name))
+
+    def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int] | None:
+        # One statement, so one round trip: the function writes the derived rows, takes
+        # the table lock that keeps notification ids in commit order, notifies listeners
+        # and inserts the events, all in the statement's own transaction.
+        side: SideRows = kwargs.get("side") or SideRows()
+        events = [
+            self.construct_pg_stored_event(e.originator_id, e.originator_version, e.topic, e.state)
+            for e in stored_events
+        ]
+        with self.datastore.get_connection() as conn, conn.cursor() as curs:
             curs.execute(
-                f"INSERT INTO chronicle_sessions ({_CATALOG_COLUMNS}) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s)",
-                (row.log_id, row.app_name, row.user_id, row.session_id, row.created_time,
-                 row.last_update_time, row.version, row.deleted, json.dumps(row.state or {})),
+                f"SELECT chronicle_append(%s::{self.stored_event_type_name}[], %s::jsonb) AS id",
+                (events, _side_json(side)),
+                prepare=True,
             )
-        elif row:
-            curs.execute(
-                "UPDATE chronicle_sessions SET last_update_time = %s, version = %s, deleted = %s,"
-                " state = COALESCE(%s::jsonb, state) WHERE log_id = %s",
-                (row.last_update_time, row.version, row.deleted,
-                 None if row.state is None else json.dumps(row.state), row.log_id),
-            )
-        if side.scoped:
-            curs.executemany(
-                "INSERT INTO chronicle_scoped_state VALUES (%s, %s, %s, %s::jsonb)"
-                " ON CONFLICT (app_name, user_id, key) DO UPDATE SET value = excluded.value",
-                side.sorted_scoped(),
-            )
+            return [row["id"] for row in curs.fetchall()]
 
     def find_claim(self, log_id: UUID, event_id: str) -> int | None:
         with self.datastore.get_connection() as conn, conn.cursor() as curs:
@@ -84,20 +121,18 @@ class PostgresLogRecorder(PostgresApplicationRecorder):
             row = curs.fetchone()
         return None if row is None else row["version"]
 
-    def select_catalog(self, app_name: str, user_id: str | None) -> list[CatalogRow]:
-        sql = f"SELECT {_CATALOG_COLUMNS} FROM chronicle_sessions WHERE app_name = %s AND NOT deleted"
+    def select_listing(self, app_name: str, user_id: str | None) -> list[Listing]:
+        sql = (
+            "SELECT session_id, user_id, last_update_time, version, state FROM chronicle_sessions"
+            " WHERE app_name = %s AND NOT deleted"
+        )
         params: list[Any] = [app_name]
         if user_id is not None:
             sql += " AND user_id = %s"
             params.append(user_id)
-        with self.datastore.get_connection() as conn, conn.cursor() as curs:
+        with self.datastore.get_connection() as conn, conn.cursor(row_factory=tuple_row) as curs:
             curs.execute(sql + " ORDER BY last_update_time", params)
-            rows = curs.fetchall()
-        return [
-            CatalogRow(r["log_id"], r["app_name"], r["user_id"], r["session_id"], r["created_time"],
-                       r["last_update_time"], r["version"], r["deleted"], r["state"] or {})
-            for r in rows
-        ]
+            return curs.fetchall()  # type: ignore[return-value]
 
     def select_scoped(self, app_name: str, user_id: str) -> dict[str, Any]:
         with self.datastore.get_connection() as conn, conn.cursor() as curs:

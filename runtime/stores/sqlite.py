@@ -10,7 +10,7 @@ from eventsourcing.sqlite import SQLiteAggregateRecorder, SQLiteApplicationRecor
 
 from domain.errors import StoreError
 from eventsourcing.persistence import StoredEvent
-from runtime.stores.base import CatalogRow, SideRows, Store
+from runtime.stores.base import Listing, SideRows, Store
 
 EVENTS_TABLE = "chronicle_events"
 SNAPSHOTS_TABLE = "chronicle_snapshots"
@@ -47,19 +47,18 @@ class SqliteLogRecorder(SQLiteApplicationRecorder):
                     "INSERT INTO chronicle_event_ids VALUES (?, ?, ?)",
                     [(log_id.hex, event_id, version) for log_id, event_id, version in side.claims],
                 )
-            row = side.catalog
-            if row and side.catalog_is_new:
-                c.execute(
+            if side.new_sessions:
+                c.executemany(
                     f"INSERT INTO chronicle_sessions ({_CATALOG_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)",
-                    (row.log_id.hex, row.app_name, row.user_id, row.session_id, row.created_time,
-                     row.last_update_time, row.version, int(row.deleted), json.dumps(row.state or {})),
+                    [(r.log_id.hex, r.app_name, r.user_id, r.session_id, r.created_time, r.last_update_time,
+                      r.version, int(r.deleted), json.dumps(r.state or {})) for r in side.new_sessions],
                 )
-            elif row:
-                c.execute(
+            if side.updated_sessions:
+                c.executemany(
                     "UPDATE chronicle_sessions SET last_update_time = ?, version = ?, deleted = ?,"
                     " state = COALESCE(?, state) WHERE log_id = ?",
-                    (row.last_update_time, row.version, int(row.deleted),
-                     None if row.state is None else json.dumps(row.state), row.log_id.hex),
+                    [(r.last_update_time, r.version, int(r.deleted),
+                      None if r.state is None else json.dumps(r.state), r.log_id.hex) for r in side.updated_sessions],
                 )
             if side.scoped:
                 c.executemany(
@@ -78,19 +77,18 @@ class SqliteLogRecorder(SQLiteApplicationRecorder):
             row = c.fetchone()
         return None if row is None else row[0]
 
-    def select_catalog(self, app_name: str, user_id: str | None) -> list[CatalogRow]:
-        sql = f"SELECT {_CATALOG_COLUMNS} FROM chronicle_sessions WHERE app_name = ? AND deleted = 0"
+    def select_listing(self, app_name: str, user_id: str | None) -> list[Listing]:
+        sql = (
+            "SELECT session_id, user_id, last_update_time, version, state FROM chronicle_sessions"
+            " WHERE app_name = ? AND deleted = 0"
+        )
         params: list[Any] = [app_name]
         if user_id is not None:
             sql += " AND user_id = ?"
             params.append(user_id)
         with self.datastore.transaction(commit=False) as c:
             c.execute(sql + " ORDER BY last_update_time", params)
-            rows = c.fetchall()
-        return [
-            CatalogRow(UUID(r[0]), r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7]), json.loads(r[8] or "{}"))
-            for r in rows
-        ]
+            return [tuple(row) for row in c.fetchall()]  # type: ignore[misc]
 
     def select_scoped(self, app_name: str, user_id: str) -> dict[str, Any]:
         with self.datastore.transaction(commit=False) as c:
