@@ -12,6 +12,7 @@ from typing import Any
 
 from eventsourcing.domain import Aggregate
 
+from domain.rewind import active_ranges, is_hidden
 from domain.state import apply_delta, split_scopes
 
 _NAMESPACE = uuid.UUID("6f1f0c52-3b1e-4f43-9c1a-6c7a1e0b8d2a")
@@ -38,6 +39,25 @@ class SessionLog(Aggregate):
         state: dict[str, Any]
         created_time: float
 
+    class ForkedFrom(Aggregate.Event):
+        """This session began as a copy of another's history up to ``version``."""
+
+        TOPIC = "chronicle:SessionLog.ForkedFrom"
+        source_session_id: str
+        source_log_id: str
+        source_version: int
+        before_invocation_id: str | None
+        forked_time: float
+
+        def apply(self, log: SessionLog) -> None:
+            log.last_update_time = self.forked_time
+            log.forked_from = {
+                "session_id": self.source_session_id,
+                "log_id": self.source_log_id,
+                "version": self.source_version,
+                "before_invocation_id": self.before_invocation_id,
+            }
+
     class Recorded(Aggregate.Event):
         """One non-partial ADK event, stored as its JSON dict (``temp:`` keys removed)."""
 
@@ -47,13 +67,27 @@ class SessionLog(Aggregate):
         def apply(self, log: SessionLog) -> None:
             actions = self.event.get("actions") or {}
             apply_delta(log.state, split_scopes(actions.get("state_delta")).session)
-            log.last_update_time = self.event["timestamp"]
-            invocation_id = self.event.get("invocation_id")
-            if invocation_id:
-                first = log.invocations.get(invocation_id, (self.originator_version,))[0]
-                # A new list, never mutated: readers may hold the previous one.
-                log.invocations[invocation_id] = [first, self.originator_version]
-            log.event_count += 1
+            log.artifacts.update(session_artifacts(actions.get("artifact_delta")))
+            log.note_event(self.event, self.originator_version)
+
+    class Rewound(Aggregate.Event):
+        """A rewind: the marker ADK event, and the session as it was before the target.
+
+        The restored state and artifact versions are computed by replay when the rewind
+        is recorded, so reading the session afterwards never replays anything.
+        """
+
+        TOPIC = "chronicle:SessionLog.Rewound"
+        event: dict[str, Any]
+        start_version: int
+        restored_state: dict[str, Any]
+        restored_artifacts: dict[str, int]
+
+        def apply(self, log: SessionLog) -> None:
+            log.state = dict(self.restored_state)
+            log.artifacts = dict(self.restored_artifacts)
+            log.rewinds = [*log.rewinds, [self.originator_version, self.start_version]]
+            log.note_event(self.event, self.originator_version)
 
     class Deleted(Aggregate.Event):
         TOPIC = "chronicle:SessionLog.Deleted"
@@ -73,9 +107,31 @@ class SessionLog(Aggregate):
         self.created_time = created_time
         self.last_update_time = created_time
         self.deleted = False
-        # invocation id -> [first version, last version] of its recorded events
+        # invocation id -> [first version, last version] of its events, rewound ones too
         self.invocations: dict[str, list[int]] = {}
+        self.artifacts: dict[str, int] = {}  # session-scoped filename -> version in view
+        self.rewinds: list[list[int]] = []  # [rewind version, first rewound version]
+        self.forked_from: dict[str, Any] | None = None
         self.event_count = 0
+
+    def note_event(self, event: dict[str, Any], version: int) -> None:
+        self.last_update_time = event["timestamp"]
+        invocation_id = event.get("invocation_id")
+        if invocation_id:
+            first = self.invocations.get(invocation_id, (version,))[0]
+            # A new list, never mutated: readers may hold the previous one.
+            self.invocations[invocation_id] = [first, version]
+        self.event_count += 1
+
+    def hidden_ranges(self) -> list[tuple[int, int]]:
+        return active_ranges(self.rewinds)
+
+    def invocation_start(self, invocation_id: str) -> int | None:
+        """The first version of an invocation still in the timeline, or None."""
+        span = self.invocations.get(invocation_id)
+        if span is None or is_hidden(span[0], self.hidden_ranges()):
+            return None
+        return span[0]
 
     @classmethod
     def start(
@@ -94,9 +150,33 @@ class SessionLog(Aggregate):
     def record(self, event: dict[str, Any]) -> None:
         self.trigger_event(self.Recorded, event=event)
 
+    def rewind(
+        self, event: dict[str, Any], start_version: int, state: dict[str, Any], artifacts: dict[str, int]
+    ) -> None:
+        self.trigger_event(
+            self.Rewound, event=event, start_version=start_version, restored_state=state, restored_artifacts=artifacts
+        )
+
+    def fork_of(
+        self, source: SessionLog, version: int, before_invocation_id: str | None, forked_time: float
+    ) -> None:
+        self.trigger_event(
+            self.ForkedFrom,
+            source_session_id=source.session_id,
+            source_log_id=str(source.id),
+            source_version=version,
+            before_invocation_id=before_invocation_id,
+            forked_time=forked_time,
+        )
+
     def delete(self, deleted_time: float) -> None:
         self.trigger_event(self.Deleted, deleted_time=deleted_time)
 
 
-# Topics of the events that carry ADK events; projections read only these.
-RECORDED_TOPICS = (SessionLog.Recorded.TOPIC,)
+def session_artifacts(artifact_delta: dict[str, int] | None) -> dict[str, int]:
+    """The part of an artifact delta that belongs to the session (``user:`` files are shared)."""
+    return {name: v for name, v in (artifact_delta or {}).items() if not name.startswith("user:")}
+
+
+# Topics of the events that carry ADK events (a rewind's marker is one); projections read these.
+RECORDED_TOPICS = (SessionLog.Recorded.TOPIC, SessionLog.Rewound.TOPIC)

@@ -14,6 +14,8 @@ from domain.session import Session
 class GetSessionConfig(BaseModel):
     num_recent_events: Optional[int] = None
     after_timestamp: Optional[float] = None
+    # Chronicle: include events hidden by a rewind (marked in `chronicle history`), for audits.
+    include_rewound: bool = False
 
 
 class ListSessionsResponse(BaseModel):

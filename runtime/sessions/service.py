@@ -14,9 +14,16 @@ from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import IntegrityError, StoredEvent
 from pydantic import BaseModel, ConfigDict
 
-from domain.errors import AlreadyExistsError, InvalidArgumentError, SessionNotFoundError, StaleSessionError
-from domain.events import Event
+from domain.errors import (
+    AlreadyExistsError,
+    InvalidArgumentError,
+    InvocationNotFoundError,
+    SessionNotFoundError,
+    StaleSessionError,
+)
+from domain.events import Event, EventActions
 from domain.log import RECORDED_TOPICS, SessionLog, session_log_id
+from domain.rewind import active_ranges, is_hidden
 from domain.session import Session
 from domain.state import ScopedDelta, check_json_state, split_scopes, without_temp
 from domain.validation import check_ids
@@ -24,6 +31,17 @@ from runtime.sessions.base import BaseSessionService, GetSessionConfig, ListSess
 from runtime.stores import CatalogRow, SideRows, Store, open_store
 
 _PAGE = 64  # events read per round trip when only the newest are wanted
+_REWIND_ATTEMPTS = 5
+
+
+def _changes(now: dict[str, Any], then: dict[str, Any]) -> dict[str, Any]:
+    """The delta that takes ``now`` back to ``then`` (keys that did not exist then: None)."""
+    missing = object()
+    return {
+        key: then.get(key)
+        for key in {*now, *then}
+        if now.get(key, missing) != then.get(key, missing)
+    }
 
 
 class _StoredRecorded(BaseModel):
@@ -112,6 +130,46 @@ class LogSessionService(BaseSessionService):
         session._version = version
         return event
 
+    async def rewind_session(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        rewind_before_invocation_id: str,
+        invocation_id: Optional[str] = None,
+    ) -> Event:
+        """Take the session back to just before an invocation, in one append.
+
+        Session state (initial state included) and session artifact versions become what
+        they were then; later events stay in the log, hidden from reads and from the LLM
+        context. ``app:`` and ``user:`` state are shared with other sessions and are not
+        rolled back. Returns the rewind's marker event (ADK's shape: its actions carry
+        ``rewind_before_invocation_id`` and the deltas that take the session back).
+        """
+        check_ids(app_name, user_id, session_id)
+        return await self.store.call(
+            self._rewind, app_name, user_id, session_id, rewind_before_invocation_id, invocation_id
+        )
+
+    async def fork_session(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        at_invocation_id: Optional[str] = None,
+        new_session_id: Optional[str] = None,
+    ) -> Session:
+        """A new session whose history is this one's, up to just before ``at_invocation_id``
+        (or all of it). The source is untouched; the fork records where it came from."""
+        check_ids(app_name, user_id, session_id)
+        if new_session_id is not None:
+            check_ids(app_name, user_id, new_session_id)
+        return await self.store.call(
+            self._fork, app_name, user_id, session_id, at_invocation_id, new_session_id or str(uuid.uuid4())
+        )
+
     async def close(self) -> None:
         self.store.close()
 
@@ -158,8 +216,8 @@ class LogSessionService(BaseSessionService):
             log = self._load(log_id)
             if log is None:
                 return None
-            version, state = log.version, _copy_state(log.state)
-        events = self._read_events(log_id, version, config)
+            version, state, hidden = log.version, _copy_state(log.state), log.hidden_ranges()
+        events = self._read_events(log_id, version, hidden, config)
         return self._view(log, version, state, events)
 
     def _list(self, app_name: str, user_id: str | None) -> ListSessionsResponse:
@@ -246,6 +304,84 @@ class LogSessionService(BaseSessionService):
                 ) from None
             return log.version, None
 
+    def _rewind(
+        self, app_name: str, user_id: str, session_id: str, target: str, invocation_id: str | None
+    ) -> Event:
+        log_id = session_log_id(app_name, user_id, session_id)
+        for _ in range(_REWIND_ATTEMPTS):
+            with self._lock(log_id):
+                log = self._load(log_id)
+                if log is None:
+                    raise SessionNotFoundError(app_name, user_id, session_id)
+                start = log.invocation_start(target)
+                if start is None:
+                    raise InvocationNotFoundError(session_id, target)
+                # Replay: the log as it was just before the target (nearest snapshot + tail).
+                before = self._application.repository.get(log_id, version=start - 1)
+                marker = Event(
+                    author="user",
+                    invocation_id=invocation_id or f"e-{uuid.uuid4()}",
+                    actions=EventActions(
+                        rewind_before_invocation_id=target,
+                        state_delta=_changes(log.state, before.state),
+                        # files created since have no earlier version: they drop out of the view
+                        artifact_delta={
+                            k: v for k, v in _changes(log.artifacts, before.artifacts).items() if v is not None
+                        },
+                    ),
+                )
+                payload = marker.to_json_dict()
+                log.rewind(payload, start, _copy_state(before.state), dict(before.artifacts))
+                side = SideRows(
+                    claims=[(log_id, marker.id, log.version)],
+                    updated_sessions=[self._catalog_row(log, state=log.state)],
+                )
+                try:
+                    self.store.save(log, side)
+                    return marker
+                except IntegrityError:
+                    self._evict(log_id)  # a writer got in first: recompute against it
+        raise StaleSessionError(session_id, log.version - 1, log.version)
+
+    def _fork(
+        self, app_name: str, user_id: str, session_id: str, at_invocation_id: str | None, new_session_id: str
+    ) -> Session:
+        source_id = session_log_id(app_name, user_id, session_id)
+        with self._lock(source_id):
+            source = self._load(source_id)
+            if source is None:
+                raise SessionNotFoundError(app_name, user_id, session_id)
+            cut = source.version
+            if at_invocation_id is not None:
+                start = source.invocation_start(at_invocation_id)
+                if start is None:
+                    raise InvocationNotFoundError(session_id, at_invocation_id)
+                cut = start - 1
+        rows = self._recorder.select_events(source_id, lte=cut)
+        decode = self._application.mapper.to_domain_event
+        genesis = decode(rows[0])
+        hidden = active_ranges([r for r in source.rewinds if r[0] <= cut])
+        fork = SessionLog.start(
+            app_name, user_id, new_session_id, _copy_state(split_scopes(genesis.state).session), time.time()
+        )
+        # Copied cheaply: the fork's timeline is the source's visible events, replayed
+        # from the source's genesis; payloads are reused as they are.
+        claims = []
+        for row in rows[1:]:
+            if row.topic == SessionLog.Recorded.TOPIC and not is_hidden(row.originator_version, hidden):
+                payload = decode(row).event
+                fork.record(payload)
+                claims.append((fork.id, payload["id"], fork.version))
+        fork.fork_of(source, cut, at_invocation_id, time.time())
+        side = SideRows(claims=claims, new_sessions=[self._catalog_row(fork, state=fork.state)])
+        try:
+            self.store.save(fork, side)
+        except IntegrityError:
+            raise AlreadyExistsError(
+                f"Session {new_session_id!r} already exists; choose another id for the fork."
+            ) from None
+        return self._view(fork, fork.version, _copy_state(fork.state), [])
+
     # -- helpers -----------------------------------------------------------------------
 
     def _catalog_row(self, log: SessionLog, state: dict[str, Any] | None = None) -> CatalogRow:
@@ -280,19 +416,27 @@ class LogSessionService(BaseSessionService):
         rows = self._recorder.select_events(log_id, gt=version - 1, lte=version)
         return parse_recorded(rows[0]) if rows else None
 
-    def _read_events(self, log_id: UUID, version: int, config: GetSessionConfig | None) -> list[Event]:
+    def _read_events(
+        self, log_id: UUID, version: int, hidden: list[tuple[int, int]], config: GetSessionConfig | None
+    ) -> list[Event]:
         limit = config.num_recent_events if config else None
         after = config.after_timestamp if config else None
+        if config is not None and config.include_rewound:
+            hidden = []
+
+        def visible(row: StoredEvent) -> bool:
+            return row.topic in RECORDED_TOPICS and not is_hidden(row.originator_version, hidden)
+
         if not limit and after is None:
             rows: Sequence[StoredEvent] = self._recorder.select_events(log_id, lte=version)
-            return [parse_recorded(r) for r in rows if r.topic in RECORDED_TOPICS]
+            return [parse_recorded(r) for r in rows if visible(r)]
         # Newest first, a page at a time, until enough or older than after_timestamp.
         newest_first: list[Event] = []
         upper = version
         while upper > 1:
             page = self._recorder.select_events(log_id, lte=upper, desc=True, limit=_PAGE)
             for row in page:
-                if row.topic not in RECORDED_TOPICS:
+                if not visible(row):
                     continue
                 event = parse_recorded(row)
                 if after is not None and event.timestamp < after:
