@@ -1,0 +1,470 @@
+"""The artifact service over the log: ADK's API, one implementation for every store.
+
+Versions are events of an `ArtifactLog` (one per session, one per user for ``user:``
+names); bytes go to a content-addressed blob store in the same database (files under
+the root for `FileArtifactService`). `load_artifact` checks every byte against the
+recorded sha256.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import threading
+import time
+import weakref
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional
+from uuid import UUID
+
+from eventsourcing.application import AggregateNotFoundError
+from eventsourcing.persistence import IntegrityError
+from google.genai import types
+
+from domain.errors import InvalidArgumentError, StoreError
+from domain.validation import check_ids
+from runtime.artifacts.base import BaseArtifactService
+from runtime.artifacts.blobs import BlobStore, FileBlobStore, blob_store_for, check_blob, store_bytes
+from runtime.artifacts.log import ArtifactLog
+from runtime.artifacts.names import ArtifactScope, artifact_scope, check_filename
+from runtime.artifacts.versions import (
+    BYTES,
+    TEXT,
+    ArtifactVersion,
+    VersionRecord,
+    find_version,
+    live_filenames,
+)
+from runtime.stores import Store, open_store
+
+DEFAULT_MAX_ARTIFACT_BYTES = 64 * 1024 * 1024
+SAVE_ATTEMPTS = 64  # optimistic-concurrency retries before a save gives up
+
+_ARTIFACT_URI = re.compile(
+    r"artifact://apps/(?P<app>[^/]+)/users/(?P<user>[^/]+)(?:/sessions/(?P<session>[^/]+))?"
+    r"/artifacts/(?P<filename>[^/]+)/versions/(?P<version>\d+)"
+)
+
+
+@dataclass(frozen=True)
+class _Content:
+    """A Part made ready to store: its bytes and what the version event records."""
+
+    data: Optional[bytes]  # None for a reference to an existing version
+    kind: str
+    mime_type: str
+    display_name: Optional[str] = None
+    reference: Optional[tuple[ArtifactScope, str, int]] = None  # (scope, filename, version)
+
+
+class _StoreLocks:
+    """One lock per artifact log per store: the aggregate cache is shared by every service on
+    a store, so in-process writers of one log take turns instead of clashing."""
+
+    def __init__(self) -> None:
+        self._locks: dict[UUID, threading.Lock] = {}
+        self._guard = threading.Lock()
+
+    def get(self, log_id: UUID) -> threading.Lock:
+        lock = self._locks.get(log_id)
+        if lock is None:
+            with self._guard:
+                lock = self._locks.setdefault(log_id, threading.Lock())
+        return lock
+
+
+_locks_by_store: "weakref.WeakKeyDictionary[Store, _StoreLocks]" = weakref.WeakKeyDictionary()
+_locks_guard = threading.Lock()
+
+
+def _store_locks(store: Store) -> _StoreLocks:
+    with _locks_guard:
+        locks = _locks_by_store.get(store)
+        if locks is None:
+            locks = _locks_by_store[store] = _StoreLocks()
+        return locks
+
+
+class LogArtifactService(BaseArtifactService):
+    """Artifacts as event-sourced version logs plus content-addressed blobs, in one store.
+
+    Give it the Store a session service uses (``LogArtifactService(session_service.store)``)
+    to keep sessions and artifacts in one database.
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        blobs: Optional[BlobStore] = None,
+        max_artifact_bytes: int = DEFAULT_MAX_ARTIFACT_BYTES,
+        owns_store: bool = False,
+    ):
+        if not isinstance(max_artifact_bytes, int) or max_artifact_bytes < 0:
+            raise InvalidArgumentError(f"max_artifact_bytes must be a non-negative int, got {max_artifact_bytes!r}")
+        self.store = store
+        self.blobs: BlobStore = blobs if blobs is not None else blob_store_for(store)
+        self.max_artifact_bytes = max_artifact_bytes
+        self._owns_store = owns_store
+        self._application = store.application
+        self._locks = _store_locks(store)
+
+    # -- ADK API -----------------------------------------------------------------------
+
+    async def save_artifact(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        filename: str,
+        artifact: types.Part | dict[str, Any],
+        session_id: Optional[str] = None,
+        custom_metadata: Optional[dict[str, Any]] = None,
+    ) -> int:
+        """Stores a new version of `filename` and returns its number (0 for the first)."""
+        scope = artifact_scope(app_name, user_id, filename, session_id)
+        content = self._content(scope, filename, artifact)
+        metadata = _check_metadata(custom_metadata)
+        return await self.store.call(self._save, scope, filename, content, metadata)
+
+    async def load_artifact(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        filename: str,
+        session_id: Optional[str] = None,
+        version: Optional[int] = None,
+    ) -> Optional[types.Part]:
+        """The given version of `filename` (the newest when None), or None when there is none.
+        Raises ArtifactIntegrityError when the stored bytes do not match the recorded hash."""
+        scope = artifact_scope(app_name, user_id, filename, session_id)
+        _check_version(version)
+        return await self.store.call(self._load_part, scope, filename, version)
+
+    async def list_artifact_keys(
+        self, *, app_name: str, user_id: str, session_id: Optional[str] = None
+    ) -> list[str]:
+        """The session's filenames and the user's (``user:``) filenames, sorted."""
+        check_ids(app_name, user_id, session_id)
+        scopes = [ArtifactScope(app_name, user_id, None)]
+        if session_id is not None:
+            scopes.insert(0, ArtifactScope(app_name, user_id, session_id))
+        return await self.store.call(self._keys, scopes)
+
+    async def delete_artifact(
+        self, *, app_name: str, user_id: str, filename: str, session_id: Optional[str] = None
+    ) -> None:
+        """Records that every version of `filename` so far is deleted. Numbering goes on, so a
+        later save never reuses a number; the bytes stay in the blob store until a purge."""
+        scope = artifact_scope(app_name, user_id, filename, session_id)
+        await self.store.call(self._delete, scope, filename)
+
+    async def list_versions(
+        self, *, app_name: str, user_id: str, filename: str, session_id: Optional[str] = None
+    ) -> list[int]:
+        return [v.version for v in await self._records(app_name, user_id, filename, session_id)]
+
+    async def list_artifact_versions(
+        self, *, app_name: str, user_id: str, filename: str, session_id: Optional[str] = None
+    ) -> list[ArtifactVersion]:
+        scope = artifact_scope(app_name, user_id, filename, session_id)
+        return [_metadata(scope, r) for r in await self._records(app_name, user_id, filename, session_id)]
+
+    async def get_artifact_version(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        filename: str,
+        session_id: Optional[str] = None,
+        version: Optional[int] = None,
+    ) -> Optional[ArtifactVersion]:
+        scope = artifact_scope(app_name, user_id, filename, session_id)
+        _check_version(version)
+        record = await self.store.call(self._record, scope, filename, version, False)
+        return None if record is None else _metadata(scope, record)
+
+    async def restore_artifact(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        filename: str,
+        version: int,
+        session_id: Optional[str] = None,
+    ) -> int:
+        """Records a new version whose content is exactly `version`'s (even a deleted one) and
+        returns its number. No bytes are copied: both versions name the same blob. This is
+        what a rewind uses to bring back the version an earlier ``artifact_delta`` recorded."""
+        scope = artifact_scope(app_name, user_id, filename, session_id)
+        _check_version(version)
+        if version is None:
+            raise InvalidArgumentError("restore_artifact needs the version to restore.")
+        content = _Content(None, BYTES, "", reference=(scope, filename, version))
+        return await self.store.call(self._save, scope, filename, content, {})
+
+    async def close(self) -> None:
+        if self._owns_store:
+            self.store.close()
+
+    # -- checks (before anything is written) -------------------------------------------
+
+    def _content(self, scope: ArtifactScope, filename: str, artifact: Any) -> _Content:
+        if isinstance(artifact, dict):
+            try:
+                artifact = types.Part.model_validate(artifact)
+            except Exception as e:
+                raise InvalidArgumentError(f"Artifact {filename!r} is not a valid Part: {e}") from None
+        if not isinstance(artifact, types.Part):
+            raise InvalidArgumentError(
+                f"Artifact {filename!r} must be a google.genai types.Part, got {type(artifact).__name__}."
+            )
+        if artifact.inline_data is not None and artifact.inline_data.data is not None:
+            blob = artifact.inline_data
+            data = bytes(blob.data)
+            content = _Content(data, BYTES, blob.mime_type or "application/octet-stream", blob.display_name)
+        elif artifact.text is not None:
+            data = artifact.text.encode("utf-8")
+            content = _Content(data, TEXT, "text/plain")
+        elif artifact.file_data is not None and (artifact.file_data.file_uri or "").startswith("artifact://"):
+            return _Content(None, BYTES, "", reference=self._reference(scope, artifact.file_data.file_uri))
+        else:
+            raise InvalidArgumentError(
+                f"Artifact {filename!r} has neither bytes nor text: save a Part made with "
+                "types.Part(text=...) or types.Part.from_bytes(data=..., mime_type=...)."
+            )
+        if len(data) > self.max_artifact_bytes:
+            raise InvalidArgumentError(
+                f"Artifact {filename!r} is {len(data):,} bytes, over this service's limit of "
+                f"{self.max_artifact_bytes:,} bytes; store it elsewhere or raise max_artifact_bytes."
+            )
+        return content
+
+    def _reference(self, scope: ArtifactScope, uri: str) -> tuple[ArtifactScope, str, int]:
+        match = _ARTIFACT_URI.fullmatch(uri)
+        if match is None:
+            raise InvalidArgumentError(f"Invalid artifact reference {uri!r}.")
+        if match["app"] != scope.app_name or match["user"] != scope.user_id:
+            raise InvalidArgumentError(
+                f"Artifact reference {uri!r} points outside app {scope.app_name!r} / user {scope.user_id!r}."
+            )
+        session = match["session"]
+        if session is not None and session != scope.session_id:
+            raise InvalidArgumentError(f"Artifact reference {uri!r} points into another session.")
+        filename = check_filename(match["filename"])
+        return ArtifactScope(scope.app_name, scope.user_id, session), filename, int(match["version"])
+
+    # -- in the store's thread ---------------------------------------------------------
+
+    def _load_log(self, log_id: UUID) -> Optional[ArtifactLog]:
+        try:
+            return self._application.repository.get(log_id)
+        except AggregateNotFoundError:
+            return None
+
+    def _evict(self, log_id: UUID) -> None:
+        cache = self._application.repository.cache
+        if cache is not None:
+            try:
+                cache.get(log_id, evict=True)
+            except KeyError:
+                pass
+
+    def _record(
+        self, scope: ArtifactScope, filename: str, version: Optional[int], include_deleted: bool
+    ) -> Optional[VersionRecord]:
+        log_id = scope.log_id
+        with self._locks.get(log_id):
+            log = self._load_log(log_id)
+            return None if log is None else find_version(log.view, filename, version, include_deleted=include_deleted)
+
+    def _save(self, scope: ArtifactScope, filename: str, content: _Content, metadata: dict[str, Any]) -> int:
+        copied_from = None
+        if content.reference is None:
+            assert content.data is not None
+            sha256, size = store_bytes(self.blobs, content.data), len(content.data)  # before the event
+            kind, mime_type, display_name = content.kind, content.mime_type, content.display_name
+        else:
+            ref_scope, ref_name, ref_version = content.reference
+            source = self._record(ref_scope, ref_name, ref_version, True)
+            if source is None:
+                raise InvalidArgumentError(
+                    f"Artifact {ref_name!r} has no version {ref_version} to restore or reference."
+                )
+            sha256, size, kind = source.sha256, source.size, source.kind
+            mime_type, display_name = source.mime_type, source.display_name
+            if ref_scope == scope and ref_name == filename:
+                copied_from = ref_version
+        log_id = scope.log_id
+        for attempt in range(SAVE_ATTEMPTS):
+            with self._locks.get(log_id):
+                log = self._load_log(log_id) or ArtifactLog.start(scope)
+                version = log.next_version(filename)
+                log.save_version(
+                    VersionRecord(
+                        filename=filename,
+                        version=version,
+                        sha256=sha256,
+                        size=size,
+                        mime_type=mime_type,
+                        kind=kind,
+                        create_time=time.time(),
+                        custom_metadata=metadata,
+                        display_name=display_name,
+                        copied_from=copied_from,
+                    )
+                )
+                try:
+                    self._application.save(log)
+                    return version
+                except IntegrityError:
+                    # Another process saved to this log first: reload and take the next number.
+                    self._evict(log_id)
+            time.sleep(random.uniform(0, 0.002 * min(attempt + 1, 10)))
+        raise StoreError(
+            f"Could not save artifact {filename!r}: {SAVE_ATTEMPTS} attempts each lost a race with "
+            "other writers of the same scope. Try again."
+        )
+
+    def _load_part(self, scope: ArtifactScope, filename: str, version: Optional[int]) -> Optional[types.Part]:
+        record = self._record(scope, filename, version, False)
+        if record is None:
+            return None
+        what = f"Artifact {filename!r} version {record.version}"
+        data = check_blob(record.sha256, self.blobs.get(record.sha256), what)
+        if record.kind == TEXT:
+            return types.Part(text=data.decode("utf-8"))
+        return types.Part(
+            inline_data=types.Blob(data=data, mime_type=record.mime_type, display_name=record.display_name)
+        )
+
+    def _keys(self, scopes: list[ArtifactScope]) -> list[str]:
+        names: set[str] = set()
+        for scope in scopes:
+            log_id = scope.log_id
+            with self._locks.get(log_id):
+                log = self._load_log(log_id)
+                if log is not None:
+                    names.update(live_filenames(log.view))
+        return sorted(names)
+
+    def _delete(self, scope: ArtifactScope, filename: str) -> None:
+        log_id = scope.log_id
+        for attempt in range(SAVE_ATTEMPTS):
+            with self._locks.get(log_id):
+                log = self._load_log(log_id)
+                file = None if log is None else log.view.get(filename)
+                if file is None or not file.live():
+                    return
+                log.delete(filename, time.time())
+                try:
+                    self._application.save(log)
+                    return
+                except IntegrityError:
+                    self._evict(log_id)
+            time.sleep(random.uniform(0, 0.002 * min(attempt + 1, 10)))
+        raise StoreError(f"Could not delete artifact {filename!r}: too many concurrent writers. Try again.")
+
+    def _live_records(self, scope: ArtifactScope, filename: str) -> list[VersionRecord]:
+        log_id = scope.log_id
+        with self._locks.get(log_id):
+            log = self._load_log(log_id)
+            file = None if log is None else log.view.get(filename)
+            return [] if file is None else list(file.live())
+
+    async def _records(
+        self, app_name: str, user_id: str, filename: str, session_id: Optional[str]
+    ) -> list[VersionRecord]:
+        scope = artifact_scope(app_name, user_id, filename, session_id)
+        return await self.store.call(self._live_records, scope, filename)
+
+
+def _check_version(version: object) -> None:
+    if version is not None and (not isinstance(version, int) or isinstance(version, bool) or version < 0):
+        raise InvalidArgumentError(f"An artifact version is an int ≥ 0 (or None for the newest), got {version!r}.")
+
+
+def _check_metadata(custom_metadata: Optional[dict[str, Any]]) -> dict[str, Any]:
+    if custom_metadata is None:
+        return {}
+    if not isinstance(custom_metadata, dict):
+        raise InvalidArgumentError(f"custom_metadata must be a dict, got {type(custom_metadata).__name__}.")
+    try:
+        return json.loads(json.dumps(custom_metadata))
+    except (TypeError, ValueError) as e:
+        raise InvalidArgumentError(f"custom_metadata must be JSON-serialisable: {e}") from None
+
+
+def _metadata(scope: ArtifactScope, record: VersionRecord) -> ArtifactVersion:
+    return ArtifactVersion(
+        version=record.version,
+        canonical_uri=scope.uri(record.filename, record.version),
+        custom_metadata=dict(record.custom_metadata),
+        create_time=record.create_time,
+        mime_type=record.mime_type,
+        sha256=record.sha256,
+        size=record.size,
+    )
+
+
+# -- the services users construct --------------------------------------------------------
+
+
+class InMemoryArtifactService(LogArtifactService):
+    """Artifacts kept in this process only: for tests and throwaway runs."""
+
+    def __init__(self, *, max_artifact_bytes: int = DEFAULT_MAX_ARTIFACT_BYTES):
+        super().__init__(open_store("memory://"), max_artifact_bytes=max_artifact_bytes, owns_store=True)
+
+
+class SqliteArtifactService(LogArtifactService):
+    """Artifacts in one SQLite file: versions in its log, bytes in its ``chronicle_blobs`` table."""
+
+    def __init__(self, path_or_url: str = "chronicle.db", *, max_artifact_bytes: int = DEFAULT_MAX_ARTIFACT_BYTES):
+        url = path_or_url if path_or_url.startswith("sqlite:") else f"sqlite:///{path_or_url}"
+        super().__init__(open_store(url), max_artifact_bytes=max_artifact_bytes, owns_store=True)
+
+
+class PostgresArtifactService(LogArtifactService):
+    """Artifacts in PostgreSQL, shared by runner processes on many machines."""
+
+    def __init__(self, url: str, *, max_artifact_bytes: int = DEFAULT_MAX_ARTIFACT_BYTES):
+        if not url.startswith(("postgresql:", "postgres:")):
+            raise InvalidArgumentError(f"PostgresArtifactService needs a postgresql:// URL, got {url!r}")
+        super().__init__(open_store(url), max_artifact_bytes=max_artifact_bytes, owns_store=True)
+
+
+class FileArtifactService(LogArtifactService):
+    """Artifact bytes as files under `root_dir` (``root_dir/blobs/ab/cdef…``, one file per
+    distinct content), versions in a log (``root_dir/artifacts.db`` unless a store is given).
+    Filenames never become paths, so nothing is written outside `root_dir`."""
+
+    def __init__(
+        self,
+        root_dir: str | Path,
+        *,
+        store: Optional[Store] = None,
+        max_artifact_bytes: int = DEFAULT_MAX_ARTIFACT_BYTES,
+        fsync: bool = True,
+    ):
+        self.root_dir = Path(root_dir).expanduser().resolve()
+        self.root_dir.mkdir(parents=True, exist_ok=True)
+        owns = store is None
+        if store is None:
+            store = open_store(f"sqlite:///{self.root_dir / 'artifacts.db'}")
+        super().__init__(
+            store,
+            blobs=FileBlobStore(self.root_dir / "blobs", fsync=fsync),
+            max_artifact_bytes=max_artifact_bytes,
+            owns_store=owns,
+        )
+
+
+def artifact_service_from_url(url: str, *, max_artifact_bytes: int = DEFAULT_MAX_ARTIFACT_BYTES) -> LogArtifactService:
+    """An artifact service for memory://, sqlite:///path.db, postgresql://… or file:///dir URLs."""
+    if url.startswith("file://"):
+        return FileArtifactService(url[len("file://"):] or ".", max_artifact_bytes=max_artifact_bytes)
+    return LogArtifactService(open_store(url), max_artifact_bytes=max_artifact_bytes, owns_store=True)
