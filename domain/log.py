@@ -12,6 +12,7 @@ from typing import Any
 
 from eventsourcing.domain import Aggregate
 
+from domain import chain as hash_chain
 from domain.rewind import active_ranges, is_hidden
 from domain.state import apply_delta, split_scopes
 
@@ -29,17 +30,34 @@ class SessionLog(Aggregate):
     class Snapshot(Aggregate.Snapshot):
         TOPIC = "chronicle:SessionLog.Snapshot"
 
+    class Chained(Aggregate.Event):
+        """Base of the log's events: each carries its payload digest and chain link."""
+
+        TOPIC = "chronicle:SessionLog.Chained"
+
+        TOPIC = "chronicle:SessionLog.Chained"
+
+        digest: str
+        chain: str
+
+        def mutate(self, aggregate: Any) -> Any:
+            log = super().mutate(aggregate)
+            log.chain_head = self.chain
+            return log
+
     class Created(Aggregate.Created):
         """Genesis: carries the initial state, so a rewind can restore it."""
 
         TOPIC = "chronicle:SessionLog.Created"
+        digest: str
+        chain: str
         app_name: str
         user_id: str
         session_id: str
         state: dict[str, Any]
         created_time: float
 
-    class ForkedFrom(Aggregate.Event):
+    class ForkedFrom(Chained):
         """This session began as a copy of another's history up to ``version``."""
 
         TOPIC = "chronicle:SessionLog.ForkedFrom"
@@ -58,7 +76,7 @@ class SessionLog(Aggregate):
                 "before_invocation_id": self.before_invocation_id,
             }
 
-    class Recorded(Aggregate.Event):
+    class Recorded(Chained):
         """One non-partial ADK event, stored as its JSON dict (``temp:`` keys removed)."""
 
         TOPIC = "chronicle:SessionLog.Recorded"
@@ -70,7 +88,7 @@ class SessionLog(Aggregate):
             log.artifacts.update(session_artifacts(actions.get("artifact_delta")))
             log.note_event(self.event, self.originator_version)
 
-    class Rewound(Aggregate.Event):
+    class Rewound(Chained):
         """A rewind: the marker ADK event, and the session as it was before the target.
 
         The restored state and artifact versions are computed by replay when the rewind
@@ -89,7 +107,7 @@ class SessionLog(Aggregate):
             log.rewinds = [*log.rewinds, [self.originator_version, self.start_version]]
             log.note_event(self.event, self.originator_version)
 
-    class Deleted(Aggregate.Event):
+    class Deleted(Chained):
         TOPIC = "chronicle:SessionLog.Deleted"
         deleted_time: float
 
@@ -98,8 +116,15 @@ class SessionLog(Aggregate):
             log.last_update_time = self.deleted_time
 
     def __init__(
-        self, app_name: str, user_id: str, session_id: str, state: dict[str, Any], created_time: float
+        self,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        state: dict[str, Any],
+        created_time: float,
+        chain: str = hash_chain.GENESIS,
     ):
+        self.chain_head = chain
         self.app_name = app_name
         self.user_id = user_id
         self.session_id = session_id
@@ -137,30 +162,37 @@ class SessionLog(Aggregate):
     def start(
         cls, app_name: str, user_id: str, session_id: str, state: dict[str, Any], created_time: float
     ) -> SessionLog:
+        payload = dict(
+            app_name=app_name, user_id=user_id, session_id=session_id, state=state, created_time=created_time
+        )
+        digest = hash_chain.digest(cls.Created.TOPIC, payload)
         return cls._create(
             cls.Created,
             id=session_log_id(app_name, user_id, session_id),
-            app_name=app_name,
-            user_id=user_id,
-            session_id=session_id,
-            state=state,
-            created_time=created_time,
+            digest=digest,
+            chain=hash_chain.link(hash_chain.GENESIS, cls.INITIAL_VERSION, digest),
+            **payload,
         )
 
+    def _append(self, event_class: type[Chained], **payload: Any) -> None:
+        digest = hash_chain.digest(event_class.TOPIC, payload)
+        chain = hash_chain.link(self.chain_head, self.version + 1, digest)
+        self.trigger_event(event_class, digest=digest, chain=chain, **payload)
+
     def record(self, event: dict[str, Any]) -> None:
-        self.trigger_event(self.Recorded, event=event)
+        self._append(self.Recorded, event=event)
 
     def rewind(
         self, event: dict[str, Any], start_version: int, state: dict[str, Any], artifacts: dict[str, int]
     ) -> None:
-        self.trigger_event(
+        self._append(
             self.Rewound, event=event, start_version=start_version, restored_state=state, restored_artifacts=artifacts
         )
 
     def fork_of(
         self, source: SessionLog, version: int, before_invocation_id: str | None, forked_time: float
     ) -> None:
-        self.trigger_event(
+        self._append(
             self.ForkedFrom,
             source_session_id=source.session_id,
             source_log_id=str(source.id),
@@ -170,7 +202,7 @@ class SessionLog(Aggregate):
         )
 
     def delete(self, deleted_time: float) -> None:
-        self.trigger_event(self.Deleted, deleted_time=deleted_time)
+        self._append(self.Deleted, deleted_time=deleted_time)
 
 
 def session_artifacts(artifact_delta: dict[str, int] | None) -> dict[str, int]:

@@ -1,0 +1,57 @@
+"""Tamper evidence: every event of a session log is hashed into a chain.
+
+Each event carries the digest of its own payload and a link that hashes the previous
+link, its version and that digest. Editing, deleting or reordering a stored event breaks
+the chain at that point. A purge may blank a payload but keeps its digest, so the chain
+of a purged log still verifies.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping
+
+GENESIS = ""
+# Attributes that are bookkeeping, not payload: the library's, and the chain's own.
+_NOT_PAYLOAD = frozenset(
+    {"originator_id", "originator_version", "timestamp", "originator_topic", "digest", "chain", "class_version"}
+)
+
+
+def payload_of(event_attributes: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in event_attributes.items() if k not in _NOT_PAYLOAD}
+
+
+def digest(topic: str, payload: Mapping[str, Any]) -> str:
+    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return hashlib.sha256(f"{topic}\n{canonical}".encode()).hexdigest()
+
+
+def link(previous: str, version: int, event_digest: str) -> str:
+    return hashlib.sha256(f"{previous}:{version}:{event_digest}".encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class BrokenLink:
+    version: int
+    reason: str
+
+
+def verify(entries: Iterable[tuple[int, str, Mapping[str, Any]]]) -> BrokenLink | None:
+    """Check a log's chain; entries are (version, topic, stored attributes) in version order.
+
+    Returns the first broken link, or None when the whole chain holds.
+    """
+    previous, expected_version = GENESIS, 1
+    for version, topic, attributes in entries:
+        if version != expected_version:
+            return BrokenLink(expected_version, f"version {expected_version} is missing (next stored is {version})")
+        stored_digest, stored_chain = attributes.get("digest"), attributes.get("chain")
+        if not attributes.get("purged") and digest(topic, payload_of(attributes)) != stored_digest:
+            return BrokenLink(version, "payload does not match its digest (edited)")
+        if link(previous, version, str(stored_digest)) != stored_chain:
+            return BrokenLink(version, "link does not follow from the previous event (edited, removed or reordered)")
+        previous, expected_version = str(stored_chain), version + 1
+    return None
