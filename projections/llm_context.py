@@ -12,7 +12,8 @@ The rules are ADK's:
 * the user's messages and the agent's own turns, tool calls and tool results go in as they are;
 * another agent's turn is reframed as user context: "For context:", "[agent] said: …";
 * a tool result that arrives late (a long-running tool answered in a later turn) is placed
-  right after the call it answers, and the request that follows it ends there;
+  right after the call it answers, and the request that follows it ends there; results for a
+  call the view does not hold are left out (the model would refuse them);
 * function-call ids the runtime made up (``adk-…``) are not sent to the model;
 * a rewind event drops the invocations it rewinds.
 
@@ -24,7 +25,7 @@ O(history) again); `LlmContextView.copy()` gives an independent view when one is
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Optional, Sequence
+from typing import Optional, Sequence
 
 from google.genai import types
 
@@ -47,10 +48,22 @@ class LlmContextView:
     call_at: dict[str, int] = field(default_factory=dict)
     # Index of a call content -> index of the content that holds its results.
     results_at: dict[int, int] = field(default_factory=dict)
-    # Invocation id -> len(contents) when its first event was folded (where a rewind cuts).
+    # Invocation id -> len(contents) when its first event was folded (where a rewind cuts), and
+    # invocation id -> its order of appearance.
     invocation_starts: dict[str, int] = field(default_factory=dict)
+    invocation_seq: dict[str, int] = field(default_factory=dict)
+    # Invocation id -> `late_result_for` when it started (what a rewind to it restores).
+    invocation_late: dict[str, Optional[int]] = field(default_factory=dict)
+    # Late results placed in the middle, oldest first, so a rewind can undo them:
+    # [invocation seq, index, the content it replaced (None: inserted), call index, added turn start]
+    late_log: list[list] = field(default_factory=list)
     # Set when the latest folded content was a late tool result for the call at this index.
     late_result_for: Optional[int] = None
+    # Invocations whose first event was a rewind (rewinding to them restores what they removed).
+    rewind_invocations: set[str] = field(default_factory=set)
+    # Set when a rewind reaches back past what the view still holds; only a rebuild from the
+    # events can answer it (see `fold_all`), and trackers do that.
+    needs_rebuild: bool = False
     # Catch-up bookkeeping for trackers: how many events were folded, and the last one's id.
     folded: int = 0
     last_event_id: Optional[str] = None
@@ -62,7 +75,12 @@ class LlmContextView:
             call_at=dict(self.call_at),
             results_at=dict(self.results_at),
             invocation_starts=dict(self.invocation_starts),
+            invocation_seq=dict(self.invocation_seq),
+            invocation_late=dict(self.invocation_late),
+            late_log=[list(entry) for entry in self.late_log],
             late_result_for=self.late_result_for,
+            rewind_invocations=set(self.rewind_invocations),
+            needs_rebuild=self.needs_rebuild,
             folded=self.folded,
             last_event_id=self.last_event_id,
         )
@@ -73,13 +91,21 @@ def fold_llm_context(
 ) -> LlmContextView:
     """Folds one stored event into `view` (the view of `agent_name` on `branch`) and returns it."""
     actions = event.actions
-    if actions.rewind_before_invocation_id:
-        cut = view.invocation_starts.get(actions.rewind_before_invocation_id)
-        if cut is not None:
-            _truncate(view, cut)
-        return view
-    if event.invocation_id and event.invocation_id not in view.invocation_starts:
+    if event.invocation_id and event.invocation_id not in view.invocation_seq:
         view.invocation_starts[event.invocation_id] = len(view.contents)
+        view.invocation_seq[event.invocation_id] = len(view.invocation_seq)
+        view.invocation_late[event.invocation_id] = view.late_result_for
+        if actions.rewind_before_invocation_id:
+            view.rewind_invocations.add(event.invocation_id)
+    if actions.rewind_before_invocation_id:
+        target = actions.rewind_before_invocation_id
+        if target in view.invocation_seq and target not in view.rewind_invocations:
+            _rewind(view, target)
+        else:
+            # A rewind to before an invocation that an earlier rewind removed (or that was itself
+            # a rewind): the answer is the context as it was back then, which the view no longer has.
+            view.needs_rebuild = True
+        return view
 
     content = event.content
     if not _has_content(content) or not belongs_to_branch(branch, event) or _is_internal(content):
@@ -99,12 +125,14 @@ def fold_llm_context(
 
     if result_ids:
         call_index = view.call_at.get(result_ids[0])
-        if call_index is not None and call_index != len(view.contents) - 1:
-            _place_late_results(view, call_index, model_content, user=event.author == "user")
+        if call_index is None:
+            return view  # results for a call the model never made here (or that was rewound)
+        if call_index != len(view.contents) - 1:
+            seq = view.invocation_seq.get(event.invocation_id, len(view.invocation_seq))
+            _place_late_results(view, call_index, model_content, user=event.author == "user", seq=seq)
             return view
         index = _append(view, model_content, turn_start=event.author == "user")
-        if call_index is not None:
-            view.results_at[call_index] = index
+        view.results_at[call_index] = index
     else:
         index = _append(view, model_content, turn_start=event.author == "user")
     for call_id in call_ids:
@@ -112,16 +140,39 @@ def fold_llm_context(
     return view
 
 
-def fold_all(
-    events: Iterable[Event], *, agent_name: str, branch: Optional[str], view: Optional[LlmContextView] = None
-) -> LlmContextView:
-    """Folds a whole history: the reference the incremental views must agree with."""
-    view = view if view is not None else LlmContextView()
-    for event in events:
+def fold_all(events: Sequence[Event], *, agent_name: str, branch: Optional[str]) -> LlmContextView:
+    """Builds the view of a whole history at once: what the incremental views must agree with.
+
+    Rewinds are resolved first, newest first (a rewind inside a rewound range is itself undone),
+    then the surviving events are folded."""
+    view = LlmContextView()
+    for event in without_rewound(events):
         fold_llm_context(view, event, agent_name=agent_name, branch=branch)
-        view.folded += 1
-        view.last_event_id = event.id
+    view.folded = len(events)
+    view.last_event_id = events[-1].id if events else None
     return view
+
+
+def without_rewound(events: Sequence[Event]) -> list[Event]:
+    """The events that survive the history's rewinds (and no rewind events)."""
+    if not any(e.actions.rewind_before_invocation_id for e in events):
+        return list(events)
+    first_of: dict[str, int] = {}
+    for i, event in enumerate(events):
+        first_of.setdefault(event.invocation_id, i)
+    kept: list[Event] = []
+    i = len(events) - 1
+    while i >= 0:
+        target = events[i].actions.rewind_before_invocation_id
+        if target:
+            start = first_of.get(target)
+            if start is not None and start < i:
+                i = start
+        else:
+            kept.append(events[i])
+        i -= 1
+    kept.reverse()
+    return kept
 
 
 def request_contents(view: LlmContextView, *, include_contents: str = "default") -> list[types.Content]:
@@ -223,17 +274,23 @@ def _append(view: LlmContextView, content: types.Content, *, turn_start: bool) -
     return index
 
 
-def _place_late_results(view: LlmContextView, call_index: int, content: types.Content, *, user: bool) -> None:
+def _place_late_results(
+    view: LlmContextView, call_index: int, content: types.Content, *, user: bool, seq: int
+) -> None:
     """Puts tool results right after the call they answer, merging with results already there."""
     existing_index = view.results_at.get(call_index)
     if existing_index is not None:
+        entry = [seq, existing_index, view.contents[existing_index], call_index, False]
         view.contents[existing_index] = _merge_results(view.contents[existing_index], content)
     else:
         existing_index = call_index + 1
         _insert(view, existing_index, content)
         view.results_at[call_index] = existing_index
-    if user and (not view.turn_starts or view.turn_starts[-1] < call_index):
+        entry = [seq, existing_index, None, call_index, False]
+    if user:  # the user answered an earlier call: the current turn is that call and its result
         view.turn_starts.append(call_index)
+        entry[4] = True
+    view.late_log.append(entry)
     view.late_result_for = call_index
 
 
@@ -252,23 +309,55 @@ def _merge_results(base: types.Content, later: types.Content) -> types.Content:
     return types.Content(role=base.role, parts=parts)
 
 
+def _shift(view: LlmContextView, index: int, by: int) -> None:
+    """Moves every recorded position at or after `index` by `by` (after an insert or a removal)."""
+    move = lambda i: i + by if i >= index else i  # noqa: E731
+    view.turn_starts = [move(i) for i in view.turn_starts]
+    view.call_at = {k: move(i) for k, i in view.call_at.items()}
+    view.results_at = {move(k): move(i) for k, i in view.results_at.items()}
+    view.invocation_starts = {k: move(i) for k, i in view.invocation_starts.items()}
+    for entry in view.late_log:
+        entry[1], entry[3] = move(entry[1]), move(entry[3])
+
+
 def _insert(view: LlmContextView, index: int, content: types.Content) -> None:
     """Inserts in the middle (rare: a late result for a call that had none); shifts the indices."""
+    _shift(view, index, +1)
     view.contents.insert(index, content)
-    shift = lambda i: i + 1 if i >= index else i  # noqa: E731
-    view.turn_starts = [shift(i) for i in view.turn_starts]
-    view.call_at = {k: shift(i) for k, i in view.call_at.items()}
-    view.results_at = {shift(k): shift(i) for k, i in view.results_at.items()}
-    view.invocation_starts = {k: (i + 1 if i > index else i) for k, i in view.invocation_starts.items()}
 
 
-def _truncate(view: LlmContextView, cut: int) -> None:
+def _remove(view: LlmContextView, index: int) -> None:
+    del view.contents[index]
+    _shift(view, index + 1, -1)
+
+
+def _rewind(view: LlmContextView, invocation_id: str) -> None:
+    """Drops the invocation and everything after it, undoing late results they placed earlier."""
+    seq = view.invocation_seq.get(invocation_id)
+    if seq is None:
+        return
+    while view.late_log and view.late_log[-1][0] >= seq:
+        _, index, previous, call_index, added_turn_start = view.late_log.pop()
+        if previous is None:
+            view.results_at.pop(call_index, None)
+            _remove(view, index)
+        else:
+            view.contents[index] = previous
+        if added_turn_start:
+            for i in range(len(view.turn_starts) - 1, -1, -1):
+                if view.turn_starts[i] == call_index:
+                    del view.turn_starts[i]
+                    break
+    cut = view.invocation_starts[invocation_id]
     del view.contents[cut:]
     view.turn_starts = [i for i in view.turn_starts if i < cut]
     view.call_at = {k: i for k, i in view.call_at.items() if i < cut}
     view.results_at = {k: i for k, i in view.results_at.items() if k < cut and i < cut}
-    view.invocation_starts = {k: i for k, i in view.invocation_starts.items() if i < cut}
-    view.late_result_for = None
+    kept = {k for k, s in view.invocation_seq.items() if s < seq}
+    view.invocation_starts = {k: i for k, i in view.invocation_starts.items() if k in kept}
+    view.invocation_seq = {k: s for k, s in view.invocation_seq.items() if k in kept}
+    view.late_result_for = view.invocation_late.get(invocation_id)
+    view.invocation_late = {k: v for k, v in view.invocation_late.items() if k in kept}
 
 
 # -- catching up -----------------------------------------------------------------------------
@@ -298,6 +387,8 @@ class LlmContextTracker:
             view = self._views[key] = LlmContextView()
         for event in events[start:] if start else events:
             fold_llm_context(view, event, agent_name=agent_name, branch=branch)
+        if view.needs_rebuild:
+            view = self._views[key] = fold_all(events, agent_name=agent_name, branch=branch)
         if events:
             view.folded = len(events)
             view.last_event_id = events[-1].id
