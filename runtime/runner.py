@@ -36,7 +36,6 @@ from runtime.sessions.base import BaseSessionService, GetSessionConfig
 
 logger = logging.getLogger("chronicle.runner")
 
-_SESSION_CACHE_SIZE = 1024
 _FRESHNESS_CHECK = GetSessionConfig(num_recent_events=1)
 
 
@@ -52,6 +51,10 @@ class _CachedSession:
 
 
 class Runner:
+    session_cache_size: int = 256
+    """How many sessions' events and LLM contexts the Runner keeps between invocations (least
+    recently used are dropped; a dropped session is simply re-read on its next turn)."""
+
     def __init__(
         self,
         *,
@@ -242,7 +245,7 @@ class Runner:
             return  # a concurrent invocation got further
         self._sessions[key] = entry
         self._sessions.move_to_end(key)
-        while len(self._sessions) > _SESSION_CACHE_SIZE:
+        while len(self._sessions) > self.session_cache_size:
             self._sessions.popitem(last=False)
 
     def _check_invocation_id(self, session: Session, invocation_id: str, *, resuming: bool) -> None:
@@ -280,6 +283,11 @@ class Runner:
             if _is_transferable_across_agent_tree(agent):
                 return agent
         return root
+
+    async def run_live(self, *args: Any, **kwargs: Any) -> AsyncGenerator[Event, None]:
+        """Live (bidirectional audio/video) runs are not supported yet."""
+        raise NotImplementedError("run_live is not supported yet; use run_async (with StreamingMode.SSE to stream).")
+        yield  # pragma: no cover
 
     # -- conveniences ------------------------------------------------------------------------
 
