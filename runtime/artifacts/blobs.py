@@ -241,7 +241,7 @@ class PostgresBlobStore:
 
     def __init__(self, datastore: Any):
         self.datastore = datastore
-        _create_pg_tables(datastore, self.CREATE)
+        create_pg_tables(datastore, self.CREATE)
 
     def put(self, sha256: str, data: bytes) -> bool:
         if self.exists(sha256):
@@ -271,7 +271,7 @@ class PostgresBlobStore:
             return int(c.fetchone()["n"])
 
 
-def _create_pg_tables(datastore: Any, statements: list[str]) -> None:
+def create_pg_tables(datastore: Any, statements: list[str]) -> None:
     """Runs CREATE … IF NOT EXISTS statements; two processes creating at once may collide
     on PostgreSQL's catalog, so a failed attempt is retried once the other has finished."""
     import psycopg

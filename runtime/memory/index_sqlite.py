@@ -1,0 +1,174 @@
+"""The SQLite memory index: documents in a table, ranked by FTS5's bm25 (porter stemming).
+
+Each document's FTS row carries a scope token (a number derived from app and user), so a
+search intersects the user's postings with the query's instead of ranking every user's
+matches; the join on app and user then makes isolation exact.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, Sequence
+from uuid import UUID
+
+from runtime.memory.fold import Folded, MemoryDoc, SourceView
+from runtime.memory.index_base import LostRace, MemoryIndex
+from runtime.memory.text import words
+
+_CREATE = [
+    "CREATE TABLE IF NOT EXISTS chronicle_memory_sources ("
+    " app_name TEXT NOT NULL, user_id TEXT NOT NULL, source TEXT NOT NULL, session_id TEXT NOT NULL,"
+    " position INTEGER NOT NULL, rewinds TEXT NOT NULL DEFAULT '[]',"
+    " PRIMARY KEY (app_name, user_id, source)) WITHOUT ROWID",
+    "CREATE TABLE IF NOT EXISTS chronicle_memory_docs ("
+    " id INTEGER PRIMARY KEY, app_name TEXT NOT NULL, user_id TEXT NOT NULL, source TEXT NOT NULL,"
+    " position INTEGER NOT NULL, event_id TEXT NOT NULL, session_id TEXT NOT NULL, invocation_id TEXT NOT NULL,"
+    " author TEXT, timestamp REAL NOT NULL, content TEXT NOT NULL, scope TEXT NOT NULL, body TEXT NOT NULL,"
+    " hidden INTEGER NOT NULL DEFAULT 0, UNIQUE (source, position))",
+    "CREATE INDEX IF NOT EXISTS chronicle_memory_docs_by_user ON chronicle_memory_docs (app_name, user_id)",
+    "CREATE VIRTUAL TABLE IF NOT EXISTS chronicle_memory_fts USING fts5("
+    " scope, body, content='chronicle_memory_docs', content_rowid='id', tokenize='porter unicode61')",
+]
+
+_DOC_COLUMNS = "source, position, event_id, session_id, invocation_id, author, timestamp, content, hidden"
+
+
+def scope_token(app_name: str, user_id: str) -> str:
+    """A token FTS5 keeps whole (digits only: the stemmer leaves it alone)."""
+    digest = hashlib.sha256(f"{app_name}\x1f{user_id}".encode()).digest()
+    return str(int.from_bytes(digest[:12], "big"))
+
+
+def fts_query(app_name: str, user_id: str, query: str) -> str | None:
+    unique = list(dict.fromkeys(words(query)))
+    if not unique:
+        return None
+    either = " OR ".join(f'"{w}"' for w in unique[:32])
+    return f'scope : "{scope_token(app_name, user_id)}" AND body : ({either})'
+
+
+def _rowcount(cursor: Any) -> int:
+    return getattr(cursor, "sqlite_cursor", cursor).rowcount
+
+
+def _doc(row: Sequence[Any]) -> MemoryDoc:
+    return MemoryDoc(
+        source=row[0], position=row[1], event_id=row[2], session_id=row[3], invocation_id=row[4],
+        author=row[5], timestamp=row[6], content=json.loads(row[7]), hidden=bool(row[8]),
+    )
+
+
+class SqliteMemoryIndex(MemoryIndex):
+    def __init__(self, recorder: Any):
+        super().__init__(recorder)
+        self.datastore = recorder.datastore
+        self.events_table = recorder.events_table_name
+        with self.datastore.transaction(commit=True) as c:
+            for statement in _CREATE:
+                c.execute(statement)
+
+    def sources(self, app_name: str, user_id: str) -> dict[str, SourceView]:
+        with self.datastore.transaction(commit=False) as c:
+            c.execute(
+                "SELECT source, session_id, position, rewinds FROM chronicle_memory_sources"
+                " WHERE app_name = ? AND user_id = ?",
+                (app_name, user_id),
+            )
+            rows = c.fetchall()
+        return {r[0]: SourceView(r[1], r[2], json.loads(r[3])) for r in rows}
+
+    def commit(self, app_name: str, user_id: str, source: str, before: int, view: SourceView, folded: Folded) -> bool:
+        try:
+            self._commit(app_name, user_id, source, before, view, folded)
+        except LostRace:
+            return False
+        return True
+
+    def _commit(self, app_name: str, user_id: str, source: str, before: int, view: SourceView, folded: Folded) -> None:
+        scope = scope_token(app_name, user_id)
+        with self.datastore.transaction(commit=True) as c:
+            if before == 0:
+                c.execute(
+                    "INSERT OR IGNORE INTO chronicle_memory_sources VALUES (?, ?, ?, ?, 0, '[]')",
+                    (app_name, user_id, source, view.session_id),
+                )
+            c.execute(
+                "UPDATE chronicle_memory_sources SET position = ?, rewinds = ?"
+                " WHERE app_name = ? AND user_id = ? AND source = ? AND position = ?",
+                (view.position, json.dumps(view.rewinds), app_name, user_id, source, before),
+            )
+            if _rowcount(c) != 1:
+                raise LostRace  # another catch-up folded this range: roll back
+            for doc in self.prepared(folded, view):
+                c.execute(
+                    "INSERT OR IGNORE INTO chronicle_memory_docs (app_name, user_id, source, position, event_id,"
+                    " session_id, invocation_id, author, timestamp, content, scope, body, hidden)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (app_name, user_id, doc.source, doc.position, doc.event_id, doc.session_id,
+                     doc.invocation_id, doc.author, doc.timestamp, json.dumps(doc.content), scope, doc.text,
+                     int(doc.hidden)),
+                )
+                if _rowcount(c) == 1:
+                    c.execute(
+                        "INSERT INTO chronicle_memory_fts (rowid, scope, body) VALUES (?, ?, ?)",
+                        (c.lastrowid, scope, doc.text),
+                    )
+            if folded.members:
+                c.executemany(
+                    "INSERT OR IGNORE INTO chronicle_memory_sources VALUES (?, ?, ?, ?, 0, '[]')",
+                    [(app_name, user_id, member, session_id) for member, session_id in folded.members],
+                )
+            if folded.rewound:
+                ranges = view.hidden_ranges()
+                hidden = " OR ".join("position BETWEEN ? AND ?" for _ in ranges) or "0"
+                c.execute(
+                    f"UPDATE chronicle_memory_docs SET hidden = ({hidden}) WHERE source = ?",
+                    (*[v for r in ranges for v in r], source),
+                )
+
+    def search(self, app_name: str, user_id: str, query: str, limit: int) -> list[tuple[MemoryDoc, float]]:
+        match = fts_query(app_name, user_id, query)
+        if match is None:
+            return []
+        with self.datastore.transaction(commit=False) as c:
+            c.execute(
+                f"SELECT {', '.join('d.' + col for col in _DOC_COLUMNS.split(', '))},"
+                " bm25(chronicle_memory_fts, 0.0, 1.0) AS score"
+                " FROM chronicle_memory_fts JOIN chronicle_memory_docs d ON d.id = chronicle_memory_fts.rowid"
+                " WHERE chronicle_memory_fts MATCH ? AND d.app_name = ? AND d.user_id = ? AND d.hidden = 0"
+                " ORDER BY score, d.id DESC LIMIT ?",
+                (match, app_name, user_id, limit),
+            )
+            rows = c.fetchall()
+        return [(_doc(r), -r[9]) for r in rows]
+
+    def documents(self, app_name: str, user_id: str) -> list[MemoryDoc]:
+        with self.datastore.transaction(commit=False) as c:
+            c.execute(
+                f"SELECT {_DOC_COLUMNS} FROM chronicle_memory_docs WHERE app_name = ? AND user_id = ?"
+                " ORDER BY source, position",
+                (app_name, user_id),
+            )
+            return [_doc(r) for r in c.fetchall()]
+
+    def clear(self) -> None:
+        with self.datastore.transaction(commit=True) as c:
+            c.execute("DELETE FROM chronicle_memory_sources")
+            c.execute("DELETE FROM chronicle_memory_docs")
+            c.execute("INSERT INTO chronicle_memory_fts (chronicle_memory_fts) VALUES ('delete-all')")
+
+    def current_versions(self, log_ids: Sequence[UUID]) -> dict[str, int]:
+        if not log_ids:
+            return {}
+        versions: dict[str, int] = {}
+        with self.datastore.transaction(commit=False) as c:
+            for i in range(0, len(log_ids), 500):
+                chunk = [log_id.hex for log_id in log_ids[i : i + 500]]
+                c.execute(
+                    f"SELECT originator_id, MAX(originator_version) FROM {self.events_table}"
+                    f" WHERE originator_id IN ({', '.join('?' * len(chunk))}) GROUP BY originator_id",
+                    chunk,
+                )
+                versions.update({r[0]: r[1] for r in c.fetchall()})
+        return versions

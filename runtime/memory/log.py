@@ -1,0 +1,77 @@
+"""The memory log: one event-sourced aggregate per (app, user) saying what their memory holds.
+
+* ``SessionAdded`` — a session of this store was added to memory. The index follows its log
+  from then on, so the session stays searchable as it grows and its rewinds apply.
+* ``Remembered`` — events of a session that lives in another store (a session object handed
+  to `add_session_to_memory` whose log this store does not have), reduced to their text.
+
+Adding the same session again records only what is new, so adding is idempotent.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from eventsourcing.domain import Aggregate
+
+_NAMESPACE = uuid.UUID("a2d1c0e7-5f0b-4f6e-8c3d-7e9b1a4c2f58")
+
+
+def memory_log_id(app_name: str, user_id: str) -> uuid.UUID:
+    return uuid.uuid5(_NAMESPACE, f"{app_name}\x1f{user_id}")
+
+
+class MemoryLog(Aggregate):
+    TOPIC = "chronicle:MemoryLog"
+
+    class Created(Aggregate.Created):
+        TOPIC = "chronicle:MemoryLog.Created"
+        app_name: str
+        user_id: str
+
+    class SessionAdded(Aggregate.Event):
+        TOPIC = "chronicle:MemoryLog.SessionAdded"
+        session_id: str
+        log_id: str  # hex
+
+        def apply(self, log: MemoryLog) -> None:
+            log.members[self.log_id] = self.session_id
+
+    class Remembered(Aggregate.Event):
+        TOPIC = "chronicle:MemoryLog.Remembered"
+        session_id: str
+        first_position: int
+        events: list[dict[str, Any]]  # id, invocation_id, author, timestamp, content (text parts)
+
+        def apply(self, log: MemoryLog) -> None:
+            seen = log.remembered.setdefault(self.session_id, {})
+            for i, event in enumerate(self.events):
+                seen[event["id"]] = self.first_position + i
+
+    def __init__(self, app_name: str, user_id: str):
+        self.app_name = app_name
+        self.user_id = user_id
+        self.members: dict[str, str] = {}  # session log id (hex) -> session id
+        self.remembered: dict[str, dict[str, int]] = {}  # session id -> event id -> position
+
+    @classmethod
+    def start(cls, app_name: str, user_id: str) -> MemoryLog:
+        return cls._create(cls.Created, id=memory_log_id(app_name, user_id), app_name=app_name, user_id=user_id)
+
+    def add_session(self, session_id: str, log_id: uuid.UUID) -> bool:
+        if log_id.hex in self.members:
+            return False
+        self.trigger_event(self.SessionAdded, session_id=session_id, log_id=log_id.hex)
+        return True
+
+    def remember(self, session_id: str, events: list[dict[str, Any]]) -> bool:
+        seen = self.remembered.get(session_id, {})
+        new = list({e["id"]: e for e in events if e["id"] not in seen}.values())
+        if not new:
+            return False
+        self.trigger_event(self.Remembered, session_id=session_id, first_position=len(seen) + 1, events=new)
+        return True
+
+
+MEMORY_TOPICS = (MemoryLog.Created.TOPIC, MemoryLog.SessionAdded.TOPIC, MemoryLog.Remembered.TOPIC)

@@ -1,0 +1,296 @@
+"""The memory service over the log: ADK's API, one implementation for every store.
+
+`add_session_to_memory(session)` records, in the user's memory log, that the session is
+remembered; the index (a projection) then follows the session's own log, so the session
+stays searchable as it grows and its rewound events drop out. A session that lives in
+another store (say, an InMemorySessionService next to a SqliteMemoryService) is copied
+into the memory log as text, as ADK does. `search_memory` first catches the index up
+with the log, then ranks with the store's full-text search.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+import time
+import weakref
+from typing import Any, Optional
+from uuid import UUID
+
+from eventsourcing.application import AggregateNotFoundError
+from eventsourcing.persistence import IntegrityError
+from google.genai import types
+
+from domain.errors import InvalidArgumentError, StoreError
+from domain.events import Event
+from domain.log import session_log_id
+from domain.session import Session
+from domain.validation import check_ids
+from runtime.memory.base import BaseMemoryService, MemoryEntry, SearchMemoryResponse
+from runtime.memory.fold import Folded, MemoryDoc, SourceView, fold_memory_log_event, fold_session_event
+from runtime.memory.index_base import MemoryIndex
+from runtime.memory.log import MemoryLog, memory_log_id
+from runtime.memory.text import iso_timestamp
+from runtime.stores import Store, open_store
+
+DEFAULT_MAX_RESULTS = 10
+CATCH_UP_PAGE = 1000  # events folded per transaction when catching up
+_ATTEMPTS = 64
+
+
+def index_for(store: Store) -> MemoryIndex:
+    """The index that lives in `store`'s own database (in-memory BM25 for the memory store)."""
+    recorder = store.recorder
+    datastore = getattr(recorder, "datastore", None)
+    kind = type(datastore).__module__ if datastore is not None else ""
+    if kind.endswith("sqlite"):
+        from runtime.memory.index_sqlite import SqliteMemoryIndex
+
+        return SqliteMemoryIndex(recorder)
+    if kind.endswith("postgres"):
+        from runtime.memory.index_postgres import PostgresMemoryIndex
+
+        return PostgresMemoryIndex(recorder)
+    return _shared_memory_index(store)
+
+
+_memory_indexes: "weakref.WeakKeyDictionary[Store, MemoryIndex]" = weakref.WeakKeyDictionary()
+_memory_indexes_lock = threading.Lock()
+
+
+def _shared_memory_index(store: Store) -> MemoryIndex:
+    from runtime.memory.index_memory import InMemoryIndex
+
+    with _memory_indexes_lock:
+        index = _memory_indexes.get(store)
+        if index is None:
+            index = _memory_indexes[store] = InMemoryIndex(store.recorder)
+        return index
+
+
+class LogMemoryService(BaseMemoryService):
+    """Memory as a projection of the log in one store (memory, SQLite or PostgreSQL).
+
+    Give it the Store a session service uses (``LogMemoryService(session_service.store)``) so
+    that remembered sessions are followed as they grow.
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        max_results: int = DEFAULT_MAX_RESULTS,
+        index: Optional[MemoryIndex] = None,
+        owns_store: bool = False,
+    ):
+        if not isinstance(max_results, int) or max_results < 1:
+            raise InvalidArgumentError(f"max_results must be a positive int, got {max_results!r}")
+        self.store = store
+        self.max_results = max_results
+        self.index = index if index is not None else index_for(store)
+        self._owns_store = owns_store
+        self._application = store.application
+        self._recorder = store.recorder
+        self._locks: dict[UUID, threading.Lock] = {}
+        self._locks_guard = threading.Lock()
+
+    # -- ADK API -----------------------------------------------------------------------
+
+    async def add_session_to_memory(self, session: Session) -> None:
+        """Makes the session's events searchable for its app and user, now and as it grows."""
+        if not isinstance(session, Session):
+            raise InvalidArgumentError(f"add_session_to_memory needs a Session, got {type(session).__name__}")
+        check_ids(session.app_name, session.user_id, session.id)
+        events = [c for c in (_compact(e) for e in session.events if not e.partial) if c is not None]
+        await self.store.call(self._add, session.app_name, session.user_id, session.id, events)
+
+    async def search_memory(self, *, app_name: str, user_id: str, query: str) -> SearchMemoryResponse:
+        """The user's remembered events that best match `query` (keywords), best first."""
+        check_ids(app_name, user_id)
+        if not isinstance(query, str):
+            raise InvalidArgumentError(f"query must be a string, got {type(query).__name__}")
+        found = await self.store.call(self._search, app_name, user_id, query)
+        return SearchMemoryResponse(memories=[_entry(doc, score) for doc, score in found])
+
+    async def close(self) -> None:
+        if self._owns_store:
+            self.store.close()
+
+    # -- beyond ADK ----------------------------------------------------------------------
+
+    async def catch_up(self, *, app_name: str, user_id: str) -> int:
+        """Folds what the log gained since the index last looked; returns the events folded."""
+        check_ids(app_name, user_id)
+        return await self.store.call(self._catch_up, app_name, user_id)
+
+    async def rebuild(self) -> int:
+        """Drops the index and folds it again from the log; returns the events folded."""
+        return await self.store.call(self._rebuild)
+
+    async def documents(self, *, app_name: str, user_id: str) -> list[MemoryDoc]:
+        """Everything the index holds for (app, user), rewound documents included (flagged)."""
+        check_ids(app_name, user_id)
+        return await self.store.call(self.index.documents, app_name, user_id)
+
+    # -- in the store's thread ---------------------------------------------------------
+
+    def _lock(self, log_id: UUID) -> threading.Lock:
+        lock = self._locks.get(log_id)
+        if lock is None:
+            with self._locks_guard:
+                lock = self._locks.setdefault(log_id, threading.Lock())
+        return lock
+
+    def _has_log(self, log_id: UUID) -> bool:
+        return bool(self._recorder.select_events(log_id, limit=1))
+
+    def _add(self, app_name: str, user_id: str, session_id: str, events: list[dict[str, Any]]) -> None:
+        session_log = session_log_id(app_name, user_id, session_id)
+        in_store = self._has_log(session_log)
+        log_id = memory_log_id(app_name, user_id)
+        for attempt in range(_ATTEMPTS):
+            with self._lock(log_id):
+                try:
+                    log, new = self._application.repository.get(log_id), False
+                except AggregateNotFoundError:
+                    log, new = MemoryLog.start(app_name, user_id), True
+                if in_store:
+                    changed = log.add_session(session_id, session_log)
+                else:
+                    changed = log.remember(session_id, events)
+                if not changed and not new:
+                    break
+                try:
+                    self._application.save(log)
+                    break
+                except IntegrityError:
+                    _evict(self._application, log_id)
+            time.sleep(random.uniform(0, 0.002 * min(attempt + 1, 10)))
+        else:
+            raise StoreError(f"Could not add session {session_id!r} to memory: too many concurrent writers. Try again.")
+        self._catch_up(app_name, user_id)
+
+    def _search(self, app_name: str, user_id: str, query: str) -> list[tuple[MemoryDoc, float]]:
+        self._catch_up(app_name, user_id)
+        return self.index.search(app_name, user_id, query, self.max_results)
+
+    def _catch_up(self, app_name: str, user_id: str) -> int:
+        log_id = memory_log_id(app_name, user_id)
+        own = log_id.hex
+        sources = self.index.sources(app_name, user_id)
+        members = [UUID(s) for s in sources if s != own and "/" not in s]
+        versions = self.index.current_versions([log_id, *members])
+        if own not in versions:
+            return 0  # nothing was ever added to this user's memory
+        folded = 0
+        # The memory log first: it may name new sessions to follow.
+        if versions[own] > sources.get(own, SourceView("")).position:
+            folded += self._fold(app_name, user_id, log_id, sources.get(own, SourceView("")), memory_log=True)
+            sources = self.index.sources(app_name, user_id)
+            members = [UUID(s) for s in sources if s != own and "/" not in s]
+            versions.update(self.index.current_versions(members))
+        for member in members:
+            view = sources[member.hex]
+            if versions.get(member.hex, 0) > view.position:
+                folded += self._fold(app_name, user_id, member, view, memory_log=False)
+        return folded
+
+    def _fold(self, app_name: str, user_id: str, log_id: UUID, view: SourceView, *, memory_log: bool) -> int:
+        source = log_id.hex
+        total = 0
+        while True:
+            rows = self._recorder.select_events(log_id, gt=view.position, limit=CATCH_UP_PAGE)
+            if not rows:
+                return total
+            before = view.position
+            changes = Folded()
+            for row in rows:
+                payload = json.loads(row.state)
+                if memory_log:
+                    fold_memory_log_event(view, source, row.originator_version, row.topic, payload, changes)
+                else:
+                    fold_session_event(view, source, row.originator_version, row.topic, payload, changes)
+            if not self.index.commit(app_name, user_id, source, before, view, changes):
+                return total  # another catch-up is folding this source
+            total += len(rows)
+            if len(rows) < CATCH_UP_PAGE:
+                return total
+
+    def _rebuild(self) -> int:
+        self.index.clear()
+        total, start = 0, 1
+        while True:
+            page = self._recorder.select_notifications(start, 1000, topics=[MemoryLog.Created.TOPIC])
+            for notification in page:
+                payload = json.loads(notification.state)
+                total += self._catch_up(payload["app_name"], payload["user_id"])
+            if len(page) < 1000:
+                return total
+            start = page[-1].id + 1
+
+
+def _evict(application: Any, log_id: UUID) -> None:
+    cache = application.repository.cache
+    if cache is not None:
+        try:
+            cache.get(log_id, evict=True)
+        except KeyError:
+            pass
+
+
+def _compact(event: Event) -> Optional[dict[str, Any]]:
+    """What a memory log keeps of an event of another store: ids, author, time, text parts."""
+    content = event.content
+    parts = [{"text": p.text} for p in (content.parts or ()) if p.text and not p.thought] if content else []
+    if not parts:
+        return None
+    return {
+        "id": event.id,
+        "invocation_id": event.invocation_id or "",
+        "author": event.author,
+        "timestamp": event.timestamp,
+        "content": {"role": content.role, "parts": parts},
+    }
+
+
+def _entry(doc: MemoryDoc, score: float) -> MemoryEntry:
+    return MemoryEntry(
+        content=types.Content.model_validate(doc.content),
+        author=doc.author,
+        timestamp=iso_timestamp(doc.timestamp),
+        id=doc.event_id,
+        custom_metadata={"session_id": doc.session_id, "invocation_id": doc.invocation_id, "score": round(score, 6)},
+    )
+
+
+# -- the services users construct --------------------------------------------------------
+
+
+class InMemoryMemoryService(LogMemoryService):
+    """Memory kept in this process only (BM25 over an in-memory index): for tests and demos."""
+
+    def __init__(self, *, max_results: int = DEFAULT_MAX_RESULTS):
+        super().__init__(open_store("memory://"), max_results=max_results, owns_store=True)
+
+
+class SqliteMemoryService(LogMemoryService):
+    """Memory in one SQLite file, ranked by FTS5's bm25."""
+
+    def __init__(self, path_or_url: str = "chronicle.db", *, max_results: int = DEFAULT_MAX_RESULTS):
+        url = path_or_url if path_or_url.startswith("sqlite:") else f"sqlite:///{path_or_url}"
+        super().__init__(open_store(url), max_results=max_results, owns_store=True)
+
+
+class PostgresMemoryService(LogMemoryService):
+    """Memory in PostgreSQL, ranked by ts_rank over a tsvector GIN index."""
+
+    def __init__(self, url: str, *, max_results: int = DEFAULT_MAX_RESULTS):
+        if not url.startswith(("postgresql:", "postgres:")):
+            raise InvalidArgumentError(f"PostgresMemoryService needs a postgresql:// URL, got {url!r}")
+        super().__init__(open_store(url), max_results=max_results, owns_store=True)
+
+
+def memory_service_from_url(url: str, *, max_results: int = DEFAULT_MAX_RESULTS) -> LogMemoryService:
+    """A memory service for memory://, sqlite:///path.db or postgresql://… URLs."""
+    return LogMemoryService(open_store(url), max_results=max_results, owns_store=True)
