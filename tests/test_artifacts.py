@@ -463,3 +463,36 @@ def test_file_service_root_holds_everything(tmp_path):
     root = tmp_path / "root"
     FileArtifactService(root)
     assert {p.name for p in Path(root).iterdir()} <= {"artifacts.db", "artifacts.db-wal", "artifacts.db-shm", "blobs"}
+
+
+async def test_a_rewind_restores_the_exact_earlier_versions(store_url):
+    from domain import Event
+
+    sessions = session_service_from_url(store_url)
+    artifacts = LogArtifactService(sessions.store)
+    session = await sessions.create_session(app_name=APP, user_id=USER, session_id="s1")
+
+    async def turn(invocation_id, files):
+        delta = {name: await save(artifacts, name, types.Part(text=text)) for name, text in files.items()}
+        await sessions.append_event(session, Event(author="model", invocation_id=invocation_id,
+                                                   actions=EventActions(artifact_delta=delta)))
+        return delta
+
+    assert await turn("e-1", {"plan.md": "plan A"}) == {"plan.md": 0}
+    assert await turn("e-2", {"plan.md": "plan B", "notes.txt": "scratch"}) == {"plan.md": 1, "notes.txt": 0}
+    marker = await sessions.rewind_session(app_name=APP, user_id=USER, session_id="s1", rewind_before_invocation_id="e-2")
+    assert marker.actions.artifact_delta == {"plan.md": 0}
+    # the files the rewound events touched: back to the marker's versions, or gone
+    touched = {"plan.md", "notes.txt"}
+    restored = await artifacts.restore_artifacts(
+        app_name=APP, user_id=USER, session_id="s1",
+        versions={name: marker.actions.artifact_delta.get(name) for name in touched},
+    )
+    assert restored == {"plan.md": 2, "notes.txt": None}
+    assert (await load(artifacts, "plan.md")).text == "plan A"
+    assert await load(artifacts, "notes.txt") is None
+    assert await artifacts.list_artifact_keys(app_name=APP, user_id=USER, session_id="s1") == ["plan.md"]
+    # restoring again changes nothing; the rewound versions stay loadable by number for audits
+    assert await artifacts.restore_artifacts(app_name=APP, user_id=USER, session_id="s1", versions={"plan.md": 0}) == {}
+    assert (await load(artifacts, "plan.md", version=1)).text == "plan B"
+    await sessions.close()

@@ -8,6 +8,7 @@ recorded sha256.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import re
@@ -16,7 +17,7 @@ import time
 import weakref
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Mapping, Optional
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError
@@ -206,6 +207,32 @@ class LogArtifactService(BaseArtifactService):
         content = _Content(None, BYTES, "", reference=(scope, filename, version))
         return await self.store.call(self._save, scope, filename, content, {})
 
+    async def restore_artifacts(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        versions: Mapping[str, Optional[int]],
+        session_id: Optional[str] = None,
+    ) -> dict[str, Optional[int]]:
+        """Brings files back to earlier versions, atomically (one append per scope): each
+        filename maps to the version whose content it should have again, or to None to delete it.
+
+        A rewind calls this with the files its rewound events touched: the version each had
+        before the rewound invocation (the marker event's ``artifact_delta``), or None for files
+        created since. A file whose newest version already has that content is left alone.
+        Returns each changed file's new version number (None for a deletion)."""
+        check_ids(app_name, user_id, session_id)
+        by_scope: dict[ArtifactScope, dict[str, Optional[int]]] = {}
+        for filename, version in versions.items():
+            scope = artifact_scope(app_name, user_id, filename, session_id)
+            _check_version(version)
+            by_scope.setdefault(scope, {})[filename] = version
+        changed: dict[str, Optional[int]] = {}
+        for scope, wanted in by_scope.items():
+            changed.update(await self.store.call(self._restore, scope, wanted))
+        return changed
+
     async def close(self) -> None:
         if self._owns_store:
             self.store.close()
@@ -328,6 +355,44 @@ class LogArtifactService(BaseArtifactService):
             f"Could not save artifact {filename!r}: {SAVE_ATTEMPTS} attempts each lost a race with "
             "other writers of the same scope. Try again."
         )
+
+    def _restore(self, scope: ArtifactScope, wanted: dict[str, Optional[int]]) -> dict[str, Optional[int]]:
+        log_id = scope.log_id
+        for attempt in range(SAVE_ATTEMPTS):
+            with self._locks.get(log_id):
+                log = self._load_log(log_id) or ArtifactLog.start(scope)
+                changed: dict[str, Optional[int]] = {}
+                now = time.time()
+                for filename, version in wanted.items():
+                    file = log.view.get(filename)
+                    live = file.live() if file is not None else []
+                    if version is None:
+                        if live:
+                            log.delete(filename, now)
+                            changed[filename] = None
+                        continue
+                    source = find_version(log.view, filename, version, include_deleted=True)
+                    if source is None:
+                        raise InvalidArgumentError(f"Artifact {filename!r} has no version {version} to restore.")
+                    newest = live[-1] if live else None
+                    if newest is not None and (newest.sha256, newest.kind, newest.mime_type) == (
+                        source.sha256, source.kind, source.mime_type
+                    ):
+                        continue
+                    new_version = log.next_version(filename)
+                    log.save_version(
+                        dataclasses.replace(source, version=new_version, create_time=now, copied_from=version)
+                    )
+                    changed[filename] = new_version
+                if not changed:
+                    return changed
+                try:
+                    self._application.save(log)
+                    return changed
+                except IntegrityError:
+                    self._evict(log_id)
+            time.sleep(random.uniform(0, 0.002 * min(attempt + 1, 10)))
+        raise StoreError("Could not restore artifacts: too many concurrent writers. Try again.")
 
     def _load_part(self, scope: ArtifactScope, filename: str, version: Optional[int]) -> Optional[types.Part]:
         record = self._record(scope, filename, version, False)
