@@ -310,3 +310,24 @@ async def test_long_running_tool_with_an_interim_status_then_a_late_result():
     # The request ends at the call and its (latest) result, which replaced the pending status.
     assert content_texts(contents) == ["user:start", "model:call:start_job", "user:result:start_job"]
     assert contents[-1].parts[0].function_response.response == {"result": 42}
+
+
+async def test_tool_context_searches_the_users_memory():
+    memory = pytest.importorskip("runtime.memory")
+    if getattr(memory, "InMemoryMemoryService", None) is None:
+        pytest.skip("no in-memory memory service in this build yet")
+    found = {}
+
+    async def recall(topic: str, tool_context: ToolContext) -> dict:
+        response = await tool_context.search_memory(topic)
+        found["texts"] = [m.content.parts[0].text for m in response.memories if m.content.parts]
+        return {"count": len(response.memories)}
+
+    model = ScriptedLlm(["Noted: your cat is called Miso.", ScriptedLlm.call("recall", topic="cat Miso"), "You have a cat."])
+    runner = await new_runner(LlmAgent(name="a", model=model, tools=[recall]))
+    await send(runner, "My cat is called Miso")
+    await runner.memory_service.add_session_to_memory(await stored(runner))
+    await runner.session_service.create_session(app_name=runner.app_name, user_id=USER, session_id="later")
+    events = await send(runner, "What pet do I have?", session_id="later")
+    assert events[1].get_function_responses()[0].response["count"] >= 1
+    assert any("Miso" in text for text in found["texts"])
