@@ -1,0 +1,174 @@
+"""What a fold sees: one stored event of a session log, with the session it belongs to.
+
+A session log holds three kinds of domain events (see ``domain.log``): its genesis
+(``created``, carrying the initial state), one ``recorded`` event per non-partial ADK event
+(carried as the event's stored JSON dict), and ``deleted``. Every fold in this package is a
+pure function ``(view, LogEvent) -> view``; where the events come from (a store, a list in a
+test, an ADK ``Session``) is not its business.
+
+Folds read the ADK event as its JSON dict (``event.data``) rather than a parsed ``Event``:
+rebuilding a projection folds tens of thousands of events a second, and parsing each into
+pydantic models would cost more than the fold. The accessors below give typed access to the
+parts folds use.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Iterator, Literal, Mapping
+from uuid import UUID
+
+from domain.events import Event
+from domain.log import session_log_id
+from domain.session import Session
+
+CREATED: Literal["created"] = "created"
+RECORDED: Literal["recorded"] = "recorded"
+DELETED: Literal["deleted"] = "deleted"
+# A later domain event marks an invocation range of a session as rewound; folds that must skip
+# rewound ranges will see it as kind "rewound" (``data``: the first and last version rewound).
+REWOUND: Literal["rewound"] = "rewound"
+
+Kind = Literal["created", "recorded", "deleted", "rewound"]
+
+_EMPTY: Mapping[str, Any] = {}
+
+
+@dataclass(slots=True)
+class LogEvent:
+    """One stored event of one session's log.
+
+    ``position`` is the event's place in the whole store's log (its notification id; 0 when
+    the event did not come from a store); ``version`` is its place in its session's log
+    (1 is the genesis). ``data`` is, for ``recorded``, the ADK event's stored JSON dict; for
+    ``created``, ``{"state": initial state}``; for ``deleted``, ``{}``.
+    """
+
+    kind: Kind
+    app_name: str
+    user_id: str
+    session_id: str
+    version: int
+    timestamp: float
+    data: Mapping[str, Any] = field(default_factory=dict)
+    position: int = 0
+    log_id: UUID | None = None
+
+    # -- identity ----------------------------------------------------------------------
+
+    @property
+    def session_key(self) -> str:
+        """``app/user/session``: the key of per-session views (ids never contain '/')."""
+        return f"{self.app_name}/{self.user_id}/{self.session_id}"
+
+    @property
+    def user_key(self) -> str:
+        """``app/user``: the key of per-user views."""
+        return f"{self.app_name}/{self.user_id}"
+
+    # -- the ADK event (recorded only) -------------------------------------------------
+
+    @property
+    def event_id(self) -> str:
+        return self.data.get("id", "") if self.kind == RECORDED else ""
+
+    @property
+    def invocation_id(self) -> str:
+        return self.data.get("invocation_id", "") if self.kind == RECORDED else ""
+
+    @property
+    def author(self) -> str:
+        return self.data.get("author", "") if self.kind == RECORDED else ""
+
+    @property
+    def branch(self) -> str | None:
+        return self.data.get("branch")
+
+    @property
+    def actions(self) -> Mapping[str, Any]:
+        return self.data.get("actions") or _EMPTY
+
+    @property
+    def state_delta(self) -> Mapping[str, Any]:
+        """The stored state delta (``temp:`` keys are never stored)."""
+        if self.kind == CREATED:
+            return self.data.get("state") or _EMPTY
+        return self.actions.get("state_delta") or _EMPTY
+
+    @property
+    def artifact_delta(self) -> Mapping[str, int]:
+        return self.actions.get("artifact_delta") or _EMPTY
+
+    @property
+    def role(self) -> str | None:
+        content = self.data.get("content")
+        return content.get("role") if content else None
+
+    def parts(self) -> list[Mapping[str, Any]]:
+        content = self.data.get("content")
+        return (content.get("parts") or []) if content else []
+
+    def text(self) -> str:
+        return "".join(p["text"] for p in self.parts() if p.get("text") and not p.get("thought"))
+
+    def function_calls(self) -> list[Mapping[str, Any]]:
+        """``{"id", "name", "args"}`` dicts, in order."""
+        return [p["function_call"] for p in self.parts() if p.get("function_call")]
+
+    def function_responses(self) -> list[Mapping[str, Any]]:
+        """``{"id", "name", "response"}`` dicts, in order."""
+        return [p["function_response"] for p in self.parts() if p.get("function_response")]
+
+    @property
+    def usage(self) -> Mapping[str, Any]:
+        return self.data.get("usage_metadata") or _EMPTY
+
+    @property
+    def error_code(self) -> str | None:
+        return self.data.get("error_code")
+
+    def is_model_response(self) -> bool:
+        """True for an event a model call produced (its content or its error)."""
+        if self.kind != RECORDED or self.author == "user":
+            return False
+        role = self.role
+        return role == "model" or (role is None and bool(self.error_code or self.usage))
+
+    def adk_event(self) -> Event:
+        """The ADK ``Event`` (parsed on demand; folds should not need it)."""
+        return Event.model_validate(self.data)
+
+
+def is_tool_error(response: Mapping[str, Any]) -> bool:
+    """ADK's convention: a tool result with an ``error`` entry reports a failed call."""
+    result = response.get("response")
+    return isinstance(result, Mapping) and result.get("error") is not None
+
+
+def session_events(session: Session, *, initial_state: Mapping[str, Any] | None = None) -> Iterator[LogEvent]:
+    """The log events of an ADK ``Session`` object: genesis (with ``initial_state``) then its events.
+
+    For folding sessions held in memory (tests, tools); stores give their events with positions.
+    """
+    log_id = session_log_id(session.app_name, session.user_id, session.id)
+    start = session.events[0].timestamp if session.events else session.last_update_time
+    yield LogEvent(
+        CREATED, session.app_name, session.user_id, session.id, 1, start,
+        {"state": dict(initial_state or {})}, 0, log_id,
+    )
+    for version, event in enumerate(session.events, start=2):
+        yield recorded(session.app_name, session.user_id, session.id, version, event, log_id=log_id)
+
+
+def recorded(
+    app_name: str, user_id: str, session_id: str, version: int, event: Event | Mapping[str, Any],
+    *, position: int = 0, log_id: UUID | None = None,
+) -> LogEvent:
+    """A ``recorded`` log event for an ADK event (or its stored JSON dict)."""
+    data = event.to_json_dict() if isinstance(event, Event) else event
+    return LogEvent(RECORDED, app_name, user_id, session_id, version, data["timestamp"], data, position, log_id)
+
+
+def only(kinds: Iterable[Kind], events: Iterable[LogEvent]) -> Iterator[LogEvent]:
+    wanted = frozenset(kinds)
+    return (e for e in events if e.kind in wanted)

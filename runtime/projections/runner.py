@@ -1,0 +1,394 @@
+"""Keeping a tracked read model up to date: catch up, follow, rebuild.
+
+A ``ProjectionRunner`` folds the store's log into one projection's rows, a batch at a time:
+read the events after the projection's position, fold them into the views they touch (kept in
+a cache; missing ones loaded in one query), then write the changed rows and the new position
+in one transaction that succeeds only if the position has not moved meanwhile. So a batch is
+applied exactly once, even with several runners on one projection (another process, a killed
+worker restarted while its successor runs): the loser drops its cache and carries on from
+wherever the winner left the rows.
+
+* ``catch_up()`` folds everything up to the end of the log, now, in the calling thread (the
+  inline mode — SQLite and memory stores, tests, tools).
+* ``follow(stop)`` keeps catching up as events commit: on PostgreSQL it LISTENs on the events
+  table's channel (eventsourcing's recorder NOTIFYs on every append), on the in-memory store it
+  waits on the recorder's listener, on SQLite it polls.
+* ``rebuild()`` drops the rows and refolds from the start of the log.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import logging
+import threading
+import time
+import weakref
+from collections import OrderedDict
+from typing import Any, Iterable, Iterator, Sequence
+
+from eventsourcing.persistence import OperationalError, InterfaceError
+from eventsourcing.popo import POPOApplicationRecorder
+from eventsourcing.postgres import PostgresApplicationRecorder
+
+from projections.base import Fold, Projection, ViewId
+from projections.log import LogEvent
+from runtime.projections.source import LogSource
+from runtime.projections.storage import Batch, PositionMoved, ProjectionStorage, _dumps, storage_for
+from runtime.stores import Store
+
+log = logging.getLogger("chronicle.projections")
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """No cyclic garbage collection while a batch is decoded and folded.
+
+    Decoding a batch allocates tens of thousands of small dicts and lists, which triggers
+    collections that traverse every object of the process again and again: more than doubling
+    the cost of a rebuild. Decoded events hold no reference cycles, so pausing loses nothing;
+    the collector runs again as soon as the batch is folded.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+class ItemDict(dict):  # type: ignore[type-arg]
+    """A dict that notes which entries a fold set (True) or removed (False)."""
+
+    __slots__ = ("changed",)
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.changed: dict[str, bool] = {}
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        dict.__setitem__(self, key, value)
+        self.changed[key] = True
+
+    def update(self, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
+        for key, value in dict(*args, **kwargs).items():
+            self[key] = value
+
+    def setdefault(self, key: str, default: Any = None) -> Any:
+        if key not in self:
+            self[key] = default
+        return dict.__getitem__(self, key)
+
+    def __delitem__(self, key: str) -> None:
+        dict.__delitem__(self, key)
+        self.changed[key] = False
+
+    def pop(self, key: str, *default: Any) -> Any:
+        if key in self:
+            self.changed[key] = False
+        return dict.pop(self, key, *default)
+
+    def popitem(self) -> tuple[str, Any]:
+        key, value = dict.popitem(self)
+        self.changed[key] = False
+        return key, value
+
+    def clear(self) -> None:
+        for key in self:
+            self.changed[key] = False
+        dict.clear(self)
+
+
+class ProjectionRunner:
+    """Folds a store's log into one projection's tracked rows (see the module docstring)."""
+
+    def __init__(
+        self,
+        store: Store,
+        projection: Projection,
+        *,
+        batch_size: int = 2000,
+        cache_size: int = 100_000,
+        poll_interval: float = 0.05,
+    ):
+        self.store = store
+        self.projection = projection
+        self.name = projection.name
+        self.storage: ProjectionStorage = storage_for(store)
+        self.source = LogSource(store)
+        self.batch_size = batch_size
+        self.cache_size = cache_size
+        self.poll_interval = poll_interval
+        self._lock = threading.RLock()
+        self._cache: OrderedDict[ViewId, Any] = OrderedDict()
+        self._cache_position: int | None = None  # the position the cached views reflect
+        self._cache_complete = False  # every stored view is in the cache (no need to load)
+        self._folds = {f.name: f for f in projection.folds}
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self.error: BaseException | None = None
+
+    # -- positions ----------------------------------------------------------------------
+
+    def position(self) -> int:
+        """How far into the log the stored rows reflect."""
+        return self.storage.position(self.name)
+
+    def lag(self) -> int:
+        """Stored events not folded yet."""
+        return max(self.source.max_position() - self.position(), 0)
+
+    def wait(self, position: int, timeout: float = 5.0) -> None:
+        """Blocks until the rows reflect the log up to ``position`` (TimeoutError otherwise)."""
+        self.storage.wait(self.name, position, timeout=timeout)
+
+    # -- catching up --------------------------------------------------------------------
+
+    def catch_up(self, upto: int | None = None) -> int:
+        """Folds every event after the stored position (up to ``upto``); returns how many."""
+        folded = 0
+        with self._lock:
+            position = self.position()
+            if position != self._cache_position:
+                self._reset(position)
+            while upto is None or position < upto:
+                limit = self.batch_size if upto is None else min(self.batch_size, upto - position)
+                with _gc_paused():
+                    events, last = self.source.read(position, limit)
+                if last == position:
+                    break
+                try:
+                    with _gc_paused():
+                        batch = self._fold(events)
+                    self.storage.commit(self.name, position, last, batch)
+                except PositionMoved:
+                    # Someone else applied these events: start again from where they left it.
+                    position = self.position()
+                    self._reset(position)
+                    continue
+                except BaseException:
+                    self._reset(None)
+                    raise
+                position = self._cache_position = last
+                folded += len(events)
+                self._trim()
+        return folded
+
+    async def catch_up_async(self, upto: int | None = None) -> int:
+        return await self.store.call(self.catch_up, upto)
+
+    def rebuild(self) -> int:
+        """Drops the projection's rows and folds the whole log again; returns events folded."""
+        with self._lock:
+            self.storage.drop(self.name)
+            self._reset(0)
+            return self.catch_up()
+
+    async def rebuild_async(self) -> int:
+        return await self.store.call(self.rebuild)
+
+    def _reset(self, position: int | None) -> None:
+        self._cache.clear()
+        self._cache_position = position
+        # At position 0 nothing is stored: views not in the cache do not exist yet.
+        self._cache_complete = position == 0
+
+    def _trim(self) -> None:
+        cache = self._cache
+        if len(cache) > self.cache_size:
+            for _ in range(len(cache) - self.cache_size * 3 // 4):
+                cache.popitem(last=False)
+            self._cache_complete = False
+
+    def _fold(self, events: Sequence[LogEvent]) -> Batch:
+        folds = self.projection.folds
+        cache = self._cache
+        self._load_missing(events)
+        batch = Batch()
+        dirty: dict[ViewId, Fold[Any]] = {}
+        history, items = batch.history, batch.items
+        for event in events:
+            for f in folds:
+                key = f.key(event)
+                if key is None:
+                    continue
+                view_id = (f.name, key)
+                view = cache.get(view_id)
+                if view is None:
+                    view = ItemDict() if f.items else f.initial()
+                    cache[view_id] = view
+                new = f.fold(view, event)
+                if f.items:
+                    if new is not view:
+                        raise TypeError(
+                            f"Fold {f.name!r} is declared items=True: it must update the dict it is given"
+                            " and return it, not a new one"
+                        )
+                    changed = view.changed
+                    if changed:
+                        writer = (event.session_key, event.version, event.event_id, event.author)
+                        for item, present in changed.items():
+                            value = _dumps(view[item]) if present else None
+                            items[(f.name, key, item)] = value
+                            history[(f.name, key, item, event.position)] = (value, *writer)
+                        changed.clear()
+                else:
+                    if new is not view:
+                        cache[view_id] = new
+                    dirty[view_id] = f
+        for view_id, f in dirty.items():
+            batch.views[view_id] = _dumps(f.encode(cache[view_id]))
+        return batch
+
+    def _load_missing(self, events: Sequence[LogEvent]) -> None:
+        if self._cache_complete:
+            return
+        cache = self._cache
+        missing: dict[str, dict[str, None]] = {}
+        for event in events:
+            for f in self.projection.folds:
+                key = f.key(event)
+                if key is not None and (f.name, key) not in cache:
+                    missing.setdefault(f.name, {})[key] = None
+        for fold_name, keys in missing.items():
+            f = self._folds[fold_name]
+            if f.items:
+                for key, entries in self.storage.load_items(self.name, fold_name, list(keys)).items():
+                    view = ItemDict(entries)
+                    cache[(fold_name, key)] = view
+            else:
+                for key, data in self.storage.load_views(self.name, fold_name, list(keys)).items():
+                    cache[(fold_name, key)] = f.decode(data)
+
+    # -- reading the rows ---------------------------------------------------------------
+
+    def view(self, key: str, fold: str | None = None) -> Any:
+        """One stored view, decoded (the fold's initial view when nothing was folded into it)."""
+        f = self.projection.fold_named(fold)
+        if f.items:
+            return self.storage.load_items(self.name, f.name, [key]).get(key, {})
+        data = self.storage.load_views(self.name, f.name, [key]).get(key)
+        return f.initial() if data is None else f.decode(data)
+
+    def views(self, fold: str | None = None) -> dict[ViewId, Any]:
+        """Every stored view of the projection (or of one of its folds), decoded."""
+        out: dict[ViewId, Any] = {}
+        for f in self.projection.folds:
+            if fold is not None and f.name != fold:
+                continue
+            if f.items:
+                out.update(self.storage.read_items(self.name, f.name))
+            else:
+                out.update({vid: f.decode(v) for vid, v in self.storage.read_views(self.name, f.name).items()})
+        return out
+
+    def rows(self) -> dict[str, Any]:
+        """Every stored row, as JSON values: what two runs must agree on exactly."""
+        return {
+            "views": self.storage.read_views(self.name),
+            "items": self.storage.read_items(self.name),
+            "history": self.storage.read_history(self.name),
+        }
+
+    # -- following ----------------------------------------------------------------------
+
+    def follow(self, stop: threading.Event) -> None:
+        """Catches up, then keeps catching up as new events commit, until ``stop`` is set."""
+        recorder = self.store.recorder
+        while not stop.is_set():
+            try:
+                if isinstance(recorder, PostgresApplicationRecorder):
+                    self._follow_postgres(recorder, stop)
+                elif isinstance(recorder, POPOApplicationRecorder):
+                    self._follow_memory(recorder, stop)
+                else:
+                    self._follow_polling(stop)
+            except (OperationalError, InterfaceError) as e:  # the database went away: retry
+                log.warning("projection %s: %s; retrying in 1 s", self.name, e)
+                stop.wait(1.0)
+
+    def _follow_postgres(self, recorder: PostgresApplicationRecorder, stop: threading.Event) -> None:
+        from psycopg.sql import SQL, Identifier
+
+        with recorder.datastore.get_connection() as conn:
+            conn.execute(SQL("LISTEN {0}").format(Identifier(recorder.channel_name)))
+            self.catch_up()
+            last = time.monotonic()
+            while not stop.is_set():
+                notified = False
+                for _ in conn.notifies(timeout=0.25, stop_after=1):
+                    notified = True
+                # Also look every second, in case a notification was missed.
+                if notified or time.monotonic() - last > 1.0:
+                    self.catch_up()
+                    last = time.monotonic()
+
+    def _follow_memory(self, recorder: POPOApplicationRecorder, stop: threading.Event) -> None:
+        appended = threading.Event()
+        recorder.listen(appended)
+        try:
+            while not stop.is_set():
+                appended.clear()
+                self.catch_up()
+                appended.wait(0.25)
+        finally:
+            recorder.unlisten(appended)
+
+    def _follow_polling(self, stop: threading.Event) -> None:
+        while not stop.is_set():
+            if not self.catch_up():
+                stop.wait(self.poll_interval)
+
+    def start(self) -> ProjectionRunner:
+        """Follows the log in a background thread until ``stop()``."""
+        if self._thread is None or not self._thread.is_alive():
+            self._stop.clear()
+            self._thread = threading.Thread(target=self._run, name=f"projection-{self.name}", daemon=True)
+            self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        try:
+            self.follow(self._stop)
+        except BaseException as e:  # noqa: BLE001 - kept for whoever stops the runner
+            self.error = e
+            log.exception("projection %s stopped", self.name)
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        if self.error is not None:
+            error, self.error = self.error, None
+            raise error
+
+    def __enter__(self) -> ProjectionRunner:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+# -- one runner per (store, projection) ----------------------------------------------------
+
+_runners: "weakref.WeakKeyDictionary[Any, dict[str, ProjectionRunner]]" = weakref.WeakKeyDictionary()
+_runners_lock = threading.Lock()
+
+
+def runner_for(store: Store, projection: Projection, **options: Any) -> ProjectionRunner:
+    """The runner of ``projection`` on ``store`` in this process (shared, so one cache)."""
+    with _runners_lock:
+        runners = _runners.setdefault(store.recorder, {})
+        runner = runners.get(projection.name)
+        if runner is None:
+            runner = runners[projection.name] = ProjectionRunner(store, projection, **options)
+        elif runner.projection.folds != projection.folds:
+            raise ValueError(f"A different projection named {projection.name!r} already runs on this store")
+        return runner
+
+
+def catch_up_all(runners: Iterable[ProjectionRunner]) -> dict[str, int]:
+    return {r.name: r.catch_up() for r in runners}

@@ -1,0 +1,573 @@
+"""Where tracked read models keep their rows, next to the log, in every kind of store.
+
+Three tables per store, shared by all projections (the projection's name is a column):
+
+* ``views``   — (projection, fold, key) -> the view as JSON, for folds stored whole;
+* ``items``   — (projection, fold, key, item) -> JSON value, for folds stored entry by entry
+                (state, artifact versions); a removed entry keeps its row, marked removed;
+* ``history`` — every write to an entry: (projection, fold, key, item, position) -> value,
+                with the session, version, event id and author that wrote it (time travel).
+
+and eventsourcing's tracking table, one row per projection: the position in the log (the
+notification id) the rows reflect. ``commit`` writes a batch of rows *and* moves that position
+in one transaction, and only if the position is still the one the batch was folded from
+(compare-and-set): a batch is applied exactly once, whoever else is catching up at the same
+time. The tracking recorders are eventsourcing's (SQLite, PostgreSQL, POPO); these classes
+add the row tables to them.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import weakref
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, Iterable, NamedTuple, Sequence
+
+from eventsourcing.persistence import IntegrityError, ProgrammingError, Tracking
+from eventsourcing.popo import POPOApplicationRecorder, POPOTrackingRecorder
+from eventsourcing.postgres import PostgresApplicationRecorder, PostgresTrackingRecorder
+from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteTrackingRecorder
+
+from domain.errors import StoreError
+from runtime.stores import Store
+
+ViewId = tuple[str, str]  # (fold, key)
+
+
+class PositionMoved(Exception):
+    """The projection's position changed since the batch was folded (someone else applied it)."""
+
+
+class HistoryRow(NamedTuple):
+    fold: str
+    key: str
+    item: str
+    position: int
+    value: Any  # decoded JSON; None when removed
+    removed: bool
+    session: str  # app/user/session of the writing event
+    version: int
+    event_id: str
+    author: str
+
+
+@dataclass
+class Batch:
+    """What one commit writes for one projection (values as JSON text)."""
+
+    views: dict[ViewId, str] = field(default_factory=dict)
+    items: dict[tuple[str, str, str], str | None] = field(default_factory=dict)  # None: removed
+    history: dict[tuple[str, str, str, int], tuple[str | None, str, int, str, str]] = field(default_factory=dict)
+
+    def __bool__(self) -> bool:
+        return bool(self.views or self.items or self.history)
+
+    def item_rows(self) -> list[tuple[str, str, str, str | None, bool]]:
+        return [(f, k, i, v, v is None) for (f, k, i), v in self.items.items()]
+
+    def history_rows(self) -> list[tuple[Any, ...]]:
+        return [(f, k, i, p, v, v is None, s, ver, e, a) for (f, k, i, p), (v, s, ver, e, a) in self.history.items()]
+
+
+class ProjectionStorage(ABC):
+    """The read-model tables of one store."""
+
+    @abstractmethod
+    def position(self, name: str) -> int:
+        """Where the projection's rows stand in the log (0: nothing folded)."""
+
+    @abstractmethod
+    def commit(self, name: str, expected: int, new: int, batch: Batch) -> None:
+        """Writes the batch and moves the position from ``expected`` to ``new``, atomically.
+
+        Raises PositionMoved (and writes nothing) when the position is not ``expected``.
+        """
+
+    @abstractmethod
+    def drop(self, name: str) -> None:
+        """Deletes the projection's rows and sets its position to 0, atomically."""
+
+    @abstractmethod
+    def load_views(self, name: str, fold: str, keys: Sequence[str]) -> dict[str, Any]: ...
+
+    @abstractmethod
+    def load_items(self, name: str, fold: str, keys: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """Current (not removed) entries of the given keys' item views."""
+
+    @abstractmethod
+    def read_views(self, name: str, fold: str | None = None) -> dict[ViewId, Any]: ...
+
+    @abstractmethod
+    def read_items(self, name: str, fold: str | None = None) -> dict[ViewId, dict[str, Any]]: ...
+
+    @abstractmethod
+    def items_at(self, name: str, fold: str, key: str, position: int) -> dict[str, Any]:
+        """The entries of one item view as they were once the log up to ``position`` was folded."""
+
+    @abstractmethod
+    def read_history(
+        self, name: str, fold: str | None = None, key: str | None = None, *, after: int = 0, upto: int | None = None
+    ) -> list[HistoryRow]:
+        """Writes to item views with after < position <= upto, in log order."""
+
+    @abstractmethod
+    def names(self) -> list[str]:
+        """Projections that have a position here."""
+
+    def wait(self, name: str, position: int, timeout: float = 5.0) -> None:
+        """Blocks until the projection has folded the log up to ``position`` (TimeoutError)."""
+        self.tracking.wait(name, position, timeout=timeout)  # type: ignore[attr-defined]
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+# -- memory --------------------------------------------------------------------------------
+
+
+class MemoryProjectionStorage(POPOTrackingRecorder, ProjectionStorage):
+    """Rows in dicts (values kept as JSON text, as a database would), under the recorder's lock."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tracking = self
+        self._views: dict[str, dict[ViewId, str]] = {}
+        self._items: dict[str, dict[ViewId, dict[str, str | None]]] = {}
+        self._history: dict[str, list[tuple[Any, ...]]] = {}
+
+    def create_table(self) -> None:
+        pass
+
+    def position(self, name: str) -> int:
+        return self.max_tracking_id(name) or 0
+
+    def commit(self, name: str, expected: int, new: int, batch: Batch) -> None:
+        with self._database_lock:
+            if (self._max_tracking_ids[name] or 0) != expected:
+                raise PositionMoved(name)
+            views = self._views.setdefault(name, {})
+            views.update(batch.views)
+            items = self._items.setdefault(name, {})
+            for (f, k, i), v in batch.items.items():
+                items.setdefault((f, k), {})[i] = v
+            self._history.setdefault(name, []).extend(batch.history_rows())
+            self._insert_tracking(Tracking(name, new))
+
+    def drop(self, name: str) -> None:
+        with self._database_lock:
+            self._views.pop(name, None)
+            self._items.pop(name, None)
+            self._history.pop(name, None)
+            self._max_tracking_ids[name] = 0
+
+    def load_views(self, name: str, fold: str, keys: Sequence[str]) -> dict[str, Any]:
+        with self._database_lock:
+            views = self._views.get(name, {})
+            return {k: json.loads(views[(fold, k)]) for k in keys if (fold, k) in views}
+
+    def load_items(self, name: str, fold: str, keys: Sequence[str]) -> dict[str, dict[str, Any]]:
+        with self._database_lock:
+            items = self._items.get(name, {})
+            return {
+                k: {i: json.loads(v) for i, v in items[(fold, k)].items() if v is not None}
+                for k in keys
+                if (fold, k) in items
+            }
+
+    def read_views(self, name: str, fold: str | None = None) -> dict[ViewId, Any]:
+        with self._database_lock:
+            return {vid: json.loads(v) for vid, v in self._views.get(name, {}).items() if fold in (None, vid[0])}
+
+    def read_items(self, name: str, fold: str | None = None) -> dict[ViewId, dict[str, Any]]:
+        with self._database_lock:
+            return {
+                vid: {i: json.loads(v) for i, v in entries.items() if v is not None}
+                for vid, entries in self._items.get(name, {}).items()
+                if fold in (None, vid[0])
+            }
+
+    def items_at(self, name: str, fold: str, key: str, position: int) -> dict[str, Any]:
+        with self._database_lock:
+            rows = [r for r in self._history.get(name, ()) if r[0] == fold and r[1] == key and r[3] <= position]
+        latest: dict[str, tuple[Any, ...]] = {}
+        for r in rows:  # appended in log order
+            latest[r[2]] = r
+        return {i: json.loads(r[4]) for i, r in latest.items() if not r[5]}
+
+    def read_history(
+        self, name: str, fold: str | None = None, key: str | None = None, *, after: int = 0, upto: int | None = None
+    ) -> list[HistoryRow]:
+        with self._database_lock:
+            rows = list(self._history.get(name, ()))
+        return sorted(
+            (
+                HistoryRow(r[0], r[1], r[2], r[3], None if r[4] is None else json.loads(r[4]), *r[5:])
+                for r in rows
+                if fold in (None, r[0]) and key in (None, r[1]) and r[3] > after and (upto is None or r[3] <= upto)
+            ),
+            key=lambda r: (r.position, r.fold, r.key, r.item),
+        )
+
+    def names(self) -> list[str]:
+        with self._database_lock:
+            return sorted(n for n, p in self._max_tracking_ids.items() if p is not None and n != "__migration__")
+
+
+# -- SQLite --------------------------------------------------------------------------------
+
+_SQLITE_TABLES = [
+    "CREATE TABLE IF NOT EXISTS chronicle_projection_views ("
+    " projection TEXT NOT NULL, fold TEXT NOT NULL, key TEXT NOT NULL, view TEXT NOT NULL,"
+    " PRIMARY KEY (projection, fold, key)) WITHOUT ROWID",
+    "CREATE TABLE IF NOT EXISTS chronicle_projection_items ("
+    " projection TEXT NOT NULL, fold TEXT NOT NULL, key TEXT NOT NULL, item TEXT NOT NULL,"
+    " value TEXT, removed INTEGER NOT NULL DEFAULT 0,"
+    " PRIMARY KEY (projection, fold, key, item)) WITHOUT ROWID",
+    "CREATE TABLE IF NOT EXISTS chronicle_projection_history ("
+    " projection TEXT NOT NULL, fold TEXT NOT NULL, key TEXT NOT NULL, item TEXT NOT NULL,"
+    " position INTEGER NOT NULL, value TEXT, removed INTEGER NOT NULL DEFAULT 0,"
+    " session TEXT NOT NULL, version INTEGER NOT NULL, event_id TEXT NOT NULL, author TEXT NOT NULL,"
+    " PRIMARY KEY (projection, fold, key, item, position)) WITHOUT ROWID",
+    "CREATE INDEX IF NOT EXISTS chronicle_projection_history_by_position"
+    " ON chronicle_projection_history (projection, position)",
+]
+
+
+class SqliteProjectionStorage(SQLiteTrackingRecorder, ProjectionStorage):
+    """Rows in the store's SQLite file; the tracking table is eventsourcing's ``tracking``."""
+
+    def __init__(self, datastore: Any) -> None:
+        super().__init__(datastore)
+        self.tracking = self
+
+    def construct_create_table_statements(self) -> list[str]:
+        return [*super().construct_create_table_statements(), *_SQLITE_TABLES]
+
+    def position(self, name: str) -> int:
+        return self.max_tracking_id(name) or 0
+
+    def commit(self, name: str, expected: int, new: int, batch: Batch) -> None:
+        with self.datastore.transaction(commit=True) as c:
+            # The write comes first: it takes the database's write lock, so nothing can move
+            # the position between this check and the commit.
+            if expected == 0:
+                c.execute(
+                    "INSERT INTO tracking VALUES (?, ?) ON CONFLICT (application_name) DO UPDATE"
+                    " SET notification_id = excluded.notification_id WHERE tracking.notification_id = 0"
+                    " RETURNING notification_id",
+                    (name, new),
+                )
+            else:
+                c.execute(
+                    "UPDATE tracking SET notification_id = ? WHERE application_name = ? AND notification_id = ?"
+                    " RETURNING notification_id",
+                    (new, name, expected),
+                )
+            if c.fetchone() is None:
+                raise PositionMoved(name)
+            if batch.views:
+                c.executemany(
+                    "INSERT INTO chronicle_projection_views VALUES (?, ?, ?, ?)"
+                    " ON CONFLICT (projection, fold, key) DO UPDATE SET view = excluded.view",
+                    [(name, f, k, v) for (f, k), v in batch.views.items()],
+                )
+            if batch.items:
+                c.executemany(
+                    "INSERT INTO chronicle_projection_items VALUES (?, ?, ?, ?, ?, ?)"
+                    " ON CONFLICT (projection, fold, key, item)"
+                    " DO UPDATE SET value = excluded.value, removed = excluded.removed",
+                    [(name, f, k, i, v, int(r)) for f, k, i, v, r in batch.item_rows()],
+                )
+            if batch.history:
+                c.executemany(
+                    "INSERT OR REPLACE INTO chronicle_projection_history VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(name, *row) for row in batch.history_rows()],
+                )
+
+    def drop(self, name: str) -> None:
+        with self.datastore.transaction(commit=True) as c:
+            c.execute(
+                "INSERT INTO tracking VALUES (?, 0) ON CONFLICT (application_name)"
+                " DO UPDATE SET notification_id = 0",
+                (name,),
+            )
+            for table in ("views", "items", "history"):
+                c.execute(f"DELETE FROM chronicle_projection_{table} WHERE projection = ?", (name,))
+
+    def _select(self, sql: str, params: Sequence[Any]) -> list[Any]:
+        with self.datastore.transaction(commit=False) as c:
+            c.execute(sql, params)
+            return c.fetchall()
+
+    def load_views(self, name: str, fold: str, keys: Sequence[str]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for chunk in _chunks(keys, 500):
+            rows = self._select(
+                "SELECT key, view FROM chronicle_projection_views WHERE projection = ? AND fold = ?"
+                f" AND key IN ({','.join('?' * len(chunk))})",
+                [name, fold, *chunk],
+            )
+            out.update((r[0], json.loads(r[1])) for r in rows)
+        return out
+
+    def load_items(self, name: str, fold: str, keys: Sequence[str]) -> dict[str, dict[str, Any]]:
+        out: dict[str, dict[str, Any]] = {}
+        for chunk in _chunks(keys, 500):
+            rows = self._select(
+                "SELECT key, item, value FROM chronicle_projection_items WHERE projection = ? AND fold = ?"
+                f" AND NOT removed AND key IN ({','.join('?' * len(chunk))})",
+                [name, fold, *chunk],
+            )
+            for key, item, value in rows:
+                out.setdefault(key, {})[item] = json.loads(value)
+        return out
+
+    def read_views(self, name: str, fold: str | None = None) -> dict[ViewId, Any]:
+        sql = "SELECT fold, key, view FROM chronicle_projection_views WHERE projection = ?"
+        rows = self._select(sql + (" AND fold = ?" if fold else ""), [name, fold] if fold else [name])
+        return {(f, k): json.loads(v) for f, k, v in rows}
+
+    def read_items(self, name: str, fold: str | None = None) -> dict[ViewId, dict[str, Any]]:
+        sql = "SELECT fold, key, item, value FROM chronicle_projection_items WHERE projection = ? AND NOT removed"
+        rows = self._select(sql + (" AND fold = ?" if fold else ""), [name, fold] if fold else [name])
+        out: dict[ViewId, dict[str, Any]] = {}
+        for f, k, i, v in rows:
+            out.setdefault((f, k), {})[i] = json.loads(v)
+        return out
+
+    def items_at(self, name: str, fold: str, key: str, position: int) -> dict[str, Any]:
+        rows = self._select(
+            "SELECT i.item, h.value, h.removed FROM chronicle_projection_items i"
+            " JOIN chronicle_projection_history h ON h.projection = i.projection AND h.fold = i.fold"
+            " AND h.key = i.key AND h.item = i.item AND h.position = ("
+            "   SELECT MAX(position) FROM chronicle_projection_history h2 WHERE h2.projection = i.projection"
+            "   AND h2.fold = i.fold AND h2.key = i.key AND h2.item = i.item AND h2.position <= ?)"
+            " WHERE i.projection = ? AND i.fold = ? AND i.key = ?",
+            [position, name, fold, key],
+        )
+        return {item: json.loads(value) for item, value, removed in rows if not removed}
+
+    def read_history(
+        self, name: str, fold: str | None = None, key: str | None = None, *, after: int = 0, upto: int | None = None
+    ) -> list[HistoryRow]:
+        sql = (
+            "SELECT fold, key, item, position, value, removed, session, version, event_id, author"
+            " FROM chronicle_projection_history WHERE projection = ? AND position > ?"
+        )
+        params: list[Any] = [name, after]
+        if fold is not None:
+            sql += " AND fold = ?"
+            params.append(fold)
+        if key is not None:
+            sql += " AND key = ?"
+            params.append(key)
+        if upto is not None:
+            sql += " AND position <= ?"
+            params.append(upto)
+        rows = self._select(sql + " ORDER BY position, fold, key, item", params)
+        return [
+            HistoryRow(r[0], r[1], r[2], r[3], None if r[4] is None else json.loads(r[4]), bool(r[5]), *r[6:])
+            for r in rows
+        ]
+
+    def names(self) -> list[str]:
+        rows = self._select("SELECT application_name FROM tracking WHERE application_name != '__migration__'", [])
+        return sorted(r[0] for r in rows)
+
+
+# -- PostgreSQL ----------------------------------------------------------------------------
+
+_PG_TRACKING = "chronicle_projection_tracking"
+_PG_TABLES = [
+    "CREATE TABLE IF NOT EXISTS chronicle_projection_views ("
+    " projection text NOT NULL, fold text NOT NULL, key text NOT NULL, view jsonb NOT NULL,"
+    " PRIMARY KEY (projection, fold, key))",
+    "CREATE TABLE IF NOT EXISTS chronicle_projection_items ("
+    " projection text NOT NULL, fold text NOT NULL, key text NOT NULL, item text NOT NULL,"
+    " value jsonb, removed boolean NOT NULL DEFAULT false,"
+    " PRIMARY KEY (projection, fold, key, item))",
+    "CREATE TABLE IF NOT EXISTS chronicle_projection_history ("
+    " projection text NOT NULL, fold text NOT NULL, key text NOT NULL, item text NOT NULL,"
+    " position bigint NOT NULL, value jsonb, removed boolean NOT NULL DEFAULT false,"
+    " session text NOT NULL, version bigint NOT NULL, event_id text NOT NULL, author text NOT NULL,"
+    " PRIMARY KEY (projection, fold, key, item, position))",
+    "CREATE INDEX IF NOT EXISTS chronicle_projection_history_by_position"
+    " ON chronicle_projection_history (projection, position)",
+]
+
+
+class PostgresProjectionStorage(PostgresTrackingRecorder, ProjectionStorage):
+    """Rows in the store's database; positions in eventsourcing's tracking table."""
+
+    def __init__(self, datastore: Any) -> None:
+        from psycopg.sql import SQL
+
+        super().__init__(datastore, tracking_table_name=_PG_TRACKING)
+        self.tracking = self
+        self.sql_create_statements.extend(SQL(s).format() for s in _PG_TABLES)  # type: ignore[arg-type]
+
+    def position(self, name: str) -> int:
+        return self.max_tracking_id(name) or 0
+
+    def commit(self, name: str, expected: int, new: int, batch: Batch) -> None:
+        with self.datastore.get_connection() as conn, conn.transaction(), conn.cursor() as curs:
+            if expected == 0:
+                curs.execute(
+                    f"INSERT INTO {_PG_TRACKING} VALUES (%s, %s) ON CONFLICT (application_name) DO UPDATE"
+                    f" SET notification_id = excluded.notification_id WHERE {_PG_TRACKING}.notification_id = 0"
+                    " RETURNING notification_id",
+                    (name, new),
+                )
+            else:
+                curs.execute(
+                    f"UPDATE {_PG_TRACKING} SET notification_id = %s"
+                    " WHERE application_name = %s AND notification_id = %s RETURNING notification_id",
+                    (new, name, expected),
+                )
+            if curs.fetchone() is None:
+                raise PositionMoved(name)
+            if batch.views:
+                curs.executemany(
+                    "INSERT INTO chronicle_projection_views VALUES (%s, %s, %s, %s::jsonb)"
+                    " ON CONFLICT (projection, fold, key) DO UPDATE SET view = excluded.view",
+                    [(name, f, k, v) for (f, k), v in batch.views.items()],
+                )
+            if batch.items:
+                curs.executemany(
+                    "INSERT INTO chronicle_projection_items VALUES (%s, %s, %s, %s, %s::jsonb, %s)"
+                    " ON CONFLICT (projection, fold, key, item)"
+                    " DO UPDATE SET value = excluded.value, removed = excluded.removed",
+                    [(name, *row) for row in batch.item_rows()],
+                )
+            if batch.history:
+                curs.executemany(
+                    "INSERT INTO chronicle_projection_history VALUES"
+                    " (%s, %s, %s, %s, %s, %s::jsonb, %s, %s, %s, %s, %s)"
+                    " ON CONFLICT (projection, fold, key, item, position) DO UPDATE SET value = excluded.value,"
+                    " removed = excluded.removed",
+                    [(name, *row) for row in batch.history_rows()],
+                )
+
+    def drop(self, name: str) -> None:
+        with self.datastore.transaction(commit=True) as curs:
+            curs.execute(
+                f"INSERT INTO {_PG_TRACKING} VALUES (%s, 0) ON CONFLICT (application_name)"
+                " DO UPDATE SET notification_id = 0",
+                (name,),
+            )
+            for table in ("views", "items", "history"):
+                curs.execute(f"DELETE FROM chronicle_projection_{table} WHERE projection = %s", (name,))
+
+    def _select(self, sql: str, params: Sequence[Any]) -> list[Any]:
+        from psycopg.rows import tuple_row
+
+        with self.datastore.get_connection() as conn, conn.cursor(row_factory=tuple_row) as curs:
+            curs.execute(sql, params)
+            return curs.fetchall()
+
+    def load_views(self, name: str, fold: str, keys: Sequence[str]) -> dict[str, Any]:
+        rows = self._select(
+            "SELECT key, view FROM chronicle_projection_views WHERE projection = %s AND fold = %s AND key = ANY(%s)",
+            [name, fold, list(keys)],
+        )
+        return dict(rows)
+
+    def load_items(self, name: str, fold: str, keys: Sequence[str]) -> dict[str, dict[str, Any]]:
+        rows = self._select(
+            "SELECT key, item, value FROM chronicle_projection_items WHERE projection = %s AND fold = %s"
+            " AND NOT removed AND key = ANY(%s)",
+            [name, fold, list(keys)],
+        )
+        out: dict[str, dict[str, Any]] = {}
+        for key, item, value in rows:
+            out.setdefault(key, {})[item] = value
+        return out
+
+    def read_views(self, name: str, fold: str | None = None) -> dict[ViewId, Any]:
+        sql = "SELECT fold, key, view FROM chronicle_projection_views WHERE projection = %s"
+        rows = self._select(sql + (" AND fold = %s" if fold else ""), [name, fold] if fold else [name])
+        return {(f, k): v for f, k, v in rows}
+
+    def read_items(self, name: str, fold: str | None = None) -> dict[ViewId, dict[str, Any]]:
+        sql = "SELECT fold, key, item, value FROM chronicle_projection_items WHERE projection = %s AND NOT removed"
+        rows = self._select(sql + (" AND fold = %s" if fold else ""), [name, fold] if fold else [name])
+        out: dict[ViewId, dict[str, Any]] = {}
+        for f, k, i, v in rows:
+            out.setdefault((f, k), {})[i] = v
+        return out
+
+    def items_at(self, name: str, fold: str, key: str, position: int) -> dict[str, Any]:
+        rows = self._select(
+            "SELECT i.item, h.value, h.removed FROM chronicle_projection_items i CROSS JOIN LATERAL ("
+            "  SELECT value, removed FROM chronicle_projection_history h WHERE h.projection = i.projection"
+            "  AND h.fold = i.fold AND h.key = i.key AND h.item = i.item AND h.position <= %s"
+            "  ORDER BY h.position DESC LIMIT 1) h"
+            " WHERE i.projection = %s AND i.fold = %s AND i.key = %s",
+            [position, name, fold, key],
+        )
+        return {item: value for item, value, removed in rows if not removed}
+
+    def read_history(
+        self, name: str, fold: str | None = None, key: str | None = None, *, after: int = 0, upto: int | None = None
+    ) -> list[HistoryRow]:
+        sql = (
+            "SELECT fold, key, item, position, value, removed, session, version, event_id, author"
+            " FROM chronicle_projection_history WHERE projection = %s AND position > %s"
+        )
+        params: list[Any] = [name, after]
+        if fold is not None:
+            sql += " AND fold = %s"
+            params.append(fold)
+        if key is not None:
+            sql += " AND key = %s"
+            params.append(key)
+        if upto is not None:
+            sql += " AND position <= %s"
+            params.append(upto)
+        rows = self._select(sql + " ORDER BY position, fold, key, item", params)
+        return [HistoryRow(*r) for r in rows]
+
+    def names(self) -> list[str]:
+        rows = self._select(f"SELECT application_name FROM {_PG_TRACKING} WHERE application_name != '__migration__'", [])
+        return sorted(r[0] for r in rows)
+
+
+def _chunks(seq: Sequence[str], n: int) -> Iterable[Sequence[str]]:
+    for i in range(0, len(seq), n):
+        yield seq[i : i + n]
+
+
+# -- one storage per store -----------------------------------------------------------------
+
+_storages: "weakref.WeakKeyDictionary[Any, ProjectionStorage]" = weakref.WeakKeyDictionary()
+_storages_lock = threading.Lock()
+
+
+def storage_for(store: Store) -> ProjectionStorage:
+    """The read-model tables of a store (created on first use; one object per store)."""
+    recorder = store.recorder
+    with _storages_lock:
+        storage = _storages.get(recorder)
+        if storage is not None:
+            return storage
+        if isinstance(recorder, PostgresApplicationRecorder):
+            storage = PostgresProjectionStorage(recorder.datastore)
+        elif isinstance(recorder, SQLiteApplicationRecorder):
+            storage = SqliteProjectionStorage(recorder.datastore)
+        elif isinstance(recorder, POPOApplicationRecorder):
+            storage = MemoryProjectionStorage()
+        else:
+            raise StoreError(f"Projections cannot be stored next to a {type(recorder).__name__}")
+        for attempt in range(3):
+            try:
+                storage.create_table()  # type: ignore[attr-defined]
+                break
+            except (IntegrityError, ProgrammingError):
+                # Two processes creating the same tables at once: the loser retries.
+                if attempt == 2:
+                    raise
+        _storages[recorder] = storage
+        return storage
