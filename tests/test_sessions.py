@@ -275,3 +275,12 @@ async def test_long_sessions_reload_from_snapshots(store_url):
         assert [e.id for e in loaded.events] == [e.id for e in expected.events]
         await reader.close()
     await writer.close()
+
+
+async def test_operators_can_list_every_session_across_apps(service):
+    await service.create_session(app_name="a1", user_id="u1", session_id="x")
+    await service.create_session(app_name="a2", user_id="u2", session_id="y")
+    await service.delete_session(app_name="a2", user_id="u2", session_id="y")
+    rows = service.store.recorder.select_catalog()
+    assert [(r.app_name, r.session_id, r.deleted) for r in rows] == [("a1", "x", False), ("a2", "y", True)]
+    assert [r.session_id for r in service.store.recorder.select_catalog(user_id="u2")] == ["y"]

@@ -55,6 +55,15 @@ class MemoryLogRecorder(POPOApplicationRecorder):
             ]
         return sorted(rows, key=lambda r: r[2])
 
+    def select_catalog(self, app_name: str | None = None, user_id: str | None = None) -> list[CatalogRow]:
+        with self._database_lock:
+            rows = [
+                r
+                for r in self._catalog.values()
+                if (app_name is None or r.app_name == app_name) and (user_id is None or r.user_id == user_id)
+            ]
+        return sorted(rows, key=lambda r: r.last_update_time)
+
     def select_scoped(self, app_name: str, user_id: str) -> dict[str, Any]:
         with self._database_lock:
             rows = {**self._scoped.get((app_name, ""), {}), **self._scoped.get((app_name, user_id), {})}

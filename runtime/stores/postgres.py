@@ -134,6 +134,23 @@ class PostgresLogRecorder(PostgresApplicationRecorder):
             curs.execute(sql + " ORDER BY last_update_time", params)
             return curs.fetchall()  # type: ignore[return-value]
 
+    def select_catalog(self, app_name: str | None = None, user_id: str | None = None) -> list[CatalogRow]:
+        """Every session (deleted ones too), for operators: filter by app and user."""
+        sql = f"SELECT {_CATALOG_COLUMNS} FROM chronicle_sessions WHERE true"
+        params: list[Any] = []
+        for column, value in (("app_name", app_name), ("user_id", user_id)):
+            if value is not None:
+                sql += f" AND {column} = %s"
+                params.append(value)
+        with self.datastore.get_connection() as conn, conn.cursor() as curs:
+            curs.execute(sql + " ORDER BY last_update_time", params)
+            rows = curs.fetchall()
+        return [
+            CatalogRow(r["log_id"], r["app_name"], r["user_id"], r["session_id"], r["created_time"],
+                       r["last_update_time"], r["version"], r["deleted"], r["state"] or {})
+            for r in rows
+        ]
+
     def select_scoped(self, app_name: str, user_id: str) -> dict[str, Any]:
         with self.datastore.get_connection() as conn, conn.cursor() as curs:
             curs.execute(

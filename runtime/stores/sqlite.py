@@ -10,7 +10,7 @@ from eventsourcing.sqlite import SQLiteAggregateRecorder, SQLiteApplicationRecor
 
 from domain.errors import StoreError
 from eventsourcing.persistence import StoredEvent
-from runtime.stores.base import Listing, SideRows, Store
+from runtime.stores.base import CatalogRow, Listing, SideRows, Store
 
 EVENTS_TABLE = "chronicle_events"
 SNAPSHOTS_TABLE = "chronicle_snapshots"
@@ -89,6 +89,22 @@ class SqliteLogRecorder(SQLiteApplicationRecorder):
         with self.datastore.transaction(commit=False) as c:
             c.execute(sql + " ORDER BY last_update_time", params)
             return [tuple(row) for row in c.fetchall()]  # type: ignore[misc]
+
+    def select_catalog(self, app_name: str | None = None, user_id: str | None = None) -> list[CatalogRow]:
+        """Every session (deleted ones too), for operators: filter by app and user."""
+        sql = f"SELECT {_CATALOG_COLUMNS} FROM chronicle_sessions WHERE 1 = 1"
+        params: list[Any] = []
+        for column, value in (("app_name", app_name), ("user_id", user_id)):
+            if value is not None:
+                sql += f" AND {column} = ?"
+                params.append(value)
+        with self.datastore.transaction(commit=False) as c:
+            c.execute(sql + " ORDER BY last_update_time", params)
+            rows = c.fetchall()
+        return [
+            CatalogRow(UUID(r[0]), r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7]), json.loads(r[8] or "{}"))
+            for r in rows
+        ]
 
     def select_scoped(self, app_name: str, user_id: str) -> dict[str, Any]:
         with self.datastore.transaction(commit=False) as c:
