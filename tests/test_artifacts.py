@@ -275,8 +275,12 @@ async def test_the_blob_table_holds_each_content_once_in_sqlite(tmp_path):
     for session in ("s1", "s2", "s3"):
         await save(svc, "same.txt", types.Part(text="identical"), session_id=session)
     await svc.close()
-    rows = sqlite3.connect(path).execute("SELECT sha256, size FROM chronicle_blobs").fetchall()
-    assert rows == [(hashlib.sha256(b"identical").hexdigest(), 9)]
+    # the bytes live next to the store file, in chronicle.db-blobs (see SqliteBlobStore)
+    blobs = sqlite3.connect(f"{path}-blobs")
+    assert blobs.execute("SELECT sha256, size FROM chronicle_blobs").fetchall() == [
+        (hashlib.sha256(b"identical").hexdigest(), 9)
+    ]
+    assert blobs.execute("SELECT data FROM chronicle_blob_data").fetchall() == [(b"identical",)]
 
 
 async def test_events_record_hashes_never_bytes(tmp_path):
@@ -298,11 +302,11 @@ async def test_a_blob_corrupted_in_sqlite_is_refused_on_load(tmp_path):
     path = tmp_path / "corrupt.db"
     svc = SqliteArtifactService(str(path))
     await save(svc, "doc.txt", types.Part(text="the original"))
-    with sqlite3.connect(path) as db:
-        db.execute("UPDATE chronicle_blobs SET data = ?", (b"the tampered",))
+    with sqlite3.connect(f"{path}-blobs") as db:
+        db.execute("UPDATE chronicle_blob_data SET data = ?", (b"the tampered",))
     with pytest.raises(ArtifactIntegrityError, match=r"doc.txt.*version 0.*do not match"):
         await load(svc, "doc.txt")
-    with sqlite3.connect(path) as db:
+    with sqlite3.connect(f"{path}-blobs") as db:
         db.execute("DELETE FROM chronicle_blobs")
     with pytest.raises(ArtifactIntegrityError, match="missing"):
         await load(svc, "doc.txt")
@@ -404,7 +408,16 @@ async def test_sessions_and_artifacts_share_one_store(tmp_path):
     assert (await load(artifacts, "a.txt")).text == "in the same file"
     await sessions.close()
     tables = {r[0] for r in sqlite3.connect(tmp_path / "one.db").execute("SELECT name FROM sqlite_master")}
-    assert {"chronicle_events", "chronicle_blobs", "chronicle_sessions"} <= tables
+    assert {"chronicle_events", "chronicle_sessions"} <= tables
+    assert (tmp_path / "one.db-blobs").exists()  # the store's blob file, beside it
+
+
+async def test_an_in_memory_sqlite_store_keeps_blobs_in_its_own_database():
+    svc = artifact_service_from_url("sqlite:///:memory:")
+    await save(svc, "a.bin", png(b"in memory"))
+    await save(svc, "b.bin", png(b"in memory"))
+    assert (await load(svc, "b.bin")).inline_data.data == b"in memory" and blob_count(svc) == 1
+    await svc.close()
 
 
 async def test_artifacts_survive_a_reopen(tmp_path):

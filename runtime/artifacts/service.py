@@ -234,6 +234,9 @@ class LogArtifactService(BaseArtifactService):
         return changed
 
     async def close(self) -> None:
+        close_blobs = getattr(self.blobs, "close", None)
+        if close_blobs is not None:
+            close_blobs()
         if self._owns_store:
             self.store.close()
 
