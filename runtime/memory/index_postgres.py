@@ -3,7 +3,7 @@ a GIN index, ranked by ts_rank; shared by every process on the database."""
 
 from __future__ import annotations
 
-import json
+import hashlib
 from typing import Any, Sequence
 from uuid import UUID
 
@@ -19,18 +19,31 @@ _CREATE = [
     " app_name text NOT NULL, user_id text NOT NULL, source text NOT NULL, session_id text NOT NULL,"
     " position bigint NOT NULL, rewinds jsonb NOT NULL DEFAULT '[]',"
     " PRIMARY KEY (app_name, user_id, source))",
+    # `scope` is a token derived from (app, user) that goes into the tsvector too, so a search
+    # intersects the user's postings with the query's in the GIN index instead of filtering
+    # every user's matches; the app_name/user_id comparison then makes isolation exact.
     "CREATE TABLE IF NOT EXISTS chronicle_memory_docs ("
     " source text NOT NULL, position bigint NOT NULL, app_name text NOT NULL, user_id text NOT NULL,"
     " event_id text NOT NULL, session_id text NOT NULL, invocation_id text NOT NULL, author text,"
-    " timestamp double precision NOT NULL, content jsonb NOT NULL, body text NOT NULL,"
+    " timestamp double precision NOT NULL, content jsonb NOT NULL, body text NOT NULL, scope text NOT NULL,"
     " hidden boolean NOT NULL DEFAULT false,"
-    " tsv tsvector GENERATED ALWAYS AS (to_tsvector('english', body)) STORED,"
+    " tsv tsvector GENERATED ALWAYS AS (to_tsvector('english', body) || to_tsvector('simple', scope)) STORED,"
     " PRIMARY KEY (source, position))",
-    "CREATE INDEX IF NOT EXISTS chronicle_memory_docs_tsv ON chronicle_memory_docs USING gin (tsv)",
-    "CREATE INDEX IF NOT EXISTS chronicle_memory_docs_by_user ON chronicle_memory_docs (app_name, user_id)",
+    # fastupdate off: no pending list that every search would scan linearly
+    "CREATE INDEX IF NOT EXISTS chronicle_memory_docs_tsv ON chronicle_memory_docs USING gin (tsv)"
+    " WITH (fastupdate = off)",
 ]
 
 _DOC_COLUMNS = "source, position, event_id, session_id, invocation_id, author, timestamp, content, hidden"
+
+
+def scope_token(app_name: str, user_id: str) -> str:
+    """A single lexeme of letters only (the text parser keeps it whole)."""
+    digest = hashlib.sha256(f"{app_name}\x1f{user_id}".encode()).hexdigest()[:24]
+    return "scope" + digest.translate(_HEX_TO_LETTERS)
+
+
+_HEX_TO_LETTERS = str.maketrans("0123456789abcdef", "ghijklmnopqrstuv")
 
 
 def ts_query(query: str) -> str | None:
@@ -90,11 +103,11 @@ class PostgresMemoryIndex(MemoryIndex):
             if docs:
                 c.executemany(
                     "INSERT INTO chronicle_memory_docs (source, position, app_name, user_id, event_id, session_id,"
-                    " invocation_id, author, timestamp, content, body, hidden)"
-                    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                    " invocation_id, author, timestamp, content, body, scope, hidden)"
+                    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
                     [
                         (d.source, d.position, app_name, user_id, d.event_id, d.session_id, d.invocation_id,
-                         d.author, d.timestamp, Jsonb(d.content), d.text, d.hidden)
+                         d.author, d.timestamp, Jsonb(d.content), d.text, scope_token(app_name, user_id), d.hidden)
                         for d in docs
                     ],
                 )
@@ -118,10 +131,10 @@ class PostgresMemoryIndex(MemoryIndex):
         with self.datastore.get_connection() as conn, conn.cursor() as c:
             c.execute(
                 f"SELECT {_DOC_COLUMNS}, ts_rank(tsv, q, 1) AS score"
-                " FROM chronicle_memory_docs, to_tsquery('english', %s) AS q"
-                " WHERE app_name = %s AND user_id = %s AND NOT hidden AND tsv @@ q"
+                " FROM chronicle_memory_docs, to_tsquery('english', %s) AS q, to_tsquery('simple', %s) AS s"
+                " WHERE tsv @@ (s && q) AND app_name = %s AND user_id = %s AND NOT hidden"
                 " ORDER BY score DESC, timestamp DESC LIMIT %s",
-                (q, app_name, user_id, limit),
+                (q, scope_token(app_name, user_id), app_name, user_id, limit),
             )
             rows = c.fetchall()
         return [(_doc(r), float(r["score"])) for r in rows]
