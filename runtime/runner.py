@@ -284,6 +284,57 @@ class Runner:
                 return agent
         return root
 
+    # -- rewind ------------------------------------------------------------------------------
+
+    async def rewind_async(self, *, user_id: str, session_id: str, rewind_before_invocation_id: str) -> Event:
+        """Takes the session back to just before an invocation, and returns the rewind's marker event.
+
+        One event is appended (atomic): afterwards the session's state -- the state it was created
+        with included -- is what it was before that invocation, keys created since read as absent,
+        and the rewound events are hidden from `get_session().events` and from the model's context
+        (they stay in the log, for audits). The session files the rewound events touched are then
+        brought back through the artifact service, so `load_artifact` returns the earlier bytes
+        (files created since are deleted; rewinding the rewind brings them back). `app:` and
+        `user:` state and `user:` files are shared with other sessions and are not rolled back.
+
+        Rewinding the marker's own invocation undoes the rewind. An invocation id that is unknown
+        or already rewound raises InvocationNotFoundError, and nothing is written."""
+        from runtime.rewind import restore_artifacts, rewound_artifact_versions, versions_before
+
+        rewind = getattr(self.session_service, "rewind_session", None)
+        if rewind is None:
+            raise InvalidArgumentError(
+                f"{type(self.session_service).__name__} cannot rewind; use one of Chronicle's session "
+                "services (InMemorySessionService, SqliteSessionService, PostgresSessionService)."
+            )
+        log_backed = hasattr(getattr(self.session_service, "store", None), "recorder")
+        versions: dict[str, Optional[int]] = {}
+        if not log_backed and self.artifact_service is not None:
+            versions = await versions_before(
+                self.session_service,
+                app_name=self.app_name,
+                user_id=user_id,
+                session_id=session_id,
+                invocation_id=rewind_before_invocation_id,
+            )
+        # Whatever this Runner holds of the session is about to be out of date.
+        self._sessions.pop((user_id, session_id), None)
+        marker = await rewind(
+            app_name=self.app_name,
+            user_id=user_id,
+            session_id=session_id,
+            rewind_before_invocation_id=rewind_before_invocation_id,
+        )
+        if self.artifact_service is not None:
+            if log_backed:
+                versions = await rewound_artifact_versions(
+                    self.session_service, app_name=self.app_name, user_id=user_id, session_id=session_id, marker=marker
+                )
+            await restore_artifacts(
+                self.artifact_service, app_name=self.app_name, user_id=user_id, session_id=session_id, versions=versions
+            )
+        return marker
+
     async def run_live(self, *args: Any, **kwargs: Any) -> AsyncGenerator[Event, None]:
         """Live (bidirectional audio/video) runs are not supported yet."""
         raise NotImplementedError("run_live is not supported yet; use run_async (with StreamingMode.SSE to stream).")

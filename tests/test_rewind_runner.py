@@ -1,0 +1,247 @@
+"""Runner.rewind_async: one append, state and files back as they were, on every store."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Optional
+
+import pytest
+from google.genai import types
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from domain import InvocationNotFoundError
+from runtime import GetSessionConfig, LlmAgent, Runner, ScriptedLlm, ToolContext, session_service_from_url
+from runtime.artifacts import LogArtifactService
+from runtime.models import LlmRequest
+from runtime.projections.time_travel import At, TimeTravel
+
+APP, USER, SESSION = "rewind_app", "ann", "s1"
+
+
+async def write_file(name: str, text: str, tool_context: ToolContext) -> dict[str, Any]:
+    """Writes a file and notes it in state."""
+    version = await tool_context.save_artifact(name, types.Part(text=text))
+    tool_context.state[f"file:{name}"] = text
+    tool_context.state["last_write"] = name
+    tool_context.state["user:writes"] = int(tool_context.state.get("user:writes") or 0) + 1
+    return {"version": version}
+
+
+async def read_file(name: str, tool_context: ToolContext) -> dict[str, Any]:
+    """Reads a file."""
+    part = await tool_context.load_artifact(name)
+    return {"text": None if part is None else part.text}
+
+
+def brain(request: LlmRequest) -> Any:
+    """'write NAME TEXT' and 'read NAME' call tools; anything else is echoed; tool results are
+    reported as JSON."""
+    last = request.contents[-1].parts[-1]
+    if last.function_response is not None:
+        return f"{last.function_response.name} -> {json.dumps(last.function_response.response, sort_keys=True)}"
+    words = (last.text or "").split(" ", 2)
+    if words[0] == "write":
+        return ScriptedLlm.call("write_file", name=words[1], text=words[2])
+    if words[0] == "read":
+        return ScriptedLlm.call("read_file", name=words[1])
+    return f"echo {last.text}"
+
+
+def make_runner(url_or_services: Any, model: Optional[ScriptedLlm] = None) -> Runner:
+    if isinstance(url_or_services, str):
+        sessions = session_service_from_url(url_or_services)
+        artifacts = LogArtifactService(sessions.store)
+    else:
+        sessions, artifacts = url_or_services
+    agent = LlmAgent(name="scribe", model=model or ScriptedLlm([brain], cycle=True), tools=[write_file, read_file])
+    return Runner(app_name=APP, agent=agent, session_service=sessions, artifact_service=artifacts)
+
+
+async def say(runner: Runner, text: str, session_id: str = SESSION) -> tuple[str, list[str]]:
+    """Sends a message; returns the invocation id and the texts of the answers."""
+    message = types.Content(role="user", parts=[types.Part(text=text)])
+    events = [e async for e in runner.run_async(user_id=USER, session_id=session_id, new_message=message)]
+    return events[0].invocation_id, [e.text() for e in events if e.text()]
+
+
+def seen_texts(request: LlmRequest) -> list[str]:
+    return [p.text for c in request.contents for p in c.parts if p.text]
+
+
+async def load(runner: Runner, session_id: str = SESSION):
+    return await runner.session_service.get_session(app_name=APP, user_id=USER, session_id=session_id)
+
+
+@pytest.fixture
+async def runner(store_url):
+    runner = make_runner(store_url)
+    await runner.session_service.create_session(app_name=APP, user_id=USER, session_id=SESSION, state={"start": 1})
+    yield runner
+    await runner.close()
+    await runner.session_service.close()
+
+
+async def test_rewind_restores_state_and_files_and_hides_the_turns(runner, store_url):
+    first, _ = await say(runner, "write plan.md plan A")
+    second, _ = await say(runner, "write plan.md plan B")
+    third, _ = await say(runner, "write notes.txt scratch")
+    before = await load(runner)
+    assert before.state["file:plan.md"] == "plan B" and before.state["user:writes"] == 3
+
+    marker = await runner.rewind_async(user_id=USER, session_id=SESSION, rewind_before_invocation_id=second)
+    assert marker.actions.rewind_before_invocation_id == second
+
+    session = await load(runner)
+    # one append: the marker
+    assert session.version == before.version + 1 and session.events[-1].id == marker.id
+    # session state as before `second`, initial state included; later keys absent; user: kept
+    assert session.state == {"start": 1, "file:plan.md": "plan A", "last_write": "plan.md", "user:writes": 3}
+    assert session.state.get("file:notes.txt") is None
+    assert {e.invocation_id for e in session.events} == {first, marker.invocation_id}
+    audit = await runner.session_service.get_session(
+        app_name=APP, user_id=USER, session_id=SESSION, config=GetSessionConfig(include_rewound=True)
+    )
+    assert {second, third} <= {e.invocation_id for e in audit.events}
+
+    # the files: plan.md has plan A's bytes again, notes.txt is gone
+    artifacts = runner.artifact_service
+    scope = dict(app_name=APP, user_id=USER, session_id=SESSION)
+    assert (await artifacts.load_artifact(filename="plan.md", **scope)).text == "plan A"
+    assert await artifacts.load_artifact(filename="notes.txt", **scope) is None
+    assert await artifacts.list_artifact_keys(**scope) == ["plan.md"]
+
+    # the next turn sees the rewound timeline: tools read the earlier bytes, the model the earlier talk
+    _, answers = await say(runner, "read plan.md")
+    assert answers == ['read_file -> {"text": "plan A"}']
+    request = runner.agent.model.requests[-1]
+    assert "write plan.md plan A" in seen_texts(request)
+    assert not {"write plan.md plan B", "write notes.txt scratch"} & set(seen_texts(request))
+    _, answers = await say(runner, "read notes.txt")
+    assert answers == ['read_file -> {"text": null}']
+    # rewinding the rewind brings the deleted file back
+    await runner.rewind_async(user_id=USER, session_id=SESSION, rewind_before_invocation_id=marker.invocation_id)
+    assert (await artifacts.load_artifact(filename="notes.txt", **scope)).text == "scratch"
+    assert (await artifacts.load_artifact(filename="plan.md", **scope)).text == "plan B"
+    assert (await load(runner)).state["file:notes.txt"] == "scratch"
+
+
+async def test_rewind_twice_rewind_a_rewind_and_continue(runner, store_url):
+    one, _ = await say(runner, "write plan.md v1")
+    two, _ = await say(runner, "write plan.md v2")
+    marker = await runner.rewind_async(user_id=USER, session_id=SESSION, rewind_before_invocation_id=two)
+    # rewinding the rewind brings the turn back, with its file version
+    await runner.rewind_async(user_id=USER, session_id=SESSION, rewind_before_invocation_id=marker.invocation_id)
+    session = await load(runner)
+    assert session.state["file:plan.md"] == "v2"
+    _, answers = await say(runner, "read plan.md")
+    assert answers == ['read_file -> {"text": "v2"}']
+    # continue, rewind again on the new timeline, twice in a row
+    three, _ = await say(runner, "write plan.md v3")
+    four, _ = await say(runner, "write plan.md v4")
+    await runner.rewind_async(user_id=USER, session_id=SESSION, rewind_before_invocation_id=four)
+    await runner.rewind_async(user_id=USER, session_id=SESSION, rewind_before_invocation_id=three)
+    _, answers = await say(runner, "read plan.md")
+    assert answers == ['read_file -> {"text": "v2"}']
+    assert (await load(runner)).state["file:plan.md"] == "v2"
+    # back to before the very first turn: the initial state, no files
+    await runner.rewind_async(user_id=USER, session_id=SESSION, rewind_before_invocation_id=one)
+    session = await load(runner)
+    assert {k: v for k, v in session.state.items() if not k.startswith("user:")} == {"start": 1}
+    _, answers = await say(runner, "read plan.md")
+    assert answers == ['read_file -> {"text": null}']
+    assert seen_texts(runner.agent.model.requests[-2]) == ["read plan.md"]
+
+
+async def test_unknown_or_rewound_invocation_writes_nothing(runner):
+    one, _ = await say(runner, "write plan.md v1")
+    two, _ = await say(runner, "hello")
+    await runner.rewind_async(user_id=USER, session_id=SESSION, rewind_before_invocation_id=two)
+    before = await load(runner)
+    for target in ("e-nope", two):
+        with pytest.raises(InvocationNotFoundError):
+            await runner.rewind_async(user_id=USER, session_id=SESSION, rewind_before_invocation_id=target)
+    after = await load(runner)
+    assert after.version == before.version
+    assert (await runner.artifact_service.list_versions(
+        app_name=APP, user_id=USER, session_id=SESSION, filename="plan.md")) == [0]
+
+
+async def test_a_cold_runner_and_another_writer_see_the_rewind(shared_store_url):
+    """Runner A holds the session in its cache; runner B (its own services, as another process
+    would have) rewinds; A's next turn notices and runs on the rewound timeline."""
+    a = make_runner(shared_store_url)
+    await a.session_service.create_session(app_name=APP, user_id=USER, session_id=SESSION)
+    await say(a, "write plan.md first")
+    bad, _ = await say(a, "write plan.md second")
+    b = make_runner(shared_store_url)
+    await b.rewind_async(user_id=USER, session_id=SESSION, rewind_before_invocation_id=bad)
+    _, answers = await say(a, "read plan.md")
+    assert answers == ['read_file -> {"text": "first"}']
+    assert "write plan.md second" not in seen_texts(a.agent.model.requests[-2])
+    # and a brand-new runner on the store agrees
+    c = make_runner(shared_store_url)
+    session = await load(c)
+    assert session.state["file:plan.md"] == "first"
+    assert [e.text() for e in session.events if e.author == "user" and e.text()] == ["write plan.md first", "read plan.md"]
+    for r in (a, b, c):
+        await r.close()
+        await r.session_service.close()
+
+
+async def test_rewind_without_an_artifact_service(store_url):
+    sessions = session_service_from_url(store_url)
+    runner = make_runner((sessions, None), model=ScriptedLlm([brain], cycle=True))
+    await sessions.create_session(app_name=APP, user_id=USER, session_id=SESSION)
+    first, _ = await say(runner, "hi")
+    await say(runner, "there")
+    await runner.rewind_async(user_id=USER, session_id=SESSION, rewind_before_invocation_id=first)
+    assert (await load(runner)).events[-1].actions.rewind_before_invocation_id == first
+    await sessions.close()
+
+
+# -- property: a rewind lands exactly where time travel says the session was ------------------
+
+turn_plans = st.lists(
+    st.lists(st.tuples(st.sampled_from(["a", "b", "c", "user:u", "temp:t"]), st.integers(0, 5)), max_size=3),
+    min_size=1,
+    max_size=6,
+)
+
+
+def state_writer(request: LlmRequest) -> Any:
+    last = request.contents[-1].parts[-1]
+    if last.function_response is not None:
+        return "ok"
+    return ScriptedLlm.call("set_keys", pairs=last.text or "[]")
+
+
+def set_keys(pairs: str, tool_context: ToolContext) -> str:
+    """Sets state keys from a JSON list of [key, value] pairs."""
+    for key, value in json.loads(pairs):
+        tool_context.state[key] = value
+    return "ok"
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(plans=turn_plans, data=st.data())
+async def test_rewinding_to_any_invocation_yields_state_at_before_it(store_url, plans, data):
+    sessions = session_service_from_url(store_url)  # one store for every example: fresh session ids
+    agent = LlmAgent(name="setter", model=ScriptedLlm([state_writer], cycle=True), tools=[set_keys])
+    runner = Runner(app_name=APP, agent=agent, session_service=sessions)
+    session = await sessions.create_session(app_name=APP, user_id=USER, state={"a": -1})
+    invocations, seen_before = [], []
+    for plan in plans:
+        current = await load(runner, session.id)
+        seen_before.append({k: v for k, v in current.state.items() if not k.startswith(("user:", "app:"))})
+        invocation, _ = await say(runner, json.dumps(plan), session_id=session.id)
+        invocations.append(invocation)
+    target = data.draw(st.integers(0, len(plans) - 1))
+    travel = TimeTravel(sessions.store)
+    expected = travel.state_at((APP, USER, session.id), At.before(invocations[target])).state
+    await runner.rewind_async(user_id=USER, session_id=session.id, rewind_before_invocation_id=invocations[target])
+    rewound = await load(runner, session.id)
+    assert {k: v for k, v in rewound.state.items() if not k.startswith(("user:", "app:"))} == expected
+    assert expected == seen_before[target]
+    await runner.close()
+    await sessions.close()
