@@ -12,7 +12,9 @@ per tool. Definitions, all read from the events alone:
   a tool error is a ``function_response`` whose response has an ``error`` entry (ADK's
   convention); a tool's latency runs from its call's event to its response's event;
 * an invocation is counted on its first event; its duration (first to last event) is added
-  when the session's next invocation starts, so it covers completed invocations.
+  when the session's next invocation starts, so it covers completed invocations;
+* rewinds and forks are counted apart; rewound turns stay counted (their tokens were spent),
+  and a fork's copy of its source's history is not counted again.
 
 To time calls the view keeps a small cursor per session with recent activity (its current
 invocation, last event time, unanswered calls). Cursors idle for an hour of log time are
@@ -26,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from projections.base import Fold, Projection, by_app
-from projections.log import CREATED, DELETED, RECORDED, LogEvent, is_tool_error
+from projections.log import CREATED, DELETED, FORKED, RECORDED, REWOUND, LogEvent, is_tool_error
 
 # Latency histogram bucket upper bounds, in milliseconds (plus one overflow bucket).
 BOUNDS_MS = (5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000)
@@ -186,6 +188,8 @@ class AnalyticsView:
     days: dict[str, Counts] = field(default_factory=dict)
     invocation_latency: Latency = field(default_factory=Latency)
     deleted_sessions: int = 0
+    rewinds: int = 0
+    forks: int = 0
     first_event: float | None = None
     last_event: float | None = None
     folded: int = 0
@@ -200,6 +204,8 @@ class AnalyticsView:
             "days": {k: v.to_json() for k, v in self.days.items()},
             "invocation_latency": self.invocation_latency.to_json(),
             "deleted_sessions": self.deleted_sessions,
+            "rewinds": self.rewinds,
+            "forks": self.forks,
             "first_event": self.first_event,
             "last_event": self.last_event,
             "folded": self.folded,
@@ -216,6 +222,8 @@ class AnalyticsView:
             days={k: Counts.from_json(v) for k, v in data["days"].items()},
             invocation_latency=Latency.from_json(data["invocation_latency"]),
             deleted_sessions=data["deleted_sessions"],
+            rewinds=data.get("rewinds", 0),
+            forks=data.get("forks", 0),
             first_event=data["first_event"],
             last_event=data["last_event"],
             folded=data["folded"],
@@ -238,6 +246,15 @@ def _day(timestamp: float) -> str:
 
 
 def fold_analytics(view: AnalyticsView, event: LogEvent) -> AnalyticsView:
+    if event.copied:
+        return view  # a fork's copy of its source's history is not new activity
+    kind = event.kind
+    if kind == REWOUND:
+        view.rewinds += 1
+        return view
+    if kind == FORKED:
+        view.forks += 1
+        return view
     ts = event.timestamp
     view.folded += 1
     if view.first_event is None or ts < view.first_event:
@@ -252,7 +269,6 @@ def fold_analytics(view: AnalyticsView, event: LogEvent) -> AnalyticsView:
     if day is None:
         day = view.days[day_key] = Counts()
     rows: tuple[Counts, ...] = (view.totals, user, day)
-    kind = event.kind
 
     if kind == RECORDED:
         _fold_recorded(view, event, rows, ts)
@@ -383,7 +399,9 @@ def _table(headers: list[str], rows: list[list[Any]]) -> list[str]:
 def format_analytics(app_name: str, view: AnalyticsView, *, top: int = 20) -> str:
     """The view as plain-text tables: totals, per agent, per tool, per user, per day."""
     t = view.totals
-    out = [f"analytics of app {app_name!r}"]
+    out = [f"analytics of app {app_name!r}" + (
+        f" ({view.deleted_sessions} sessions deleted, {view.rewinds} rewinds, {view.forks} forks)"
+        if view.deleted_sessions or view.rewinds or view.forks else "")]
     out += _table(
         ["sessions", "invocations", "events", "llm calls", "llm errors", "tool calls", "tool errors",
          "prompt tok", "cand. tok", "total tok", "invocation p50", "p95"],

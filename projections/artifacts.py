@@ -2,14 +2,16 @@
 
 Events record the artifacts they saved in ``actions.artifact_delta`` (filename -> version).
 As in ADK, a filename that starts with ``user:`` belongs to the user (shared by the user's
-sessions); any other belongs to the session. A tracked read model keeps every version each
+sessions); any other belongs to the session (``domain.log.session_artifacts`` is the rule). A
+rewind puts back the session's artifact versions of before the rewound invocation. A tracked read model keeps every version each
 filename went through, with the event that recorded it.
 """
 
 from __future__ import annotations
 
+from domain.log import session_artifacts
 from projections.base import Fold, Projection, by_session, by_user
-from projections.log import RECORDED, LogEvent
+from projections.log import RECORDED, REWOUND, LogEvent
 
 USER_PREFIX = "user:"
 
@@ -17,18 +19,23 @@ ArtifactVersions = dict[str, int]  # filename -> latest version
 
 
 def fold_session_artifacts(view: ArtifactVersions, event: LogEvent) -> ArtifactVersions:
+    """The session's own artifacts (``domain.log.session_artifacts`` says which)."""
     if event.kind == RECORDED:
-        for filename, version in event.artifact_delta.items():
-            if not filename.startswith(USER_PREFIX):
-                view[filename] = version
+        view.update(session_artifacts(event.artifact_delta))
+    elif event.kind == REWOUND:
+        # Back to the versions the session saw before the rewound invocation.
+        view.clear()
+        view.update(event.meta.get("restored_artifacts") or {})
     return view
 
 
 def fold_user_artifacts(view: ArtifactVersions, event: LogEvent) -> ArtifactVersions:
-    if event.kind == RECORDED:
-        for filename, version in event.artifact_delta.items():
-            if filename.startswith(USER_PREFIX):
-                view[filename] = version
+    """The user's artifacts: every file of a delta that is not the session's."""
+    if event.kind == RECORDED and not event.copied:
+        delta = event.artifact_delta
+        if delta:
+            own = session_artifacts(delta)
+            view.update({name: version for name, version in delta.items() if name not in own})
     return view
 
 

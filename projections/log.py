@@ -21,15 +21,19 @@ from uuid import UUID
 from domain.events import Event
 from domain.log import session_log_id
 from domain.session import Session
+from domain.state import ScopedDelta, split_scopes
 
 CREATED: Literal["created"] = "created"
 RECORDED: Literal["recorded"] = "recorded"
-DELETED: Literal["deleted"] = "deleted"
-# A later domain event marks an invocation range of a session as rewound; folds that must skip
-# rewound ranges will see it as kind "rewound" (``data``: the first and last version rewound).
+# A rewind: ``data`` is its marker ADK event (``actions.rewind_before_invocation_id``), ``meta``
+# holds ``start_version`` (the first version it hides) and the session's ``restored_state`` and
+# ``restored_artifacts`` (the session as it was before the rewound invocation).
 REWOUND: Literal["rewound"] = "rewound"
+# The session is a fork: ``meta`` names the source (``source_session_id``, ``source_version``…).
+FORKED: Literal["forked"] = "forked"
+DELETED: Literal["deleted"] = "deleted"
 
-Kind = Literal["created", "recorded", "deleted", "rewound"]
+Kind = Literal["created", "recorded", "rewound", "forked", "deleted"]
 
 _EMPTY: Mapping[str, Any] = {}
 
@@ -40,8 +44,15 @@ class LogEvent:
 
     ``position`` is the event's place in the whole store's log (its notification id; 0 when
     the event did not come from a store); ``version`` is its place in its session's log
-    (1 is the genesis). ``data`` is, for ``recorded``, the ADK event's stored JSON dict; for
-    ``created``, ``{"state": initial state}``; for ``deleted``, ``{}``.
+    (1 is the genesis). ``data`` is the ADK event's stored JSON dict (``recorded``, and the
+    marker event of ``rewound``; empty otherwise); ``meta`` holds the domain event's other
+    fields (the initial ``state`` of ``created``, the restored session of ``rewound``, the
+    source of ``forked``).
+
+    ``copied`` marks the events a fork starts with: copies of its source's history, recorded
+    again in the fork's log. They build the fork's own state and timeline, but they are not new
+    activity: shared state (``app:``/``user:``), user artifacts and analytics skip them, as the
+    session service does.
     """
 
     kind: Kind
@@ -53,6 +64,9 @@ class LogEvent:
     data: Mapping[str, Any] = field(default_factory=dict)
     position: int = 0
     log_id: UUID | None = None
+    meta: Mapping[str, Any] = field(default_factory=dict)
+    copied: bool = False
+    _scoped: ScopedDelta | None = field(default=None, repr=False, compare=False)
 
     # -- identity ----------------------------------------------------------------------
 
@@ -70,15 +84,15 @@ class LogEvent:
 
     @property
     def event_id(self) -> str:
-        return self.data.get("id", "") if self.kind == RECORDED else ""
+        return self.data.get("id", "")
 
     @property
     def invocation_id(self) -> str:
-        return self.data.get("invocation_id", "") if self.kind == RECORDED else ""
+        return self.data.get("invocation_id", "")
 
     @property
     def author(self) -> str:
-        return self.data.get("author", "") if self.kind == RECORDED else ""
+        return self.data.get("author", "")
 
     @property
     def branch(self) -> str | None:
@@ -92,8 +106,16 @@ class LogEvent:
     def state_delta(self) -> Mapping[str, Any]:
         """The stored state delta (``temp:`` keys are never stored)."""
         if self.kind == CREATED:
-            return self.data.get("state") or _EMPTY
+            return self.meta.get("state") or _EMPTY
         return self.actions.get("state_delta") or _EMPTY
+
+    @property
+    def scoped_delta(self) -> ScopedDelta:
+        """The state delta split by scope (``domain.state.split_scopes``), computed once per event."""
+        scoped = self._scoped
+        if scoped is None:
+            scoped = self._scoped = split_scopes(self.state_delta)
+        return scoped
 
     @property
     def artifact_delta(self) -> Mapping[str, int]:
@@ -153,8 +175,8 @@ def session_events(session: Session, *, initial_state: Mapping[str, Any] | None 
     log_id = session_log_id(session.app_name, session.user_id, session.id)
     start = session.events[0].timestamp if session.events else session.last_update_time
     yield LogEvent(
-        CREATED, session.app_name, session.user_id, session.id, 1, start,
-        {"state": dict(initial_state or {})}, 0, log_id,
+        CREATED, session.app_name, session.user_id, session.id, 1, start, {}, 0, log_id,
+        {"state": dict(initial_state or {})},
     )
     for version, event in enumerate(session.events, start=2):
         yield recorded(session.app_name, session.user_id, session.id, version, event, log_id=log_id)

@@ -9,31 +9,43 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.state import apply_delta, split_scopes
+from domain.state import apply_delta
 from projections.base import Fold, Projection, by_app, by_session, by_user
-from projections.log import CREATED, RECORDED, LogEvent
+from projections.log import CREATED, RECORDED, REWOUND, LogEvent
 
 StateView = dict[str, Any]
 
 
 def fold_session_state(state: StateView, event: LogEvent) -> StateView:
-    """A session's own keys (no ``app:``/``user:``/``temp:`` prefix)."""
-    if event.kind == RECORDED or event.kind == CREATED:
-        apply_delta(state, split_scopes(event.state_delta).session)
+    """A session's own keys (no ``app:``/``user:``/``temp:`` prefix).
+
+    A rewind puts back the state the session had before the rewound invocation (carried by the
+    rewind event, computed by replay when it was recorded).
+    """
+    kind = event.kind
+    if kind == RECORDED or kind == CREATED:
+        apply_delta(state, event.scoped_delta.session)
+    elif kind == REWOUND:
+        state.clear()
+        apply_delta(state, event.meta.get("restored_state"))
     return state
 
 
 def fold_app_state(state: StateView, event: LogEvent) -> StateView:
-    """``app:`` keys of one app, written by any of its sessions."""
-    if event.kind == RECORDED or event.kind == CREATED:
-        apply_delta(state, split_scopes(event.state_delta).app)
+    """``app:`` keys of one app, written by any of its sessions.
+
+    Shared state is not rolled back by a rewind, nor written again by a fork's copied history
+    (the session service's rule: neither writes shared rows).
+    """
+    if (event.kind == RECORDED and not event.copied) or event.kind == CREATED:
+        apply_delta(state, event.scoped_delta.app)
     return state
 
 
 def fold_user_state(state: StateView, event: LogEvent) -> StateView:
-    """``user:`` keys of one user of one app, written by any of the user's sessions."""
-    if event.kind == RECORDED or event.kind == CREATED:
-        apply_delta(state, split_scopes(event.state_delta).user)
+    """``user:`` keys of one user of one app, written by any of the user's sessions (as app: keys)."""
+    if (event.kind == RECORDED and not event.copied) or event.kind == CREATED:
+        apply_delta(state, event.scoped_delta.user)
     return state
 
 

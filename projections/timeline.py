@@ -5,10 +5,9 @@ per invocation, in order, each with its steps (one per event: author, text, tool
 their arguments, tool results, the state keys and artifacts the event changed, token usage and
 the time since the invocation's previous event) and the invocation's duration and usage.
 
-Rewound turns stay in the timeline, marked: an event whose ``actions.rewind_before_invocation_id``
-names an earlier invocation marks that invocation and every later one before the rewind as
-rewound (ADK's rewind); a ``rewound`` log event marks the invocations of the version range it
-names.
+Rewound turns stay in the timeline, marked: a rewind hides its target invocation and every
+later one before it, and rewinding a rewind brings its range back (``domain.rewind`` decides
+what is hidden). A fork's timeline starts with its copy of the source's history, marked copied.
 """
 
 from __future__ import annotations
@@ -18,9 +17,10 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from domain.rewind import active_ranges, is_hidden
 from domain.state import split_scopes
 from projections.base import Fold, by_session
-from projections.log import CREATED, DELETED, RECORDED, REWOUND, LogEvent, is_tool_error
+from projections.log import CREATED, DELETED, FORKED, RECORDED, REWOUND, LogEvent, is_tool_error
 
 
 @dataclass
@@ -55,6 +55,7 @@ class Step:
     latency_ms: float | None = None  # since the invocation's previous event
     error: str | None = None
     transfer_to: str | None = None
+    rewind_before: str | None = None  # a rewind marker: the invocation it rewound to before
 
     @property
     def state_keys(self) -> list[str]:
@@ -69,8 +70,9 @@ class Invocation:
     started: float
     ended: float
     steps: list[Step] = field(default_factory=list)
-    rewound: bool = False
-    rewound_by: str | None = None  # the event (or log version) that rewound it
+    rewound: bool = False  # hidden by a rewind in effect (domain.rewind's rule)
+    rewound_by: str | None = None
+    copied: bool = False  # a fork's copy of its source's history
 
     @property
     def authors(self) -> list[str]:
@@ -102,6 +104,8 @@ class Timeline:
     invocations: list[Invocation] = field(default_factory=list)
     deleted: float | None = None
     events: int = 0
+    forked_from: dict[str, Any] | None = None
+    rewinds: list[list[int]] = field(default_factory=list)  # [rewind version, first version hidden]
 
     def invocation(self, invocation_id: str) -> Invocation | None:
         for inv in self.invocations:
@@ -123,20 +127,31 @@ def _usage(usage: Mapping[str, Any]) -> dict[str, int]:
 
 
 def fold_timeline(view: Timeline, event: LogEvent) -> Timeline:
-    if event.kind == CREATED:
+    kind = event.kind
+    if kind == RECORDED:
+        view.events += 1
+        _fold_step(view, event)
+    elif kind == REWOUND:
+        view.events += 1
+        _fold_step(view, event)
+        view.rewinds.append([event.version, event.meta.get("start_version", event.version)])
+        hidden = active_ranges(view.rewinds)
+        by = {first: version for version, first in view.rewinds}
+        for inv in view.invocations:
+            inv.rewound = is_hidden(inv.first_version, hidden)
+            inv.rewound_by = None
+            if inv.rewound:
+                for first, last in hidden:
+                    if first <= inv.first_version <= last:
+                        inv.rewound_by = f"rewind at v{by.get(first, last + 1)}"
+    elif kind == CREATED:
         view.app_name, view.user_id, view.session_id = event.app_name, event.user_id, event.session_id
         view.created = event.timestamp
         view.initial_state = dict(event.state_delta)
-    elif event.kind == DELETED:
+    elif kind == FORKED:
+        view.forked_from = dict(event.meta)
+    elif kind == DELETED:
         view.deleted = event.timestamp
-    elif event.kind == REWOUND:
-        first, last = event.data.get("first_version", 0), event.data.get("last_version", 0)
-        for inv in view.invocations:
-            if inv.first_version >= first and inv.last_version <= last:
-                inv.rewound, inv.rewound_by = True, f"version {event.version}"
-    elif event.kind == RECORDED:
-        view.events += 1
-        _fold_step(view, event)
     return view
 
 
@@ -147,6 +162,7 @@ def _fold_step(view: Timeline, event: LogEvent) -> None:
         current = view.invocation(invocation_id) if invocation_id else None
         if current is None:
             current = Invocation(invocation_id, event.version, event.version, event.timestamp, event.timestamp)
+            current.copied = event.copied
             view.invocations.append(current)
     previous = current.steps[-1].timestamp if current.steps else None
     actions = event.actions
@@ -165,20 +181,13 @@ def _fold_step(view: Timeline, event: LogEvent) -> None:
         artifacts=dict(event.artifact_delta),
         usage=_usage(event.usage),
         latency_ms=None if previous is None else (event.timestamp - previous) * 1000,
-        error=event.error_code and f"{event.error_code}: {event.data.get('error_message') or ''}".rstrip(": "),
+        error=f"{event.error_code}: {event.data.get('error_message') or ''}".rstrip(": ") if event.error_code else None,
         transfer_to=actions.get("transfer_to_agent"),
+        rewind_before=actions.get("rewind_before_invocation_id"),
     )
     current.steps.append(step)
     current.last_version = event.version
     current.ended = max(current.ended, event.timestamp)
-
-    rewind_to = actions.get("rewind_before_invocation_id")
-    if rewind_to:
-        marking = False
-        for inv in view.invocations:
-            marking = marking or inv.invocation_id == rewind_to
-            if marking and inv is not current:
-                inv.rewound, inv.rewound_by = True, event.event_id
 
 
 # -- presentation -------------------------------------------------------------------------
@@ -199,6 +208,9 @@ def format_timeline(timeline: Timeline, *, width: int = 100) -> str:
     if timeline.created is not None:
         out.append(f"created {_time(timeline.created)} UTC"
                    + (f" with state {_short(timeline.initial_state, width - 40)}" if timeline.initial_state else ""))
+    if timeline.forked_from:
+        f = timeline.forked_from
+        out.append(f"forked from session {f.get('source_session_id')!r} at its version {f.get('source_version')}")
     for inv in timeline.invocations:
         usage = inv.usage
         head = (f"\ninvocation {inv.invocation_id or '(none)'}  {_time(inv.started)}  "
@@ -206,6 +218,8 @@ def format_timeline(timeline: Timeline, *, width: int = 100) -> str:
                 + (f"  tokens {usage.get('total', 0):,}" if usage else ""))
         if inv.rewound:
             head += f"  [REWOUND by {inv.rewound_by}]"
+        if inv.copied:
+            head += "  [copied from the source session]"
         out.append(head)
         for s in inv.steps:
             lat = "" if s.latency_ms is None else f" +{s.latency_ms:,.0f}ms"
@@ -219,6 +233,8 @@ def format_timeline(timeline: Timeline, *, width: int = 100) -> str:
                 lines.append(f"error {s.error}")
             if s.transfer_to:
                 lines.append(f"transfer to {s.transfer_to}")
+            if s.rewind_before:
+                lines.append(f"REWIND to before invocation {s.rewind_before}")
             if s.state_changes:
                 lines.append("state " + ", ".join(s.state_changes))
             if s.artifacts:

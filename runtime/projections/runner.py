@@ -203,36 +203,37 @@ class ProjectionRunner:
             self._cache_complete = False
 
     def _fold(self, events: Sequence[LogEvent]) -> Batch:
-        folds = self.projection.folds
-        cache = self._cache
         self._load_missing(events)
+        cache = self._cache
+        cached = cache.get
         batch = Batch()
         dirty: dict[ViewId, Fold[Any]] = {}
         history, items = batch.history, batch.items
+        specs = [(f.name, f.key, f.fold, f.items, f.initial, f) for f in self.projection.folds]
         for event in events:
-            for f in folds:
-                key = f.key(event)
+            for name, key_of, fold, is_items, initial, f in specs:
+                key = key_of(event)
                 if key is None:
                     continue
-                view_id = (f.name, key)
-                view = cache.get(view_id)
+                view_id = (name, key)
+                view = cached(view_id)
                 if view is None:
-                    view = ItemDict() if f.items else f.initial()
-                    cache[view_id] = view
-                new = f.fold(view, event)
-                if f.items:
+                    view = cache[view_id] = ItemDict() if is_items else initial()
+                new = fold(view, event)
+                if is_items:
                     if new is not view:
                         raise TypeError(
-                            f"Fold {f.name!r} is declared items=True: it must update the dict it is given"
+                            f"Fold {name!r} is declared items=True: it must update the dict it is given"
                             " and return it, not a new one"
                         )
                     changed = view.changed
                     if changed:
                         writer = (event.session_key, event.version, event.event_id, event.author)
+                        position = event.position
                         for item, present in changed.items():
                             value = _dumps(view[item]) if present else None
-                            items[(f.name, key, item)] = value
-                            history[(f.name, key, item, event.position)] = (value, *writer)
+                            items[(name, key, item)] = value
+                            history[(name, key, item, position)] = (value, *writer)
                         changed.clear()
                 else:
                     if new is not view:
@@ -287,9 +288,9 @@ class ProjectionRunner:
     def rows(self) -> dict[str, Any]:
         """Every stored row, as JSON values: what two runs must agree on exactly."""
         return {
-            "views": self.storage.read_views(self.name),
-            "items": self.storage.read_items(self.name),
-            "history": self.storage.read_history(self.name),
+            "views": sorted([f, k, v] for (f, k), v in self.storage.read_views(self.name).items()),
+            "items": sorted([f, k, v] for (f, k), v in self.storage.read_items(self.name).items()),
+            "history": [list(row) for row in self.storage.read_history(self.name)],
         }
 
     # -- following ----------------------------------------------------------------------

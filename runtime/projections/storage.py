@@ -171,11 +171,12 @@ class MemoryProjectionStorage(POPOTrackingRecorder, ProjectionStorage):
     def load_items(self, name: str, fold: str, keys: Sequence[str]) -> dict[str, dict[str, Any]]:
         with self._database_lock:
             items = self._items.get(name, {})
-            return {
+            out = {
                 k: {i: json.loads(v) for i, v in items[(fold, k)].items() if v is not None}
                 for k in keys
                 if (fold, k) in items
             }
+        return {k: entries for k, entries in out.items() if entries}
 
     def read_views(self, name: str, fold: str | None = None) -> dict[ViewId, Any]:
         with self._database_lock:
@@ -183,11 +184,12 @@ class MemoryProjectionStorage(POPOTrackingRecorder, ProjectionStorage):
 
     def read_items(self, name: str, fold: str | None = None) -> dict[ViewId, dict[str, Any]]:
         with self._database_lock:
-            return {
+            out = {
                 vid: {i: json.loads(v) for i, v in entries.items() if v is not None}
                 for vid, entries in self._items.get(name, {}).items()
                 if fold in (None, vid[0])
             }
+        return {vid: entries for vid, entries in out.items() if entries}
 
     def items_at(self, name: str, fold: str, key: str, position: int) -> dict[str, Any]:
         with self._database_lock:
@@ -413,7 +415,9 @@ class PostgresProjectionStorage(PostgresTrackingRecorder, ProjectionStorage):
         return self.max_tracking_id(name) or 0
 
     def commit(self, name: str, expected: int, new: int, batch: Batch) -> None:
-        with self.datastore.get_connection() as conn, conn.transaction(), conn.cursor() as curs:
+        # One round trip: the position check and every row write are pipelined in one
+        # transaction; rows go in as arrays (one statement per table, whatever the batch size).
+        with self.datastore.get_connection() as conn, conn.transaction(), conn.pipeline(), conn.cursor() as curs:
             if expected == 0:
                 curs.execute(
                     f"INSERT INTO {_PG_TRACKING} VALUES (%s, %s) ON CONFLICT (application_name) DO UPDATE"
@@ -427,28 +431,35 @@ class PostgresProjectionStorage(PostgresTrackingRecorder, ProjectionStorage):
                     " WHERE application_name = %s AND notification_id = %s RETURNING notification_id",
                     (new, name, expected),
                 )
-            if curs.fetchone() is None:
+            moved = curs.fetchone() is None
+            if moved:
                 raise PositionMoved(name)
             if batch.views:
-                curs.executemany(
-                    "INSERT INTO chronicle_projection_views VALUES (%s, %s, %s, %s::jsonb)"
+                f, k, v = zip(*((f, k, v) for (f, k), v in batch.views.items()))
+                curs.execute(
+                    "INSERT INTO chronicle_projection_views"
+                    " SELECT %s, f, k, v::jsonb FROM unnest(%s::text[], %s::text[], %s::text[]) AS t(f, k, v)"
                     " ON CONFLICT (projection, fold, key) DO UPDATE SET view = excluded.view",
-                    [(name, f, k, v) for (f, k), v in batch.views.items()],
+                    (name, list(f), list(k), list(v)),
                 )
             if batch.items:
-                curs.executemany(
-                    "INSERT INTO chronicle_projection_items VALUES (%s, %s, %s, %s, %s::jsonb, %s)"
+                columns = [list(c) for c in zip(*batch.item_rows())]
+                curs.execute(
+                    "INSERT INTO chronicle_projection_items SELECT %s, f, k, i, v::jsonb, r"
+                    " FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::bool[]) AS t(f, k, i, v, r)"
                     " ON CONFLICT (projection, fold, key, item)"
                     " DO UPDATE SET value = excluded.value, removed = excluded.removed",
-                    [(name, *row) for row in batch.item_rows()],
+                    (name, *columns),
                 )
             if batch.history:
-                curs.executemany(
-                    "INSERT INTO chronicle_projection_history VALUES"
-                    " (%s, %s, %s, %s, %s, %s::jsonb, %s, %s, %s, %s, %s)"
+                columns = [list(c) for c in zip(*batch.history_rows())]
+                curs.execute(
+                    "INSERT INTO chronicle_projection_history SELECT %s, f, k, i, p, v::jsonb, r, s, ver, e, a"
+                    " FROM unnest(%s::text[], %s::text[], %s::text[], %s::int8[], %s::text[], %s::bool[],"
+                    " %s::text[], %s::int8[], %s::text[], %s::text[]) AS t(f, k, i, p, v, r, s, ver, e, a)"
                     " ON CONFLICT (projection, fold, key, item, position) DO UPDATE SET value = excluded.value,"
                     " removed = excluded.removed",
-                    [(name, *row) for row in batch.history_rows()],
+                    (name, *columns),
                 )
 
     def drop(self, name: str) -> None:

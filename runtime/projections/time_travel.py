@@ -1,10 +1,11 @@
 """Time travel: a session's state at any point of its history, what changed, and its timeline.
 
 * ``state_at(session, position)`` — the session's own state, the ``app:`` and ``user:`` state
-  and the artifact versions as they were at that point. The session's state comes from the
-  log aggregate rebuilt at that version (the nearest snapshot plus at most a snapshot interval
-  of events — never a scan of the whole history); the shared scopes and artifacts come from
-  the tracked read models' history rows, as of the event's position in the whole log.
+  and the artifact versions as they were at that point. The session's state and artifacts come
+  from the log aggregate rebuilt at that version (the nearest snapshot plus at most a snapshot
+  interval of events — never a scan of the whole history); the shared scopes and the user's
+  artifacts come from the tracked read models' history rows, as of the event's position in the
+  whole log.
 * ``diff(session, start, end)`` — every key and artifact that changed in between, from what to
   what, with each write's event, author and session (``app:``/``user:`` keys may have been
   written by the user's other sessions).
@@ -28,8 +29,9 @@ from domain.log import SessionLog, session_log_id
 from domain.session import Session
 from domain.state import split_scopes
 from eventsourcing.application import AggregateNotFoundError
-from projections.artifacts import ARTIFACTS, SESSION_ARTIFACTS, USER_ARTIFACTS, USER_PREFIX
-from projections.log import RECORDED
+from domain.log import session_artifacts
+from projections.artifacts import ARTIFACTS, USER_ARTIFACTS
+from projections.log import RECORDED, REWOUND
 from projections.state import APP_STATE, SCOPED_STATE, USER_STATE
 from projections.timeline import Timeline, fold_timeline
 from runtime.projections.runner import ProjectionRunner, runner_for
@@ -220,8 +222,8 @@ class TimeTravel:
         position, event = self.source.locate(log_id, version)
         self._ensure(position)
         storage = self.storage
-        session_key, user_key = f"{app_name}/{user_id}/{session_id}", f"{app_name}/{user_id}"
-        recorded = event is not None and event.kind == RECORDED
+        user_key = f"{app_name}/{user_id}"
+        recorded = event is not None and event.kind in (RECORDED, REWOUND)
         return StateAt(
             app_name=app_name,
             user_id=user_id,
@@ -236,7 +238,7 @@ class TimeTravel:
             state=dict(log.state),
             app_state=storage.items_at(SCOPED_STATE.name, APP_STATE.name, app_name, position),
             user_state=storage.items_at(SCOPED_STATE.name, USER_STATE.name, user_key, position),
-            artifacts=storage.items_at(ARTIFACTS.name, SESSION_ARTIFACTS.name, session_key, position),
+            artifacts=dict(log.artifacts),
             user_artifacts=storage.items_at(ARTIFACTS.name, USER_ARTIFACTS.name, user_key, position),
         )
 
@@ -304,16 +306,16 @@ class TimeTravel:
         after = self._state_at(log_id, identity, b, self._resolve(log_id, identity, b))
         lo, hi = sorted((before, after), key=lambda s: s.version)
         events = [
-            e for e in self.source.session_events(log_id, gt=lo.version, lte=hi.version) if e.kind == RECORDED
+            e for e in self.source.session_events(log_id, gt=lo.version, lte=hi.version)
+            if e.kind in (RECORDED, REWOUND)
         ]
         writes: dict[tuple[str, str], list[Write]] = {}
         for e in events:
             who = (e.session_key, e.version, 0, e.event_id, e.author)
             for key, value in split_scopes(e.state_delta).session.items():
                 writes.setdefault(("session", key), []).append(Write(value, *who))
-            for filename, version in e.artifact_delta.items():
-                if not filename.startswith(USER_PREFIX):
-                    writes.setdefault(("artifact", filename), []).append(Write(version, *who))
+            for filename, version in session_artifacts(e.artifact_delta).items():
+                writes.setdefault(("artifact", filename), []).append(Write(version, *who))
         shared = (
             ("app", SCOPED_STATE.name, APP_STATE.name, identity[0]),
             ("user", SCOPED_STATE.name, USER_STATE.name, f"{identity[0]}/{identity[1]}"),
