@@ -258,3 +258,16 @@ async def test_results_are_capped_and_bad_input_is_refused(store_url):
 def test_the_in_memory_tokeniser():
     assert words("What's my FAVOURITE colour, 2 times?") == ["favourite", "colour", "2", "times"]
     assert stem("colours") == stem("colour") and stem("berries") == "berry" and stem("parked") == "park"
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+async def test_concurrent_adds_for_one_user_lose_no_session(kind, tmp_path, request):
+    url = f"sqlite:///{tmp_path}/adds.db" if kind == "sqlite" else request.getfixturevalue("postgres_url")
+    sessions = session_service_from_url(url)
+    a, b = memory_service_from_url(url), memory_service_from_url(url)  # separate caches: real clashes
+    made = [await conversation(sessions, "u1", f"s{i}", [f"topic number {i} is astronomy"]) for i in range(12)]
+    await asyncio.gather(*((a if i % 2 else b).add_session_to_memory(s) for i, s in enumerate(made)))
+    found = await a.search_memory(app_name=APP, user_id="u1", query="astronomy")
+    assert len(await a.documents(app_name=APP, user_id="u1")) == 12 and len(found.memories) == 10
+    for svc in (a, b, sessions):
+        await svc.close()
