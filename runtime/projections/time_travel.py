@@ -123,7 +123,8 @@ class StateAt:
     session_id: str
     at: At
     version: int  # the session log's version then (1: just created)
-    position: int  # that event's position in the whole log
+    position: int  # how far into the whole log the shared state is read (that event's position,
+    # before an invocation, the position just before its first event; latest: the end of the log)
     timestamp: float
     event_id: str | None  # the event recorded at that version (None at creation)
     author: str | None
@@ -220,6 +221,12 @@ class TimeTravel:
         app_name, user_id, session_id = identity
         log: SessionLog = self.application.repository.get(log_id, version=version)
         position, event = self.source.locate(log_id, version)
+        if at.invocation_id is not None and at.before_invocation:
+            # Shared state as the invocation found it: everything logged before its first event,
+            # other sessions' writes since this session's previous event included.
+            position = self.source.locate(log_id, version + 1)[0] - 1
+        elif at == At():
+            position = self.source.max_position()  # now: what get_session shows
         self._ensure(position)
         storage = self.storage
         user_key = f"{app_name}/{user_id}"
