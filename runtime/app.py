@@ -13,8 +13,10 @@ _APP_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9_-]*$")
 
 
 class ResumabilityConfig(BaseModel):
-    """Accepted for ADK compatibility. Resuming an interrupted invocation is not implemented yet:
-    `Runner.run_async(invocation_id=...)` without a new message is refused."""
+    """`is_resumable=True`: a long-running tool call pauses the invocation, and
+    `Runner.run_async(invocation_id=..., new_message=<FunctionResponse>)` resumes it (so does
+    `invocation_id=...` alone, after a crash). Agents record when they finish, so a resumed
+    invocation never re-runs a finished agent or a tool whose result is stored. See runtime.resume."""
 
     is_resumable: bool = False
 

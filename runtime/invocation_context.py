@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Optional
 from google.genai import types
 
 from domain.errors import LlmCallsLimitExceededError
+from domain.events import Event, EventActions
 from domain.session import Session
 from projections.llm_context import LlmContextTracker
 from runtime.run_config import RunConfig
@@ -23,14 +24,33 @@ def new_invocation_context_id() -> str:
 
 
 class _InvocationShared:
-    """What every copy of an invocation's context shares: the stop flag and the model-call budget."""
+    """What every copy of an invocation's context shares: the stop flag, the model-call budget,
+    and (in resumable apps) which agents ended, paused or recorded a state."""
 
-    __slots__ = ("end_invocation", "llm_calls", "llm_context")
+    __slots__ = (
+        "end_invocation",
+        "llm_calls",
+        "llm_context",
+        "resumable",
+        "resuming",
+        "start_index",
+        "end_of_agents",
+        "agent_states",
+        "paused_agents",
+        "started_agents",
+    )
 
     def __init__(self, llm_context: Optional[LlmContextTracker] = None):
         self.end_invocation = False
         self.llm_calls = 0
         self.llm_context = llm_context if llm_context is not None else LlmContextTracker()
+        self.resumable = False
+        self.resuming = False
+        self.start_index = 0
+        self.end_of_agents: dict[str, bool] = {}
+        self.agent_states: dict[str, dict[str, Any]] = {}
+        self.paused_agents: set[str] = set()
+        self.started_agents: set[str] = set()
 
 
 class InvocationContext:
@@ -57,6 +77,7 @@ class InvocationContext:
         branch: Optional[str] = None,
         end_invocation: bool = False,
         llm_context: Optional[LlmContextTracker] = None,
+        is_resumable: bool = False,
     ):
         if plugin_manager is None:
             from runtime.plugins.plugin_manager import PluginManager
@@ -75,6 +96,7 @@ class InvocationContext:
         self.branch = branch
         self._shared = _InvocationShared(llm_context)
         self._shared.end_invocation = end_invocation
+        self._shared.resumable = bool(is_resumable)
 
     # -- shared across the invocation's copies --------------------------------------------
 
@@ -105,6 +127,94 @@ class InvocationContext:
     def llm_context(self) -> LlmContextTracker:
         """The incrementally folded LLM context of this session (see projections.llm_context)."""
         return self._shared.llm_context
+
+    # -- pause and resume (ResumabilityConfig(is_resumable=True); see runtime.resume) -------------
+
+    @property
+    def is_resumable(self) -> bool:
+        return self._shared.resumable
+
+    @property
+    def resuming(self) -> bool:
+        """True when this run continues an invocation that has events in the log already."""
+        return self._shared.resuming
+
+    @property
+    def end_of_agents(self) -> dict[str, bool]:
+        """Agents that finished their part of this invocation."""
+        return self._shared.end_of_agents
+
+    @property
+    def agent_states(self) -> dict[str, dict[str, Any]]:
+        """The latest `agent_state` each agent recorded in this invocation."""
+        return self._shared.agent_states
+
+    @property
+    def paused_agents(self) -> set[str]:
+        """Agents that stopped in this run to wait for long-running tool results."""
+        return self._shared.paused_agents
+
+    def was_started(self, agent_name: str) -> bool:
+        """Whether the agent had already run in this invocation before the current resume."""
+        return agent_name in self._shared.started_agents
+
+    def should_pause_invocation(self, event: Event) -> bool:
+        """True when `event` (a long-running tool call) pauses this resumable invocation."""
+        from runtime.resume import should_pause
+
+        return self.is_resumable and should_pause(event)
+
+    def invocation_events(self, branch: Any = ...) -> list[Event]:
+        """This invocation's stored events (on `branch` only, when given)."""
+        events = self.session.events[self._shared.start_index :]
+        return [
+            e for e in events if e.invocation_id == self.invocation_id and (branch is ... or e.branch == branch)
+        ]
+
+    def begin_resume(self, start_index: int, root_agent: Any) -> None:
+        """Reads how far the invocation got from its events (from `start_index` on in the session)."""
+        shared = self._shared
+        shared.resuming = True
+        shared.start_index = start_index
+        for event in self.invocation_events():
+            if event.author not in shared.started_agents and root_agent is not None:
+                # An agent has started if it, or an agent under it, has events here.
+                agent = root_agent.find_agent(event.author)
+                while agent is not None:
+                    shared.started_agents.add(agent.name)
+                    agent = agent.parent_agent
+            state = event.actions.agent_state
+            if state is not None:
+                shared.agent_states[event.author] = dict(state)
+                current = root_agent.find_agent(state.get("current_sub_agent") or "") if root_agent else None
+                if current is not None:
+                    self.reset_agent_states(current)
+            if event.actions.end_of_agent:
+                shared.end_of_agents[event.author] = True
+
+    def reset_agent_states(self, agent: Any) -> None:
+        """Forgets that `agent` and the agents under it ended (a loop runs them again)."""
+        stack = [agent]
+        while stack:
+            current = stack.pop()
+            self._shared.end_of_agents.pop(current.name, None)
+            self._shared.agent_states.pop(current.name, None)
+            stack.extend(current.sub_agents)
+
+    def agent_state_event(
+        self, agent_name: str, *, agent_state: Optional[dict[str, Any]] = None, end_of_agent: bool = False
+    ) -> Event:
+        """The event that records an agent's state (or that it ended), and notes it here."""
+        if agent_state is not None:
+            self._shared.agent_states[agent_name] = dict(agent_state)
+        if end_of_agent:
+            self._shared.end_of_agents[agent_name] = True
+        return Event(
+            invocation_id=self.invocation_id,
+            author=agent_name,
+            branch=self.branch,
+            actions=EventActions(agent_state=agent_state, end_of_agent=True if end_of_agent else None),
+        )
 
     # -- conveniences ----------------------------------------------------------------------
 

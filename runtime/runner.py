@@ -9,6 +9,11 @@ The loop (ADK's, with its guarantees made explicit):
    the agent resumes, so code after a `yield` sees the committed state; partial events are
    forwarded, never stored;
 4. the invocation ends when the agent's generator is exhausted.
+
+In a resumable app (`ResumabilityConfig(is_resumable=True)`) a long-running tool call pauses the
+invocation and `run_async(invocation_id=..., new_message=<FunctionResponse>)` resumes it from
+its events (runtime.resume). `rewind_async` takes a session back to before an invocation
+(runtime.rewind).
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from typing import Any, AsyncGenerator, Iterator, Optional, Sequence
 
 from google.genai import types
 
-from domain.errors import InvalidArgumentError, SessionNotFoundError
+from domain.errors import InvalidArgumentError, InvocationNotFoundError, SessionNotFoundError
 from domain.events import Event, EventActions
 from domain.session import Session
 from projections.llm_context import LlmContextTracker
@@ -30,6 +35,7 @@ from runtime.agents.base_agent import BaseAgent
 from runtime.app import App, ResumabilityConfig
 from runtime.invocation_context import InvocationContext, new_invocation_context_id
 from runtime.plugins.base_plugin import BasePlugin
+from runtime.resume import invocation_start, paused_invocation_answered_by
 from runtime.plugins.plugin_manager import PluginManager
 from runtime.run_config import RunConfig
 from runtime.sessions.base import BaseSessionService, GetSessionConfig
@@ -126,8 +132,13 @@ class Runner:
 
         entry = await self._load(user_id, session_id, run_config)
         session = entry.session
+        resumable = self.is_resumable
+        if invocation_id is None and resumable and new_message is not None:
+            # A result for a paused long-running call resumes the invocation that made the call.
+            invocation_id = paused_invocation_answered_by(session.events, new_message)
+        resume_at: Optional[int] = None
         if invocation_id is not None:
-            self._check_invocation_id(session, invocation_id, resuming=new_message is None)
+            resume_at = self._check_invocation_id(session, invocation_id, new_message)
         ctx = InvocationContext(
             invocation_id=invocation_id or new_invocation_context_id(),
             session=session,
@@ -140,7 +151,24 @@ class Runner:
             user_content=new_message,
             run_config=run_config,
             llm_context=entry.llm_context,
+            is_resumable=resumable,
         )
+        entry_agent: Optional[BaseAgent] = None
+        if resume_at is not None:
+            # The agent the invocation started with runs again; the log says how far it got.
+            first = session.events[resume_at]
+            entry_agent = self._find_agent_to_run_in(session.events[: resume_at + (first.author == "user")])
+            ctx.begin_resume(resume_at, self.agent)
+            if ctx.end_of_agents.get(entry_agent.name):
+                if new_message is not None:
+                    raise InvalidArgumentError(
+                        f"Invocation {invocation_id!r} has finished; send the message without invocation_id "
+                        "to start a new one."
+                    )
+                self._remember(entry)
+                return
+            if new_message is None and first.author == "user":
+                ctx.user_content = first.content
         plugins = self.plugin_manager
         try:
             # 1. The user's message, first.
@@ -167,7 +195,7 @@ class Runner:
                     yield user_event
 
             # 2. Who answers.
-            ctx.agent = self._find_agent_to_run(session)
+            ctx.agent = entry_agent or self._find_agent_to_run(session)
 
             # 3. Run it, committing each event before passing it on.
             early = await plugins.run_before_run_callback(invocation_context=ctx)
@@ -248,24 +276,44 @@ class Runner:
         while len(self._sessions) > self.session_cache_size:
             self._sessions.popitem(last=False)
 
-    def _check_invocation_id(self, session: Session, invocation_id: str, *, resuming: bool) -> None:
-        if resuming:
-            raise InvalidArgumentError(
-                "Resuming an invocation (invocation_id without new_message) is not supported yet; "
-                "send a new_message."
-            )
-        if any(e.invocation_id == invocation_id for e in reversed(session.events)):
-            raise InvalidArgumentError(
-                f"Invocation id {invocation_id!r} is already used in session {session.id!r}; "
-                "leave invocation_id out to get a new one."
-            )
+    @property
+    def is_resumable(self) -> bool:
+        return bool(self.resumability_config and self.resumability_config.is_resumable)
+
+    def _check_invocation_id(
+        self, session: Session, invocation_id: str, new_message: Optional[types.Content]
+    ) -> Optional[int]:
+        """Where the invocation to resume starts in the session's events, or None for a new
+        invocation that uses the caller's id."""
+        start = invocation_start(session.events, invocation_id)
+        if not self.is_resumable:
+            if new_message is None:
+                raise InvalidArgumentError(
+                    "Resuming an invocation needs a resumable app: "
+                    "Runner(app=App(..., resumability_config=ResumabilityConfig(is_resumable=True))). "
+                    "Otherwise send a new_message."
+                )
+            if start is not None:
+                raise InvalidArgumentError(
+                    f"Invocation id {invocation_id!r} is already used in session {session.id!r}; "
+                    "leave invocation_id out to get a new one (resuming invocations needs "
+                    "ResumabilityConfig(is_resumable=True) on the App)."
+                )
+            return None
+        if start is None:
+            if new_message is None:
+                raise InvocationNotFoundError(session.id, invocation_id)
+            return None
+        return start
 
     def _find_agent_to_run(self, session: Session) -> BaseAgent:
         """The agent that should answer: the one whose function call the user's message answers;
         else the agent that answered last, if it (and its ancestors) can transfer back up; else the
         root agent."""
+        return self._find_agent_to_run_in(session.events)
+
+    def _find_agent_to_run_in(self, events: Sequence[Event]) -> BaseAgent:
         root = self.agent
-        events = session.events
         if events and events[-1].author == "user" and events[-1].get_function_responses():
             call_event = _matching_function_call(events, events[-1])
             if call_event is not None:

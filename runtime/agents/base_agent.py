@@ -22,6 +22,10 @@ class BaseAgent(BaseModel):
 
     Each event an agent yields is committed by the Runner before the agent resumes, so code after a
     `yield` sees the stored session (and the state the event carried).
+
+    In a resumable app (`ResumabilityConfig(is_resumable=True)`) an agent records an `end_of_agent`
+    event when it finishes, is skipped when a resumed invocation reaches it after it finished, and
+    stops without finishing when it (or a sub-agent) pauses on a long-running tool call.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
@@ -103,22 +107,38 @@ class BaseAgent(BaseModel):
     async def run_async(self, parent_context: InvocationContext) -> AsyncGenerator[Event, None]:
         """Runs the agent: before-callbacks, `_run_async_impl`, after-callbacks."""
         ctx = self._create_invocation_context(parent_context)
-        event, skip = await self._handle_before_agent_callback(ctx)
-        if event is not None:
-            yield event
-        if skip or ctx.end_invocation:
-            return
+        resumable = ctx.is_resumable
+        if resumable and ctx.end_of_agents.get(self.name):
+            return  # a resumed invocation: this agent finished its part before
+        if not (resumable and ctx.was_started(self.name)):
+            event, skip = await self._handle_before_agent_callback(ctx)
+            if event is not None:
+                yield event
+            if skip or ctx.end_invocation:
+                if resumable and skip and not ctx.end_invocation:
+                    yield ctx.agent_state_event(self.name, end_of_agent=True)
+                return
         agen = self._run_async_impl(ctx)
         try:
             async for event in agen:
+                if resumable and event.author == self.name and ctx.should_pause_invocation(event):
+                    ctx.paused_agents.add(self.name)
                 yield event
         finally:
             await agen.aclose()
         if ctx.end_invocation:
             return
+        if resumable and (
+            self.name in ctx.paused_agents or any(a.name in ctx.paused_agents for a in self.sub_agents)
+        ):
+            # Paused: waits for long-running tool results; neither finished nor after-called.
+            ctx.paused_agents.add(self.name)
+            return
         event = await self._handle_after_agent_callback(ctx)
         if event is not None:
             yield event
+        if resumable:
+            yield ctx.agent_state_event(self.name, end_of_agent=True)
 
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         raise NotImplementedError(f"{type(self).__name__} must implement _run_async_impl")

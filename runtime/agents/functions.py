@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, AsyncGenerator, Optional
 
 from google.genai import types
 
@@ -56,6 +56,25 @@ async def handle_function_calls(
     if len(events) == 1:
         return events[0]
     return merge_function_response_events(events)
+
+
+async def run_function_calls_as_completed(
+    ctx: InvocationContext, agent: LlmAgent, call_event: Event, tools: dict[str, BaseTool]
+) -> AsyncGenerator[Event, None]:
+    """Runs the calls of `call_event` concurrently and yields each result event as soon as its
+    tool returns (resumable apps commit each one on its own). If a tool raises, the others are
+    cancelled and the error propagates."""
+    tasks = [asyncio.ensure_future(_run_one(ctx, agent, call, tools)) for call in call_event.get_function_calls()]
+    try:
+        for next_done in asyncio.as_completed(tasks):
+            event = await next_done
+            if event is not None:
+                yield event
+    finally:
+        for task in tasks:
+            if not task.done():
+                task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def merge_function_response_events(events: list[Event]) -> Event:
@@ -134,7 +153,12 @@ async def _run_one(
         response = altered
 
     if tool.is_long_running and not response:
-        return None  # the result comes later, from the client
+        # The result comes later, from the client. A resumable app keeps what the tool wrote to
+        # state in an event of its own (ADK, and a non-resumable app here, drop it).
+        actions = tool_context.actions
+        if ctx.is_resumable and (actions.state_delta or actions.artifact_delta or actions.requested_tool_confirmations):
+            return Event(invocation_id=ctx.invocation_id, author=agent.name, branch=ctx.branch, actions=actions)
+        return None
     return _response_event(ctx, agent, tool, call, response, tool_context)
 
 

@@ -11,7 +11,12 @@ from pydantic import BaseModel, Field, PrivateAttr, field_validator
 from domain.errors import InvalidArgumentError
 from domain.events import Event, EventActions
 from runtime.agents.base_agent import BaseAgent
-from runtime.agents.functions import handle_function_calls, long_running_call_ids, populate_client_function_call_ids
+from runtime.agents.functions import (
+    handle_function_calls,
+    long_running_call_ids,
+    populate_client_function_call_ids,
+    run_function_calls_as_completed,
+)
 from runtime.agents.instructions import inject_session_state
 from runtime.callbacks import as_list, call_user
 from runtime.contexts import CallbackContext, ReadonlyContext
@@ -165,7 +170,19 @@ class LlmAgent(BaseAgent):
     # -- the loop ------------------------------------------------------------------------------
 
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
-        """Model call, tool calls, model call, … until the model answers without calling a tool."""
+        """Model call, tool calls, model call, … until the model answers without calling a tool.
+
+        In a resumable app a long-running tool call pauses the agent (after its tools ran), and a
+        resumed invocation first finishes what its events left open (see runtime.resume)."""
+        if ctx.is_resumable and ctx.resuming:
+            go_on = True
+            async for event in self._resume(ctx):
+                if event is None:
+                    go_on = False
+                    continue
+                yield event
+            if not go_on:
+                return
         while True:
             last: Optional[Event] = None
             step = self._run_one_step(ctx)
@@ -176,8 +193,55 @@ class LlmAgent(BaseAgent):
                     yield event
             finally:
                 await step.aclose()
+            if self.name in ctx.paused_agents:
+                return
             if last is None or last.is_final_response() or last.partial or ctx.end_invocation:
                 return
+
+    async def _resume(self, ctx: InvocationContext) -> AsyncGenerator[Optional[Event], None]:
+        """Finishes what a resumed invocation's events left open for this agent. Yields the events
+        to commit, then None if the agent must not go on to call the model."""
+        from runtime.resume import llm_resume_point, only_calls
+
+        ran_calls = False
+        while True:
+            point = llm_resume_point(
+                self.name, ctx.invocation_events(ctx.branch), {n for n, done in ctx.end_of_agents.items() if done}
+            )
+            if point.kind == "run_calls" and not ran_calls:
+                ran_calls = True  # once: calls that fail again are not retried in a loop
+                request = await self._build_request(ctx)
+                original = point.call_event
+                assert original is not None
+                async for event in self._handle_calls(ctx, only_calls(original, point.call_ids), request):
+                    self._maybe_save_output_to_state(event)
+                    yield event
+                if self.name in ctx.paused_agents or ctx.end_invocation:
+                    yield None
+                    return
+                continue  # what is left open now
+            if point.kind == "paused":
+                ctx.paused_agents.add(self.name)
+                yield None
+            elif point.kind == "transfer":
+                target = self.root_agent.find_agent(point.target or "")
+                if target is None:
+                    raise InvalidArgumentError(
+                        f"Agent {self.name!r} had transferred to {point.target!r}, which is no longer in the agent tree."
+                    )
+                agen = target.run_async(ctx)
+                try:
+                    async for event in agen:
+                        yield event
+                finally:
+                    await agen.aclose()
+                if target.name in ctx.paused_agents:
+                    ctx.paused_agents.add(self.name)
+                yield None
+            elif point.kind == "done":
+                yield None
+            # "fresh" and "model": go on as usual
+            return
 
     async def _run_one_step(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         request = await self._build_request(ctx)
@@ -188,23 +252,44 @@ class LlmAgent(BaseAgent):
             yield event
             if event.partial or not event.get_function_calls():
                 continue
-            results = await handle_function_calls(ctx, self, event, request.tools_dict)
-            if results is None:
-                continue  # only long-running calls, whose results come later
-            yield results
-            transfer_to = results.actions.transfer_to_agent
-            if transfer_to:
-                target = self.root_agent.find_agent(transfer_to)
-                if target is None:
-                    raise InvalidArgumentError(
-                        f"Agent {self.name!r} transferred to {transfer_to!r}, which is not in the agent tree."
-                    )
-                agen = target.run_async(ctx)
-                try:
-                    async for sub_event in agen:
-                        yield sub_event
-                finally:
-                    await agen.aclose()
+            async for result in self._handle_calls(ctx, event, request):
+                yield result
+
+    async def _handle_calls(
+        self, ctx: InvocationContext, call_event: Event, request: LlmRequest
+    ) -> AsyncGenerator[Event, None]:
+        """Runs the calls of a (committed) model turn, yields their results, follows a transfer,
+        and marks this agent paused when the turn made a long-running call in a resumable app."""
+        pauses = ctx.should_pause_invocation(call_event)
+        transfer_to: Optional[str] = None
+        if ctx.is_resumable and len(call_event.get_function_calls()) > 1:
+            # Each result is committed as soon as its tool returns: a crash in a sibling tool
+            # does not lose it, and a resume runs only the calls without a stored result.
+            async for result in run_function_calls_as_completed(ctx, self, call_event, request.tools_dict):
+                yield result
+                transfer_to = result.actions.transfer_to_agent or transfer_to
+        else:
+            result = await handle_function_calls(ctx, self, call_event, request.tools_dict)
+            if result is not None:  # None: only long-running calls, whose results come later
+                yield result
+                transfer_to = result.actions.transfer_to_agent
+        if pauses:
+            ctx.paused_agents.add(self.name)
+            return
+        if transfer_to:
+            target = self.root_agent.find_agent(transfer_to)
+            if target is None:
+                raise InvalidArgumentError(
+                    f"Agent {self.name!r} transferred to {transfer_to!r}, which is not in the agent tree."
+                )
+            agen = target.run_async(ctx)
+            try:
+                async for sub_event in agen:
+                    yield sub_event
+            finally:
+                await agen.aclose()
+            if target.name in ctx.paused_agents:
+                ctx.paused_agents.add(self.name)
 
     async def _build_request(self, ctx: InvocationContext) -> LlmRequest:
         llm = self.canonical_model

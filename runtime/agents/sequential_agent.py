@@ -10,6 +10,9 @@ from runtime.invocation_context import InvocationContext
 
 
 class SequentialAgent(BaseAgent):
+    """Runs its sub-agents in order. In a resumable app a sub-agent that pauses stops the sequence;
+    a resumed invocation skips the sub-agents that finished and goes on from the paused one."""
+
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         for sub_agent in self.sub_agents:
             agen = sub_agent.run_async(ctx)
@@ -20,3 +23,5 @@ class SequentialAgent(BaseAgent):
                 await agen.aclose()
             if ctx.end_invocation:
                 return
+            if ctx.is_resumable and sub_agent.name in ctx.paused_agents:
+                return  # paused on a long-running call: the rest runs when the invocation resumes
