@@ -174,6 +174,8 @@ class ProjectionRunner:
                 position = self._cache_position = last
                 folded += len(events)
                 self._trim()
+                if log.isEnabledFor(logging.DEBUG):
+                    log.debug("%s: folded %d events up to %d", self.name, len(events), last)
         return folded
 
     async def catch_up_async(self, upto: int | None = None) -> int:

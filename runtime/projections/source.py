@@ -155,6 +155,92 @@ class LogSource:
                     e.copied = True
         return events
 
+    def window(self, log_id: UUID, first: int, last: int) -> list[LogEvent]:
+        """A session's events with first <= version <= last, with their log positions (one read).
+
+        Fork copies are not marked: callers fold the session's own state.
+        """
+        recorder = self.recorder
+        rows: Sequence[tuple[Any, ...]]
+        if isinstance(recorder, PostgresApplicationRecorder):
+            from psycopg.rows import tuple_row
+
+            with recorder.datastore.get_connection() as conn, conn.cursor(row_factory=tuple_row) as curs:
+                curs.execute(
+                    f"SELECT notification_id, originator_version, topic, state FROM {recorder.events_table_name}"
+                    " WHERE originator_id = %s AND originator_version BETWEEN %s AND %s ORDER BY originator_version",
+                    (log_id, first, last),
+                    prepare=True,
+                    binary=True,
+                )
+                rows = curs.fetchall()
+        elif isinstance(recorder, SQLiteApplicationRecorder):
+            with recorder.datastore.transaction(commit=False) as c, c as raw:
+                raw.row_factory = None
+                raw.execute(
+                    f"SELECT rowid, originator_version, topic, state FROM {recorder.events_table_name}"
+                    " WHERE originator_id = ? AND originator_version BETWEEN ? AND ? ORDER BY originator_version",
+                    (log_id.hex, first, last),
+                )
+                rows = raw.fetchall()
+        else:
+            rows = [
+                (self.position_of(log_id, r.originator_version), r.originator_version, r.topic, r.state)
+                for r in recorder.select_events(log_id, gt=first - 1, lte=last)
+            ]
+        decode = self._decode_row
+        return [e for e in (decode(p, log_id, v, t, s) for p, v, t, s in rows) if e is not None]
+
+    def timestamps(self, log_id: UUID, versions: Sequence[int]) -> dict[int, float]:
+        """The timestamps of a session's events at the given versions (one read)."""
+        recorder = self.recorder
+        rows: Sequence[tuple[Any, ...]]
+        if isinstance(recorder, PostgresApplicationRecorder):
+            from psycopg.rows import tuple_row
+
+            with recorder.datastore.get_connection() as conn, conn.cursor(row_factory=tuple_row) as curs:
+                curs.execute(
+                    f"SELECT originator_version, topic, state FROM {recorder.events_table_name}"
+                    " WHERE originator_id = %s AND originator_version = ANY(%s)",
+                    (log_id, list(versions)),
+                    binary=True,
+                )
+                rows = curs.fetchall()
+        elif isinstance(recorder, SQLiteApplicationRecorder):
+            with recorder.datastore.transaction(commit=False) as c, c as raw:
+                raw.row_factory = None
+                raw.execute(
+                    f"SELECT originator_version, topic, state FROM {recorder.events_table_name}"
+                    f" WHERE originator_id = ? AND originator_version IN ({','.join('?' * len(versions))})",
+                    (log_id.hex, *versions),
+                )
+                rows = raw.fetchall()
+        else:
+            wanted = set(versions)
+            rows = [(r.originator_version, r.topic, r.state) for r in recorder.select_events(log_id)
+                    if r.originator_version in wanted]
+        out = {}
+        for version, topic, state in rows:
+            event = self._decode_row(0, log_id, version, topic, state)
+            if event is not None:
+                out[version] = event.timestamp
+        return out
+
+    def snapshot(self, log_id: UUID, version: int) -> tuple[int, dict[str, Any]] | None:
+        """The session log's latest snapshot at or before ``version``: (its version, the
+        aggregate's attributes as stored), or None."""
+        snapshots = self.store.application.snapshots
+        if snapshots is None:
+            return None
+        rows = snapshots.recorder.select_events(log_id, desc=True, limit=1, lte=version)
+        if not rows:
+            return None
+        payload = from_json(rows[0].state)
+        if payload.get("class_version", 1) != getattr(SessionLog.Snapshot, "class_version", 1):
+            snapshot = self.store.application.mapper.to_domain_event(rows[0])
+            return rows[0].originator_version, dict(snapshot.state)
+        return rows[0].originator_version, payload["state"]
+
     def event_at(self, log_id: UUID, version: int) -> LogEvent | None:
         rows = self.recorder.select_events(log_id, gt=version - 1, lte=version)
         return self.decode(rows[0]) if rows else None

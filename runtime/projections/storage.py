@@ -106,6 +106,12 @@ class ProjectionStorage(ABC):
     def items_at(self, name: str, fold: str, key: str, position: int) -> dict[str, Any]:
         """The entries of one item view as they were once the log up to ``position`` was folded."""
 
+    def read_at(self, position: int, reads: Sequence[tuple[str, str, str]]) -> tuple[dict[str, int], list[dict[str, Any]]]:
+        """The positions of the projections read, and each (projection, fold, key) item view as of
+        ``position`` — in one round trip where the store allows."""
+        positions = {name: self.position(name) for name in dict.fromkeys(r[0] for r in reads)}
+        return positions, [self.items_at(name, fold, key, position) for name, fold, key in reads]
+
     @abstractmethod
     def read_history(
         self, name: str, fold: str | None = None, key: str | None = None, *, after: int = 0, upto: int | None = None
@@ -520,6 +526,30 @@ class PostgresProjectionStorage(PostgresTrackingRecorder, ProjectionStorage):
             [position, name, fold, key],
         )
         return {item: value for item, value, removed in rows if not removed}
+
+    def read_at(self, position: int, reads: Sequence[tuple[str, str, str]]) -> tuple[dict[str, int], list[dict[str, Any]]]:
+        sql = [
+            "SELECT -1, application_name, to_jsonb(notification_id), false"
+            f" FROM {_PG_TRACKING} WHERE application_name = ANY(%s)"
+        ]
+        params: list[Any] = [list(dict.fromkeys(r[0] for r in reads))]
+        for n, (name, fold, key) in enumerate(reads):
+            sql.append(
+                f"SELECT {n}, i.item, h.value, h.removed FROM chronicle_projection_items i CROSS JOIN LATERAL ("
+                "  SELECT value, removed FROM chronicle_projection_history h WHERE h.projection = i.projection"
+                "  AND h.fold = i.fold AND h.key = i.key AND h.item = i.item AND h.position <= %s"
+                "  ORDER BY h.position DESC LIMIT 1) h"
+                " WHERE i.projection = %s AND i.fold = %s AND i.key = %s"
+            )
+            params += [position, name, fold, key]
+        positions: dict[str, int] = {name: 0 for name in params[0]}
+        views: list[dict[str, Any]] = [{} for _ in reads]
+        for n, item, value, removed in self._select(" UNION ALL ".join(sql), params):
+            if n < 0:
+                positions[item] = value
+            elif not removed:
+                views[n][item] = value
+        return positions, views
 
     def read_history(
         self, name: str, fold: str | None = None, key: str | None = None, *, after: int = 0, upto: int | None = None

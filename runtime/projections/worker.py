@@ -48,8 +48,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--once", action="store_true", help="catch up, then exit instead of following")
     parser.add_argument("--batch", type=int, default=2000, help="events per transaction when catching up")
     parser.add_argument("--poll", type=float, default=0.05, help="seconds between polls (SQLite)")
+    parser.add_argument("--verbose", action="store_true", help="log every batch")
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s", stream=sys.stderr)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO, format="%(asctime)s %(name)s %(message)s", stream=sys.stderr
+    )
     log = logging.getLogger("chronicle.projections.worker")
 
     projections = [resolve_projection(n) for n in args.projection] if args.projection else builtin_projections()
