@@ -2,7 +2,8 @@
 
 * `MemoryBlobStore` — a dict (the in-memory store);
 * `FileBlobStore(root)` — one file per blob under ``root/ab/cdef…``, written atomically;
-* `SqliteBlobStore` / `PostgresBlobStore` — a ``chronicle_blobs`` table in the store's database.
+* `SqliteBlobStore` — tables in a SQLite file beside the store's (``chronicle.db-blobs``);
+* `PostgresBlobStore` — a ``chronicle_blobs`` table in the store's database.
 
 A blob is written before the event that names it, so an event never points at missing
 bytes; a save that fails after its blob was written leaves an unreferenced blob (harmless,
@@ -54,10 +55,16 @@ def check_blob(sha256: str, data: Optional[bytes], what: str) -> bytes:
 _hasher_pool: Optional[ThreadPoolExecutor] = None
 
 
+_hasher_lock = threading.Lock()
+
+
 def _hasher() -> ThreadPoolExecutor:
+    """A small pool that hashes bytes while the caller writes them (hashlib releases the GIL)."""
     global _hasher_pool
     if _hasher_pool is None:
-        _hasher_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="chronicle-sha256")
+        with _hasher_lock:
+            if _hasher_pool is None:
+                _hasher_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="chronicle-sha256")
     return _hasher_pool
 
 
