@@ -315,7 +315,7 @@ class _AlreadyStored(Exception):
 def sidecar_path(db_name: str) -> str:
     """Where a SQLite store file's blobs live: ``<store file>-blobs``."""
     path = db_name[len("file:"):] if db_name.startswith("file:") else db_name
-    return path.split("?", 1)[0] + "-blobs"
+    return os.path.abspath(path.split("?", 1)[0] + "-blobs")  # absolute: connections open lazily
 
 
 class PostgresBlobStore:
