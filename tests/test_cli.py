@@ -9,7 +9,7 @@ import pytest
 
 from tests.cli_helpers import cli, cli_json
 
-COMMANDS = ["demo", "sessions", "history", "state-at", "diff", "rewind", "fork", "export"]
+COMMANDS = ["demo", "sessions", "history", "state-at", "diff", "rewind", "fork", "export", "verify", "purge"]
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +40,7 @@ def test_help_lists_every_command_and_each_has_help():
     for name in COMMANDS:
         assert name in top
     assert "CHRONICLE_STORE" in top and "Exit codes" in top
-    for name in ("sessions", "history", "state-at", "export"):
+    for name in ("sessions", "history", "state-at", "export", "verify", "purge"):
         assert "--store" in cli(name, "--help").stdout
 
 

@@ -1,5 +1,5 @@
 """The subcommands of `chronicle`, one module each; every module has ``register(sub, common)``."""
 
-from tools.commands import demo, export, history, repair, sessions, timetravel
+from tools.commands import demo, export, history, repair, purge, sessions, timetravel, verify
 
-COMMANDS = [demo, sessions, history, timetravel, repair, export]
+COMMANDS = [demo, sessions, history, timetravel, repair, export, verify, purge]

@@ -1,0 +1,93 @@
+"""Tamper evidence: edit the database with SQL behind Chronicle's back; `chronicle verify` finds it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+from contextlib import closing
+
+import psycopg
+import pytest
+
+from domain.log import session_log_id
+from runtime.stores import open_store
+from runtime.stores.postgres import parse_postgres_url
+from tests.cli_helpers import cli
+from tools.demo import run_demo
+
+SESSIONS = ["edited", "removed", "reordered", "truncated", "intact"]
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store_url(request, tmp_path):
+    url = f"sqlite:///{tmp_path}/chronicle.db" if request.param == "sqlite" else request.getfixturevalue("postgres_url")
+    store = open_store(url)
+    for session_id in SESSIONS:
+        asyncio.run(run_demo(store, session_id=session_id))
+    store.close()
+    return url
+
+
+def sql(url: str, statement: str, params: tuple = ()) -> None:
+    if url.startswith("sqlite"):
+        with closing(sqlite3.connect(url[len("sqlite:///"):])) as db:
+            db.execute(statement.replace("%s", "?"), params)
+            db.commit()
+    else:
+        with psycopg.connect(**parse_postgres_url(url), autocommit=True) as db:
+            db.execute(statement, params)
+
+
+def log_id(url: str, session_id: str):
+    value = session_log_id("demo", "ann", session_id)
+    return value.hex if url.startswith("sqlite") else value
+
+
+def edit_text(url: str, version: int) -> None:
+    if url.startswith("sqlite"):
+        change = "CAST(replace(CAST(state AS TEXT), 'two tonight', 'ten tonight') AS BLOB)"
+    else:
+        change = "convert_to(replace(convert_from(state, 'UTF8'), 'two tonight', 'ten tonight'), 'UTF8')"
+    sql(url, f"UPDATE chronicle_events SET state = {change} WHERE originator_id = %s AND originator_version = %s",
+        (log_id(url, "edited"), version))
+
+
+def test_verify_passes_then_catches_every_kind_of_tampering(store_url):
+    clean = cli("verify", store=store_url)
+    assert "every chain holds" in clean.stdout and "checked 5 logs" in clean.stdout
+
+    edit_text(store_url, 5)  # the model's answer: "Done: a table for two tonight…"
+    sql(store_url, "DELETE FROM chronicle_events WHERE originator_id = %s AND originator_version = 6",
+        (log_id(store_url, "removed"),))
+    for a, b in ((3, -3), (4, 3), (-3, 4)):  # swap versions 3 and 4
+        sql(store_url, "UPDATE chronicle_events SET originator_version = %s WHERE originator_id = %s"
+            " AND originator_version = %s", (b, log_id(store_url, "reordered"), a))
+    sql(store_url, "DELETE FROM chronicle_events WHERE originator_id = %s AND originator_version >= 10",
+        (log_id(store_url, "truncated"),))
+
+    done = cli("verify", store=store_url, expect=4)
+    lines = {line.split()[2]: line for line in done.stdout.splitlines() if line.startswith("BROKEN")}
+    assert set(lines) == {"edited", "removed", "reordered", "truncated"}
+    assert "at version 5 (event " in lines["edited"] and "does not match its digest" in lines["edited"]
+    assert "at version 6" in lines["removed"] and "version 6 is missing" in lines["removed"]
+    assert "at version 3" in lines["reordered"] and "edited, removed or reordered" in lines["reordered"]
+    assert "at version 10" in lines["truncated"] and "missing from the end" in lines["truncated"]
+    assert "app demo, user ann" in lines["edited"]
+    assert "4 broken" in done.stdout
+
+    report = json.loads(cli("verify", "--json", store=store_url, expect=4).stdout)
+    assert report["ok"] is False and report["logs"] == 5
+    edited = next(b for b in report["broken"] if b["session_id"] == "edited")
+    assert edited["version"] == 5 and edited["event_id"]
+    assert "intact" not in {b["session_id"] for b in report["broken"]}
+    assert "every chain holds" in cli("verify", "--session", "intact", store=store_url).stdout
+
+
+def test_verify_finds_a_catalog_row_removed_or_a_genesis_removed(store_url):
+    sql(store_url, "DELETE FROM chronicle_sessions WHERE session_id = 'edited'")
+    sql(store_url, "DELETE FROM chronicle_events WHERE originator_id = %s AND originator_version = 1",
+        (log_id(store_url, "removed"),))
+    done = cli("verify", store=store_url, expect=4)
+    assert "session edited" in done.stdout and "no row for this log" in done.stdout
+    assert "session removed" in done.stdout and "version 1 is missing" in done.stdout
