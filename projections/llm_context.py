@@ -15,7 +15,10 @@ The rules are ADK's:
   right after the call it answers, and the request that follows it ends there; results for a
   call the view does not hold are left out (the model would refuse them);
 * function-call ids the runtime made up (``adk-…``) are not sent to the model;
-* a rewind event drops the invocations it rewinds.
+* a rewind event drops the invocations it rewinds;
+* a compaction event (`actions.compaction`) puts its summary where the first of the events it
+  covers was, and drops the contents of the others (the log keeps them). A compaction that a
+  rewind hides no longer applies (the view is rebuilt without it).
 
 The fold is pure over its arguments: no I/O, no clock, no agent objects. For speed it updates
 the view it is given and returns it (copying the view per event would make each turn cost
@@ -24,12 +27,13 @@ O(history) again); `LlmContextView.copy()` gives an independent view when one is
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
 from google.genai import types
 
-from domain.events import Event
+from domain.events import Event, EventCompaction
 
 CLIENT_FUNCTION_CALL_ID_PREFIX = "adk-"
 # Calls the runtime makes to ask the user for credentials or confirmation: never model context.
@@ -64,6 +68,10 @@ class LlmContextView:
     # Set when a rewind reaches back past what the view still holds; only a rebuild from the
     # events can answer it (see `fold_all`), and trackers do that.
     needs_rebuild: bool = False
+    # Event id -> index of the content the event put in (what a compaction removes).
+    event_content: dict[str, int] = field(default_factory=dict)
+    # The invocation seq of the latest compaction: a rewind to it or before it is a rebuild.
+    compaction_seq: int = -1
     # Catch-up bookkeeping for trackers: how many events were folded, and the last one's id.
     folded: int = 0
     last_event_id: Optional[str] = None
@@ -81,6 +89,8 @@ class LlmContextView:
             late_result_for=self.late_result_for,
             rewind_invocations=set(self.rewind_invocations),
             needs_rebuild=self.needs_rebuild,
+            event_content=dict(self.event_content),
+            compaction_seq=self.compaction_seq,
             folded=self.folded,
             last_event_id=self.last_event_id,
         )
@@ -99,12 +109,20 @@ def fold_llm_context(
             view.rewind_invocations.add(event.invocation_id)
     if actions.rewind_before_invocation_id:
         target = actions.rewind_before_invocation_id
-        if target in view.invocation_seq and target not in view.rewind_invocations:
+        if (
+            target in view.invocation_seq
+            and target not in view.rewind_invocations
+            and view.invocation_seq[target] > view.compaction_seq
+        ):
             _rewind(view, target)
         else:
             # A rewind to before an invocation that an earlier rewind removed (or that was itself
-            # a rewind): the answer is the context as it was back then, which the view no longer has.
+            # a rewind), or across a compaction: the answer is the context as it was back then,
+            # which the view no longer has.
             view.needs_rebuild = True
+        return view
+    if actions.compaction is not None:
+        _compact(view, event, actions.compaction)
         return view
 
     content = event.content
@@ -114,7 +132,7 @@ def fold_llm_context(
     if is_other_agent_reply(agent_name, event):
         reframed = present_other_agent_message(event)
         if reframed is not None:
-            _append(view, reframed, turn_start=True)
+            view.event_content[event.id] = _append(view, reframed, turn_start=True)
         return view
 
     call_ids = [p.function_call.id for p in content.parts if p.function_call and p.function_call.id]
@@ -129,15 +147,73 @@ def fold_llm_context(
             return view  # results for a call the model never made here (or that was rewound)
         if call_index != len(view.contents) - 1:
             seq = view.invocation_seq.get(event.invocation_id, len(view.invocation_seq))
-            _place_late_results(view, call_index, model_content, user=event.author == "user", seq=seq)
+            inserted = _place_late_results(view, call_index, model_content, user=event.author == "user", seq=seq)
+            if inserted is not None:
+                view.event_content[event.id] = inserted
             return view
         index = _append(view, model_content, turn_start=event.author == "user")
         view.results_at[call_index] = index
     else:
         index = _append(view, model_content, turn_start=event.author == "user")
+    view.event_content[event.id] = index
     for call_id in call_ids:
         view.call_at[call_id] = index
     return view
+
+
+SUMMARY_PREFIX = "For context, a summary of the earlier conversation:"
+
+
+def summary_content(compaction: EventCompaction) -> types.Content:
+    """How a compaction's summary is shown to the model: user-role context."""
+    parts = [p for p in (compaction.compacted_content.parts or []) if not p.thought]
+    return types.Content(role="user", parts=[types.Part(text=SUMMARY_PREFIX), *parts])
+
+
+def _compact(view: LlmContextView, event: Event, compaction: EventCompaction) -> None:
+    """The summary takes the place of the first covered content; the other covered contents go."""
+    seq = view.invocation_seq.get(event.invocation_id)
+    if seq is not None:
+        view.compaction_seq = max(view.compaction_seq, seq)
+    covered = sorted({view.event_content.pop(i) for i in compaction.event_ids if i in view.event_content})
+    if not covered:
+        return  # this view held none of it (another branch's events)
+    first = covered[0]
+    covered_set = set(covered)
+    removed = covered[1:]
+
+    def move(i: int) -> int:  # where a kept position goes once `removed` are gone
+        return i - bisect_left(removed, i)
+
+    removed_set = set(removed)
+    view.contents = [c for i, c in enumerate(view.contents) if i not in removed_set]
+    view.contents[move(first)] = summary_content(compaction)
+    first = move(first)
+    # The summary takes the place (in the list's order) of the first covered turn start.
+    turn_starts, placed = [], False
+    for i in view.turn_starts:
+        if i not in covered_set:
+            turn_starts.append(move(i))
+        elif not placed:
+            turn_starts.append(first)
+            placed = True
+    view.turn_starts = turn_starts
+    view.call_at = {k: move(i) for k, i in view.call_at.items() if i not in covered_set}
+    view.results_at = {
+        move(k): move(i) for k, i in view.results_at.items() if k not in covered_set and i not in covered_set
+    }
+    view.invocation_starts = {k: move(i) for k, i in view.invocation_starts.items()}
+    view.event_content = {k: move(i) for k, i in view.event_content.items()}
+    view.event_content[event.id] = first
+    kept_log = []
+    for entry in view.late_log:
+        if entry[1] in covered_set or entry[3] in covered_set:
+            continue
+        entry[1], entry[3] = move(entry[1]), move(entry[3])
+        kept_log.append(entry)
+    view.late_log = kept_log
+    if view.late_result_for is not None:
+        view.late_result_for = None if view.late_result_for in covered_set else move(view.late_result_for)
 
 
 def fold_all(events: Sequence[Event], *, agent_name: str, branch: Optional[str]) -> LlmContextView:
@@ -276,14 +352,16 @@ def _append(view: LlmContextView, content: types.Content, *, turn_start: bool) -
 
 def _place_late_results(
     view: LlmContextView, call_index: int, content: types.Content, *, user: bool, seq: int
-) -> None:
-    """Puts tool results right after the call they answer, merging with results already there."""
+) -> Optional[int]:
+    """Puts tool results right after the call they answer, merging with results already there.
+    Returns the index of the content it inserted (None when it merged)."""
+    inserted = None
     existing_index = view.results_at.get(call_index)
     if existing_index is not None:
         entry = [seq, existing_index, view.contents[existing_index], call_index, False]
         view.contents[existing_index] = _merge_results(view.contents[existing_index], content)
     else:
-        existing_index = call_index + 1
+        existing_index = inserted = call_index + 1
         _insert(view, existing_index, content)
         view.results_at[call_index] = existing_index
         entry = [seq, existing_index, None, call_index, False]
@@ -292,6 +370,7 @@ def _place_late_results(
         entry[4] = True
     view.late_log.append(entry)
     view.late_result_for = call_index
+    return inserted
 
 
 def _merge_results(base: types.Content, later: types.Content) -> types.Content:
@@ -316,6 +395,7 @@ def _shift(view: LlmContextView, index: int, by: int) -> None:
     view.call_at = {k: move(i) for k, i in view.call_at.items()}
     view.results_at = {move(k): move(i) for k, i in view.results_at.items()}
     view.invocation_starts = {k: move(i) for k, i in view.invocation_starts.items()}
+    view.event_content = {k: move(i) for k, i in view.event_content.items()}
     for entry in view.late_log:
         entry[1], entry[3] = move(entry[1]), move(entry[3])
 
@@ -328,6 +408,7 @@ def _insert(view: LlmContextView, index: int, content: types.Content) -> None:
 
 def _remove(view: LlmContextView, index: int) -> None:
     del view.contents[index]
+    view.event_content = {k: i for k, i in view.event_content.items() if i != index}
     _shift(view, index + 1, -1)
 
 
@@ -351,6 +432,7 @@ def _rewind(view: LlmContextView, invocation_id: str) -> None:
     cut = view.invocation_starts[invocation_id]
     del view.contents[cut:]
     view.turn_starts = [i for i in view.turn_starts if i < cut]
+    view.event_content = {k: i for k, i in view.event_content.items() if i < cut}
     view.call_at = {k: i for k, i in view.call_at.items() if i < cut}
     view.results_at = {k: i for k, i in view.results_at.items() if k < cut and i < cut}
     kept = {k for k, s in view.invocation_seq.items() if s < seq}

@@ -1,4 +1,5 @@
-"""An App: the root agent plus what applies to the whole application (its plugins)."""
+"""An App: the root agent plus what applies to the whole application (plugins, compaction,
+resumability)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any, Optional
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from domain.errors import InvalidArgumentError
+from runtime.compaction import EventsCompactionConfig
 
 _APP_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9_-]*$")
 
@@ -27,7 +29,8 @@ class App(BaseModel):
     name: str
     root_agent: Any  # a BaseAgent (typed loosely: agents import this module's siblings)
     plugins: list[Any] = Field(default_factory=list)
-    events_compaction_config: Optional[Any] = None
+    events_compaction_config: Optional[EventsCompactionConfig] = None
+    """Summarise long sessions for the model (see runtime.compaction); the log keeps every event."""
     context_cache_config: Optional[Any] = None
     resumability_config: Optional[ResumabilityConfig] = None
 

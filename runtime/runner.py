@@ -210,8 +210,25 @@ class Runner:
                 finally:
                     await agen.aclose()
             await plugins.run_after_run_callback(invocation_context=ctx)
+            await self._maybe_compact(session)
         finally:
             self._remember(entry)
+
+    async def _maybe_compact(self, session: Session) -> None:
+        """Records a compaction event if the App's EventsCompactionConfig says one is due. A
+        summariser that fails is logged, not raised: the invocation's events are committed, and
+        the next invocation tries again."""
+        config = self.app.events_compaction_config if self.app is not None else None
+        if config is None:
+            return
+        from runtime.compaction import maybe_compact
+
+        try:
+            await maybe_compact(
+                config, session, self.session_service, default_llm=getattr(self.agent, "canonical_model", None)
+            )
+        except Exception:  # noqa: BLE001
+            logger.warning("Compacting session %s failed; will retry after the next invocation.", session.id, exc_info=True)
 
     async def _commit(self, ctx: InvocationContext, event: Event) -> Event:
         run_config = ctx.run_config
