@@ -378,6 +378,14 @@ async def test_rebuild_drops_and_refolds_and_a_stale_runner_notices(service):
     assert second.rebuild() > 0
     assert rows_without_name(second)["items"] == rows_without_name(first)["items"]
     assert rows_without_name(first)["history"][: len(expected["history"])] == expected["history"]
+    # A rebuild that comes back to the very same position still starts a new epoch: a runner
+    # whose cache predates it (a worker elsewhere) drops its cache instead of writing over it.
+    first._cache[("user_state", "app/u")]["user:a"] = "stale"
+    second.rebuild()
+    await service.append_event(s, event(delta={"app:b": 7}, invocation="i10"))
+    first.catch_up()
+    assert first.view("app/u", "user_state") == {"user:a": 99}
+    assert first.view("app", "app_state") == {"app:b": 7}
 
 
 async def test_a_user_defined_projection_is_built_over_history_then_kept_live(service):

@@ -109,7 +109,7 @@ class ProjectionRunner:
         store: Store,
         projection: Projection,
         *,
-        batch_size: int = 2000,
+        batch_size: int = 5000,
         cache_size: int = 100_000,
         poll_interval: float = 0.05,
     ):
@@ -124,6 +124,7 @@ class ProjectionRunner:
         self._lock = threading.RLock()
         self._cache: OrderedDict[ViewId, Any] = OrderedDict()
         self._cache_position: int | None = None  # the position the cached views reflect
+        self._cache_epoch: int | None = None  # and the epoch of the rows (drops so far)
         self._cache_complete = False  # every stored view is in the cache (no need to load)
         self._folds = {f.name: f for f in projection.folds}
         self._thread: threading.Thread | None = None
@@ -150,9 +151,9 @@ class ProjectionRunner:
         """Folds every event after the stored position (up to ``upto``); returns how many."""
         folded = 0
         with self._lock:
-            position = self.position()
-            if position != self._cache_position:
-                self._reset(position)
+            position, epoch = self.storage.state(self.name)
+            if (position, epoch) != (self._cache_position, self._cache_epoch):
+                self._reset(position, epoch)
             while upto is None or position < upto:
                 limit = self.batch_size if upto is None else min(self.batch_size, upto - position)
                 with _gc_paused():
@@ -162,11 +163,12 @@ class ProjectionRunner:
                 try:
                     with _gc_paused():
                         batch = self._fold(events)
-                    self.storage.commit(self.name, position, last, batch)
+                    self.storage.commit(self.name, position, last, batch, epoch)
                 except PositionMoved:
-                    # Someone else applied these events: start again from where they left it.
-                    position = self.position()
-                    self._reset(position)
+                    # Someone else applied these events, or dropped the rows: start again from
+                    # where they left them.
+                    position, epoch = self.storage.state(self.name)
+                    self._reset(position, epoch)
                     continue
                 except BaseException:
                     self._reset(None)
@@ -185,15 +187,15 @@ class ProjectionRunner:
         """Drops the projection's rows and folds the whole log again; returns events folded."""
         with self._lock:
             self.storage.drop(self.name)
-            self._reset(0)
             return self.catch_up()
 
     async def rebuild_async(self) -> int:
         return await self.store.call(self.rebuild)
 
-    def _reset(self, position: int | None) -> None:
+    def _reset(self, position: int | None, epoch: int | None = None) -> None:
         self._cache.clear()
         self._cache_position = position
+        self._cache_epoch = epoch
         # At position 0 nothing is stored: views not in the cache do not exist yet.
         self._cache_complete = position == 0
 

@@ -79,15 +79,21 @@ class ProjectionStorage(ABC):
         """Where the projection's rows stand in the log (0: nothing folded)."""
 
     @abstractmethod
-    def commit(self, name: str, expected: int, new: int, batch: Batch) -> None:
+    def state(self, name: str) -> tuple[int, int]:
+        """(position, epoch): the epoch counts the drops, so a runner whose cache predates a
+        rebuild notices even when the rebuild has come back to the same position."""
+
+    @abstractmethod
+    def commit(self, name: str, expected: int, new: int, batch: Batch, epoch: int = 0) -> None:
         """Writes the batch and moves the position from ``expected`` to ``new``, atomically.
 
-        Raises PositionMoved (and writes nothing) when the position is not ``expected``.
+        Raises PositionMoved (and writes nothing) when the position is not ``expected`` or the
+        rows were dropped since ``epoch``.
         """
 
     @abstractmethod
     def drop(self, name: str) -> None:
-        """Deletes the projection's rows and sets its position to 0, atomically."""
+        """Deletes the projection's rows, sets its position to 0 and starts a new epoch, atomically."""
 
     @abstractmethod
     def load_views(self, name: str, fold: str, keys: Sequence[str]) -> dict[str, Any]: ...
@@ -127,6 +133,9 @@ class ProjectionStorage(ABC):
         self.tracking.wait(name, position, timeout=timeout)  # type: ignore[attr-defined]
 
 
+_EPOCH = "#epoch"  # the tracking row of a projection's epoch is named after it, with this suffix
+
+
 def _dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
@@ -150,9 +159,13 @@ class MemoryProjectionStorage(POPOTrackingRecorder, ProjectionStorage):
     def position(self, name: str) -> int:
         return self.max_tracking_id(name) or 0
 
-    def commit(self, name: str, expected: int, new: int, batch: Batch) -> None:
+    def state(self, name: str) -> tuple[int, int]:
         with self._database_lock:
-            if (self._max_tracking_ids[name] or 0) != expected:
+            return self._max_tracking_ids[name] or 0, self._max_tracking_ids[name + _EPOCH] or 0
+
+    def commit(self, name: str, expected: int, new: int, batch: Batch, epoch: int = 0) -> None:
+        with self._database_lock:
+            if (self._max_tracking_ids[name] or 0, self._max_tracking_ids[name + _EPOCH] or 0) != (expected, epoch):
                 raise PositionMoved(name)
             views = self._views.setdefault(name, {})
             views.update(batch.views)
@@ -168,6 +181,7 @@ class MemoryProjectionStorage(POPOTrackingRecorder, ProjectionStorage):
             self._items.pop(name, None)
             self._history.pop(name, None)
             self._max_tracking_ids[name] = 0
+            self._max_tracking_ids[name + _EPOCH] = (self._max_tracking_ids[name + _EPOCH] or 0) + 1
 
     def load_views(self, name: str, fold: str, keys: Sequence[str]) -> dict[str, Any]:
         with self._database_lock:
@@ -221,7 +235,10 @@ class MemoryProjectionStorage(POPOTrackingRecorder, ProjectionStorage):
 
     def names(self) -> list[str]:
         with self._database_lock:
-            return sorted(n for n, p in self._max_tracking_ids.items() if p is not None and n != "__migration__")
+            return sorted(
+                n for n, p in self._max_tracking_ids.items()
+                if p is not None and n != "__migration__" and not n.endswith(_EPOCH)
+            )
 
 
 # -- SQLite --------------------------------------------------------------------------------
@@ -239,8 +256,6 @@ _SQLITE_TABLES = [
     " position INTEGER NOT NULL, value TEXT, removed INTEGER NOT NULL DEFAULT 0,"
     " session TEXT NOT NULL, version INTEGER NOT NULL, event_id TEXT NOT NULL, author TEXT NOT NULL,"
     " PRIMARY KEY (projection, fold, key, item, position)) WITHOUT ROWID",
-    "CREATE INDEX IF NOT EXISTS chronicle_projection_history_by_position"
-    " ON chronicle_projection_history (projection, position)",
 ]
 
 
@@ -257,22 +272,30 @@ class SqliteProjectionStorage(SQLiteTrackingRecorder, ProjectionStorage):
     def position(self, name: str) -> int:
         return self.max_tracking_id(name) or 0
 
-    def commit(self, name: str, expected: int, new: int, batch: Batch) -> None:
+    def state(self, name: str) -> tuple[int, int]:
+        rows = dict(self._select(
+            "SELECT application_name, notification_id FROM tracking WHERE application_name IN (?, ?)",
+            [name, name + _EPOCH],
+        ))
+        return rows.get(name) or 0, rows.get(name + _EPOCH) or 0
+
+    def commit(self, name: str, expected: int, new: int, batch: Batch, epoch: int = 0) -> None:
         with self.datastore.transaction(commit=True) as c:
             # The write comes first: it takes the database's write lock, so nothing can move
             # the position between this check and the commit.
+            same_epoch = "COALESCE((SELECT notification_id FROM tracking WHERE application_name = ?), 0) = ?"
             if expected == 0:
                 c.execute(
                     "INSERT INTO tracking VALUES (?, ?) ON CONFLICT (application_name) DO UPDATE"
-                    " SET notification_id = excluded.notification_id WHERE tracking.notification_id = 0"
+                    f" SET notification_id = excluded.notification_id WHERE tracking.notification_id = 0 AND {same_epoch}"
                     " RETURNING notification_id",
-                    (name, new),
+                    (name, new, name + _EPOCH, epoch),
                 )
             else:
                 c.execute(
                     "UPDATE tracking SET notification_id = ? WHERE application_name = ? AND notification_id = ?"
-                    " RETURNING notification_id",
-                    (new, name, expected),
+                    f" AND {same_epoch} RETURNING notification_id",
+                    (new, name, expected, name + _EPOCH, epoch),
                 )
             if c.fetchone() is None:
                 raise PositionMoved(name)
@@ -301,6 +324,11 @@ class SqliteProjectionStorage(SQLiteTrackingRecorder, ProjectionStorage):
                 "INSERT INTO tracking VALUES (?, 0) ON CONFLICT (application_name)"
                 " DO UPDATE SET notification_id = 0",
                 (name,),
+            )
+            c.execute(
+                "INSERT INTO tracking VALUES (?, 1) ON CONFLICT (application_name)"
+                " DO UPDATE SET notification_id = tracking.notification_id + 1",
+                (name + _EPOCH,),
             )
             for table in ("views", "items", "history"):
                 c.execute(f"DELETE FROM chronicle_projection_{table} WHERE projection = ?", (name,))
@@ -346,17 +374,36 @@ class SqliteProjectionStorage(SQLiteTrackingRecorder, ProjectionStorage):
             out.setdefault((f, k), {})[i] = json.loads(v)
         return out
 
+    # Per entry, its last write at or before the position: two index seeks (a join lets
+    # SQLite's planner scan the whole history of the view instead).
+    _ITEMS_AT = (
+        "SELECT i.item,"
+        " (SELECT h.value FROM chronicle_projection_history h WHERE h.projection = i.projection AND h.fold = i.fold"
+        "  AND h.key = i.key AND h.item = i.item AND h.position <= ? ORDER BY h.position DESC LIMIT 1),"
+        " (SELECT h.removed FROM chronicle_projection_history h WHERE h.projection = i.projection AND h.fold = i.fold"
+        "  AND h.key = i.key AND h.item = i.item AND h.position <= ? ORDER BY h.position DESC LIMIT 1)"
+        " FROM chronicle_projection_items i WHERE i.projection = ? AND i.fold = ? AND i.key = ?"
+    )
+
     def items_at(self, name: str, fold: str, key: str, position: int) -> dict[str, Any]:
-        rows = self._select(
-            "SELECT i.item, h.value, h.removed FROM chronicle_projection_items i"
-            " JOIN chronicle_projection_history h ON h.projection = i.projection AND h.fold = i.fold"
-            " AND h.key = i.key AND h.item = i.item AND h.position = ("
-            "   SELECT MAX(position) FROM chronicle_projection_history h2 WHERE h2.projection = i.projection"
-            "   AND h2.fold = i.fold AND h2.key = i.key AND h2.item = i.item AND h2.position <= ?)"
-            " WHERE i.projection = ? AND i.fold = ? AND i.key = ?",
-            [position, name, fold, key],
-        )
-        return {item: json.loads(value) for item, value, removed in rows if not removed}
+        rows = self._select(self._ITEMS_AT, [position, position, name, fold, key])
+        return {item: json.loads(value) for item, value, removed in rows if removed == 0}
+
+    def read_at(self, position: int, reads: Sequence[tuple[str, str, str]]) -> tuple[dict[str, int], list[dict[str, Any]]]:
+        names = list(dict.fromkeys(r[0] for r in reads))
+        with self.datastore.transaction(commit=False) as c:
+            c.execute(
+                "SELECT application_name, notification_id FROM tracking"
+                f" WHERE application_name IN ({','.join('?' * len(names))})",
+                names,
+            )
+            positions = {name: 0 for name in names}
+            positions.update((r[0], r[1]) for r in c.fetchall())
+            views = []
+            for name, fold, key in reads:
+                c.execute(self._ITEMS_AT, (position, position, name, fold, key))
+                views.append({item: json.loads(value) for item, value, removed in c.fetchall() if removed == 0})
+        return positions, views
 
     def read_history(
         self, name: str, fold: str | None = None, key: str | None = None, *, after: int = 0, upto: int | None = None
@@ -383,7 +430,7 @@ class SqliteProjectionStorage(SQLiteTrackingRecorder, ProjectionStorage):
 
     def names(self) -> list[str]:
         rows = self._select("SELECT application_name FROM tracking WHERE application_name != '__migration__'", [])
-        return sorted(r[0] for r in rows)
+        return sorted(r[0] for r in rows if not r[0].endswith(_EPOCH))
 
 
 # -- PostgreSQL ----------------------------------------------------------------------------
@@ -402,8 +449,6 @@ _PG_TABLES = [
     " position bigint NOT NULL, value jsonb, removed boolean NOT NULL DEFAULT false,"
     " session text NOT NULL, version bigint NOT NULL, event_id text NOT NULL, author text NOT NULL,"
     " PRIMARY KEY (projection, fold, key, item, position))",
-    "CREATE INDEX IF NOT EXISTS chronicle_projection_history_by_position"
-    " ON chronicle_projection_history (projection, position)",
 ]
 
 
@@ -420,22 +465,25 @@ class PostgresProjectionStorage(PostgresTrackingRecorder, ProjectionStorage):
     def position(self, name: str) -> int:
         return self.max_tracking_id(name) or 0
 
-    def commit(self, name: str, expected: int, new: int, batch: Batch) -> None:
+    def commit(self, name: str, expected: int, new: int, batch: Batch, epoch: int = 0) -> None:
         # One round trip: the position check and every row write are pipelined in one
         # transaction; rows go in as arrays (one statement per table, whatever the batch size).
         with self.datastore.get_connection() as conn, conn.transaction(), conn.pipeline(), conn.cursor() as curs:
+            same_epoch = (
+                f"COALESCE((SELECT notification_id FROM {_PG_TRACKING} WHERE application_name = %s), 0) = %s"
+            )
             if expected == 0:
                 curs.execute(
                     f"INSERT INTO {_PG_TRACKING} VALUES (%s, %s) ON CONFLICT (application_name) DO UPDATE"
                     f" SET notification_id = excluded.notification_id WHERE {_PG_TRACKING}.notification_id = 0"
-                    " RETURNING notification_id",
-                    (name, new),
+                    f" AND {same_epoch} RETURNING notification_id",
+                    (name, new, name + _EPOCH, epoch),
                 )
             else:
                 curs.execute(
                     f"UPDATE {_PG_TRACKING} SET notification_id = %s"
-                    " WHERE application_name = %s AND notification_id = %s RETURNING notification_id",
-                    (new, name, expected),
+                    f" WHERE application_name = %s AND notification_id = %s AND {same_epoch} RETURNING notification_id",
+                    (new, name, expected, name + _EPOCH, epoch),
                 )
             moved = curs.fetchone() is None
             if moved:
@@ -474,6 +522,11 @@ class PostgresProjectionStorage(PostgresTrackingRecorder, ProjectionStorage):
                 f"INSERT INTO {_PG_TRACKING} VALUES (%s, 0) ON CONFLICT (application_name)"
                 " DO UPDATE SET notification_id = 0",
                 (name,),
+            )
+            curs.execute(
+                f"INSERT INTO {_PG_TRACKING} VALUES (%s, 1) ON CONFLICT (application_name)"
+                f" DO UPDATE SET notification_id = {_PG_TRACKING}.notification_id + 1",
+                (name + _EPOCH,),
             )
             for table in ("views", "items", "history"):
                 curs.execute(f"DELETE FROM chronicle_projection_{table} WHERE projection = %s", (name,))
@@ -573,7 +626,14 @@ class PostgresProjectionStorage(PostgresTrackingRecorder, ProjectionStorage):
 
     def names(self) -> list[str]:
         rows = self._select(f"SELECT application_name FROM {_PG_TRACKING} WHERE application_name != '__migration__'", [])
-        return sorted(r[0] for r in rows)
+        return sorted(r[0] for r in rows if not r[0].endswith(_EPOCH))
+
+    def state(self, name: str) -> tuple[int, int]:
+        rows = dict(self._select(
+            f"SELECT application_name, notification_id FROM {_PG_TRACKING} WHERE application_name IN (%s, %s)",
+            [name, name + _EPOCH],
+        ))
+        return rows.get(name) or 0, rows.get(name + _EPOCH) or 0
 
 
 def _chunks(seq: Sequence[str], n: int) -> Iterable[Sequence[str]]:
