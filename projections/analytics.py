@@ -24,6 +24,7 @@ dropped, every 1,000 events: deterministic in the events, so a rebuild equals th
 from __future__ import annotations
 
 import datetime as _dt
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,12 +53,7 @@ class Latency:
         self.total_ms += ms
         if ms > self.max_ms:
             self.max_ms = ms
-        i = 0
-        for bound in BOUNDS_MS:
-            if ms <= bound:
-                break
-            i += 1
-        self.buckets[i] += 1
+        self.buckets[bisect_left(BOUNDS_MS, ms)] += 1
 
     @property
     def mean_ms(self) -> float | None:
@@ -318,7 +314,8 @@ def _fold_recorded(view: AnalyticsView, event: LogEvent, rows: tuple[Counts, ...
 
     content = data.get("content")
     parts = (content.get("parts") or ()) if content else ()
-    if agent is not None and event.is_model_response():
+    role = content.get("role") if content else None
+    if agent is not None and (role == "model" or (role is None and (data.get("error_code") or data.get("usage_metadata")))):
         usage = data.get("usage_metadata")
         prompt = candidates = total = 0
         if usage:

@@ -21,7 +21,9 @@ ArtifactVersions = dict[str, int]  # filename -> latest version
 def fold_session_artifacts(view: ArtifactVersions, event: LogEvent) -> ArtifactVersions:
     """The session's own artifacts (``domain.log.session_artifacts`` says which)."""
     if event.kind == RECORDED:
-        view.update(session_artifacts(event.artifact_delta))
+        delta = event.artifact_delta
+        if delta:
+            view.update(session_artifacts(delta))
     elif event.kind == REWOUND:
         # Back to the versions the session saw before the rewound invocation.
         view.clear()

@@ -67,13 +67,17 @@ class LogEvent:
     meta: Mapping[str, Any] = field(default_factory=dict)
     copied: bool = False
     _scoped: ScopedDelta | None = field(default=None, repr=False, compare=False)
+    _session_key: str | None = field(default=None, repr=False, compare=False)
 
     # -- identity ----------------------------------------------------------------------
 
     @property
     def session_key(self) -> str:
         """``app/user/session``: the key of per-session views (ids never contain '/')."""
-        return f"{self.app_name}/{self.user_id}/{self.session_id}"
+        key = self._session_key
+        if key is None:
+            key = self._session_key = f"{self.app_name}/{self.user_id}/{self.session_id}"
+        return key
 
     @property
     def user_key(self) -> str:

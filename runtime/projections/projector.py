@@ -31,6 +31,7 @@ class Projector:
     """A store's tracked read models (see the module docstring)."""
 
     def __init__(self, store: Store | str, projections: Iterable[Projection] = (), *, builtin: bool = True):
+        self._owns_store = isinstance(store, str)
         self.store = open_store(store) if isinstance(store, str) else store
         self._runners: dict[str, ProjectionRunner] = {}
         for projection in [*(builtin_projections() if builtin else []), *projections]:
@@ -108,6 +109,12 @@ class Projector:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+    def close(self) -> None:
+        """Stops following; closes the store if this projector opened it (from a URL)."""
+        self.stop()
+        if self._owns_store:
+            self.store.close()
 
     # -- queries (as of each projection's position; catch up first for read-your-writes) --
 
