@@ -14,6 +14,7 @@ whether the session is a fork, and up to which version.
 
 from __future__ import annotations
 
+import logging
 import threading
 from typing import Any, Iterable, Sequence
 from uuid import UUID
@@ -32,6 +33,8 @@ def from_json(data: bytes) -> Any:
     # Rust's JSON parser (pydantic's), with dict keys interned: several times json.loads's speed.
     return _from_json(data, cache_strings="keys")
 
+
+log = logging.getLogger("chronicle.projections")
 
 _KINDS: dict[str, tuple[str, type]] = {
     SessionLog.Created.TOPIC: (CREATED, SessionLog.Created),
@@ -316,7 +319,14 @@ class LogSource:
                 CREATED, *identity, version, payload["created_time"], {}, position, log_id,
                 {"state": payload["state"]},
             )
-        known = self._known.get(raw_id) or self._lookup(raw_id)
+        known = self._known.get(raw_id)
+        if known is None:
+            try:
+                known = self._lookup(raw_id)
+            except LookupError as e:
+                # Its genesis is gone (purged mid-read): nothing to fold it into, now or in a rebuild.
+                log.warning("skipping event %s of log %s: %s", version, raw_id, e)
+                return None
         if kind == RECORDED:
             data = payload.get("event") or {}  # a purged event keeps its place, not its payload
             copied = version < known[4]

@@ -9,11 +9,12 @@ Three tables per store, shared by all projections (the projection's name is a co
                 with the session, version, event id and author that wrote it (time travel).
 
 and eventsourcing's tracking table, one row per projection: the position in the log (the
-notification id) the rows reflect. ``commit`` writes a batch of rows *and* moves that position
-in one transaction, and only if the position is still the one the batch was folded from
-(compare-and-set): a batch is applied exactly once, whoever else is catching up at the same
-time. The tracking recorders are eventsourcing's (SQLite, PostgreSQL, POPO); these classes
-add the row tables to them.
+notification id) the rows reflect — plus a second row counting the projection's drops (its
+epoch). ``commit`` writes a batch of rows *and* moves that position in one transaction, and only
+if position and epoch are still the ones the batch was folded from (compare-and-set): a batch
+is applied exactly once, whoever else is catching up at the same time, and a runner whose
+cache predates a rebuild cannot write over it. The tracking recorders are eventsourcing's
+(SQLite, PostgreSQL, POPO); these classes add the row tables to them.
 """
 
 from __future__ import annotations
