@@ -35,6 +35,7 @@ from runtime.agents.base_agent import BaseAgent
 from runtime.app import App, ResumabilityConfig
 from runtime.invocation_context import InvocationContext, new_invocation_context_id
 from runtime.plugins.base_plugin import BasePlugin
+from runtime.replay import ReplayReport
 from runtime.resume import invocation_start, paused_invocation_answered_by
 from runtime.plugins.plugin_manager import PluginManager
 from runtime.run_config import RunConfig
@@ -399,6 +400,35 @@ class Runner:
                 self.artifact_service, app_name=self.app_name, user_id=user_id, session_id=session_id, versions=versions
             )
         return marker
+
+    # -- replay ------------------------------------------------------------------------------
+
+    async def replay(
+        self,
+        *,
+        user_id: str,
+        session_id: str,
+        new_session_id: Optional[str] = None,
+        from_invocation_id: Optional[str] = None,
+        run_config: Optional[RunConfig] = None,
+    ) -> ReplayReport:
+        """Re-runs a session's user messages through this Runner's agent, in a fork, and reports
+        per turn where the new answers (final text) and tool calls differ from the recorded ones.
+
+        The source session is never touched: the replay runs in a new session (`new_session_id`,
+        or a fresh id) forked just before the first replayed turn -- the first turn, or
+        `from_invocation_id` to keep the history before it -- with the session's files copied.
+        See runtime.replay."""
+        from runtime.replay import replay_session
+
+        return await replay_session(
+            self,
+            user_id=user_id,
+            session_id=session_id,
+            new_session_id=new_session_id,
+            from_invocation_id=from_invocation_id,
+            run_config=run_config,
+        )
 
     async def run_live(self, *args: Any, **kwargs: Any) -> AsyncGenerator[Event, None]:
         """Live (bidirectional audio/video) runs are not supported yet."""
