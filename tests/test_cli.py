@@ -9,7 +9,8 @@ import pytest
 
 from tests.cli_helpers import cli, cli_json
 
-COMMANDS = ["demo", "sessions", "history", "state-at", "diff", "rewind", "fork", "export", "verify", "purge"]
+COMMANDS = ["demo", "sessions", "history", "state-at", "diff", "rewind", "fork", "replay", "export", "verify",
+            "projections", "analytics", "purge", "bench"]
 
 
 @pytest.fixture(scope="module")

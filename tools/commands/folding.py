@@ -10,19 +10,22 @@ from tools.output import Output
 CHUNK = 5_000  # log positions folded between two redraws of the bar
 
 
-def catch_up(out: Output, runners: Iterable[ProjectionRunner], label: str = "catching up") -> int:
-    """Folds what each runner has not seen yet; shows progress when there is much to fold."""
+def catch_up(
+    out: Output, runners: Iterable[ProjectionRunner], label: str = "catching up", *, threshold: int = CHUNK
+) -> int:
+    """Folds what each runner has not seen yet; shows progress when there is more than ``threshold``."""
     folded = 0
     for runner in runners:
         end = runner.source.max_position()
         start = runner.position()
-        if end - start <= CHUNK:
+        if end - start <= threshold:
             folded += runner.catch_up()
             continue
         with out.progress(f"{label} {runner.name}", total=end - start, unit="positions") as bar:
             position = start
+            step = max(min(CHUNK, (end - start) // 20), 1)
             while position < end:
-                folded += runner.catch_up(upto=min(position + CHUNK, end))
+                folded += runner.catch_up(upto=min(position + step, end))
                 position = runner.position()
                 bar.update(position - start)
         folded += runner.catch_up()  # what arrived meanwhile
@@ -32,4 +35,4 @@ def catch_up(out: Output, runners: Iterable[ProjectionRunner], label: str = "cat
 def rebuild(out: Output, runner: ProjectionRunner) -> int:
     """Drops a projection's rows and folds the whole log again, showing progress."""
     runner.storage.drop(runner.name)
-    return catch_up(out, [runner], label="rebuilding")
+    return catch_up(out, [runner], label="rebuilding", threshold=0)

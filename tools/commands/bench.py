@@ -1,0 +1,81 @@
+"""`chronicle bench`: measure Chronicle's figures on this machine (the benchmarks live in tools/bench_*.py)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import statistics
+from typing import Any, Callable
+
+from tools.commands.common import CliError
+from tools.output import Output
+
+WHAT = {
+    "sessions": "appends, loads and listing of the session service",
+    "runtime": "Runner turns per second over a long session (flat, not growing with history)",
+    "artifacts": "artifact saves and loads, memory search",
+    "projections": "rebuild rates, state_at latency, worker lag",
+    "rewind": "rewinding and forking long sessions",
+}
+
+
+def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "bench",
+        parents=[common()],
+        help="measure Chronicle's figures on this machine",
+        description="Run one of Chronicle's benchmarks on fresh stores and print its table: "
+        + "; ".join(f"{k}: {v}" for k, v in WHAT.items()) + ". PostgreSQL runs start their own server "
+        "unless --postgres names one.",
+    )
+    p.add_argument("what", choices=list(WHAT), help="which benchmark")
+    p.add_argument("--stores", help="comma-separated: memory,sqlite,postgresql (artifacts also: file); default all")
+    p.add_argument("--runs", type=int, default=3, help="runs per figure; the median is reported (default 3)")
+    p.add_argument("--quick", action="store_true", help="smaller workloads, for a smoke test")
+    p.add_argument("--postgres", metavar="URL", help="use this PostgreSQL database instead of starting a server")
+    p.set_defaults(func=run)
+
+
+def _module(name: str) -> Any:
+    try:
+        return importlib.import_module(f"tools.bench_{name}")
+    except ModuleNotFoundError as e:
+        if e.name != f"tools.bench_{name}":
+            raise
+        raise CliError(f"`chronicle bench {name}` is not in this build yet (tools/bench_{name}.py is missing).") from None
+
+
+def run(args: argparse.Namespace, out: Output) -> int:
+    kinds = [k.strip() for k in args.stores.split(",")] if args.stores else None
+    if args.runs < 1:
+        raise CliError("--runs must be at least 1.")
+    module = _module(args.what)
+    if args.what == "runtime":
+        results = _runtime(module, kinds, args)
+        if out.json_mode:
+            out.json(results)
+        else:
+            out.line(module.format_table(results))
+        return 0
+    table = module.run(kinds, runs=args.runs, quick=args.quick, postgres_url=args.postgres)
+    if out.json_mode:  # the benchmark printed its table as it went; scripts get it as a string too
+        out.json({"benchmark": args.what, "table": table})
+    return 0
+
+
+def _runtime(module: Any, kinds: list[str] | None, args: argparse.Namespace) -> list[dict[str, Any]]:
+    """The runtime benchmark takes store URLs: one fresh store per kind and run; the median run per store."""
+    from tools.bench_common import bench_stores
+
+    kinds = kinds or ["memory", "sqlite", "postgresql"]
+    turns = 50 if args.quick else 200
+    picked = []
+    with bench_stores(kinds, args.postgres) as stores:
+        for kind in kinds:
+            runs = [module.run_benchmark([stores.fresh(kind)], turns=turns)[0] for _ in range(args.runs)]
+            median = statistics.median_low([r["turns_per_s"] for r in runs])
+            best = next(r for r in runs if r["turns_per_s"] == median)
+            picked.append({**best, "kind": kind, "runs": args.runs})
+    json.dumps(picked)  # results must stay plain JSON
+    return picked
