@@ -410,3 +410,16 @@ async def test_a_user_defined_projection_is_built_over_history_then_kept_live(se
             assert time.monotonic() < deadline
             time.sleep(0.01)
     assert ("tool_calls", projector.runner("tool_calls").position(), 0) in projector.status()
+
+
+async def test_catching_up_to_a_position_stops_there(service):
+    s = await service.create_session(app_name="app", user_id="u")
+    for i in range(6):
+        await service.append_event(s, event(delta={"app:n": i}, invocation=f"i{i}"))
+    runner = ProjectionRunner(service.store, SCOPED_STATE, batch_size=4)
+    end = runner.source.max_position()
+    runner.catch_up(upto=end - 3)
+    assert 0 < runner.position() <= end - 3
+    assert runner.view("app", "app_state") == {"app:n": 2}
+    runner.catch_up()
+    assert runner.position() == end and runner.view("app", "app_state") == {"app:n": 5}

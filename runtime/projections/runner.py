@@ -155,9 +155,8 @@ class ProjectionRunner:
             if (position, epoch) != (self._cache_position, self._cache_epoch):
                 self._reset(position, epoch)
             while upto is None or position < upto:
-                limit = self.batch_size if upto is None else min(self.batch_size, upto - position)
                 with _gc_paused():
-                    events, last = self.source.read(position, limit)
+                    events, last = self.source.read(position, self.batch_size, upto)
                 if last == position:
                     break
                 try:

@@ -44,6 +44,7 @@ _KINDS: dict[str, tuple[str, type]] = {
     SessionLog.Deleted.TOPIC: (DELETED, SessionLog.Deleted),
 }
 TOPICS = tuple(_KINDS)
+_END = 2**63 - 1  # no upper bound
 _FORKED_TOPIC = SessionLog.ForkedFrom.TOPIC
 _REWOUND_META = ("start_version", "restored_state", "restored_artifacts")
 _FORKED_META = ("source_session_id", "source_log_id", "source_version", "before_invocation_id", "forked_time")
@@ -66,10 +67,10 @@ class LogSource:
 
     # -- the whole log ----------------------------------------------------------------
 
-    def read(self, after: int, limit: int) -> tuple[list[LogEvent], int]:
-        """Events with positions after ``after`` (at most ``limit`` stored events read), and
-        the position of the last stored event read (``after`` when there was none)."""
-        rows = self._select_rows(after, limit)
+    def read(self, after: int, limit: int, upto: int | None = None) -> tuple[list[LogEvent], int]:
+        """Events with positions after ``after`` (and at most ``upto``; at most ``limit`` stored
+        events read), and the position of the last one read (``after`` when there was none)."""
+        rows = self._select_rows(after, limit, upto)
         if not rows:
             return [], after
         # Sessions created in this batch: are any of them forks? (one query per batch)
@@ -86,7 +87,7 @@ class LogSource:
     def max_position(self) -> int:
         return self.recorder.max_notification_id() or 0
 
-    def _select_rows(self, after: int, limit: int) -> Sequence[tuple[Any, ...]]:
+    def _select_rows(self, after: int, limit: int, upto: int | None = None) -> Sequence[tuple[Any, ...]]:
         """(position, log id, version, topic, payload) rows, read the fastest way the store allows."""
         recorder = self.recorder
         if isinstance(recorder, SQLiteApplicationRecorder):
@@ -94,8 +95,8 @@ class LogSource:
                 raw.row_factory = None
                 raw.execute(
                     f"SELECT rowid, originator_id, originator_version, topic, state FROM {recorder.events_table_name}"
-                    " WHERE rowid > ? ORDER BY rowid LIMIT ?",
-                    (after, limit),
+                    " WHERE rowid > ? AND rowid <= ? ORDER BY rowid LIMIT ?",
+                    (after, _END if upto is None else upto, limit),
                 )
                 return raw.fetchall()
         if isinstance(recorder, PostgresApplicationRecorder):
@@ -104,13 +105,14 @@ class LogSource:
             with recorder.datastore.get_connection() as conn, conn.cursor(row_factory=tuple_row) as curs:
                 curs.execute(
                     "SELECT notification_id, originator_id::text, originator_version, topic, state"
-                    f" FROM {recorder.events_table_name} WHERE notification_id > %s ORDER BY notification_id LIMIT %s",
-                    (after, limit),
+                    f" FROM {recorder.events_table_name} WHERE notification_id > %s AND notification_id <= %s"
+                    " ORDER BY notification_id LIMIT %s",
+                    (after, _END if upto is None else upto, limit),
                     prepare=True,
                     binary=True,  # bytea as bytes, not hex text: half the cost per row
                 )
                 return curs.fetchall()
-        notifications = recorder.select_notifications(start=after, limit=limit, inclusive_of_start=False)
+        notifications = recorder.select_notifications(start=after, limit=limit, stop=upto, inclusive_of_start=False)
         return [(n.id, n.originator_id, n.originator_version, n.topic, n.state) for n in notifications]
 
     def _fork_versions(self, raw_ids: Iterable[Any]) -> dict[Any, int]:
