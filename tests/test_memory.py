@@ -271,3 +271,17 @@ async def test_concurrent_adds_for_one_user_lose_no_session(kind, tmp_path, requ
     assert len(await a.documents(app_name=APP, user_id="u1")) == 12 and len(found.memories) == 10
     for svc in (a, b, sessions):
         await svc.close()
+
+
+async def test_many_rewound_matches_do_not_crowd_out_a_visible_one(store_url):
+    sessions = session_service_from_url(store_url)
+    memory = LogMemoryService(sessions.store, max_results=3)
+    session = await sessions.create_session(app_name=APP, user_id="u1", session_id="s1")
+    await sessions.append_event(session, said("a long walk with my dog Biscuit in the hills", invocation_id="e-1"))
+    for i in range(30):
+        await sessions.append_event(session, said(f"Biscuit Biscuit {i}", invocation_id="e-2"))
+    await memory.add_session_to_memory(session)
+    await sessions.rewind_session(app_name=APP, user_id="u1", session_id="s1", rewind_before_invocation_id="e-2")
+    found = await memory.search_memory(app_name=APP, user_id="u1", query="biscuit")
+    assert texts(found) == ["a long walk with my dog Biscuit in the hills"]
+    await sessions.close()

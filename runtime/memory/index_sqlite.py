@@ -12,7 +12,6 @@ import json
 from typing import Any, Sequence
 from uuid import UUID
 
-from domain.rewind import is_hidden
 from runtime.memory.fold import Folded, MemoryDoc, SourceView
 from runtime.memory.index_base import LostRace, MemoryIndex
 from runtime.memory.text import words
@@ -110,7 +109,7 @@ class SqliteMemoryIndex(MemoryIndex):
                      doc.invocation_id, doc.author, doc.timestamp, json.dumps(doc.content), scope, doc.text,
                      int(doc.hidden)),
                 )
-                if _rowcount(c) == 1 and not doc.hidden:  # hidden documents stay out of the FTS index
+                if _rowcount(c) == 1:  # the FTS index mirrors the table, hidden documents too
                     c.execute(
                         "INSERT INTO chronicle_memory_fts (rowid, scope, body) VALUES (?, ?, ?)",
                         (c.lastrowid, scope, doc.text),
@@ -125,49 +124,46 @@ class SqliteMemoryIndex(MemoryIndex):
 
     @staticmethod
     def _apply_rewinds(c: Any, source: str, view: SourceView) -> None:
-        """Moves the source's documents in or out of the FTS index as its rewinds now say."""
+        """Flags the source's documents hidden or visible as its rewinds now say."""
         ranges = view.hidden_ranges()
-        c.execute("SELECT id, position, hidden, scope, body FROM chronicle_memory_docs WHERE source = ?", (source,))
-        for doc_id, position, hidden, scope, body in c.fetchall():
-            now_hidden = is_hidden(position, ranges)
-            if now_hidden == bool(hidden):
-                continue
-            c.execute("UPDATE chronicle_memory_docs SET hidden = ? WHERE id = ?", (int(now_hidden), doc_id))
-            if now_hidden:
-                c.execute(
-                    "INSERT INTO chronicle_memory_fts (chronicle_memory_fts, rowid, scope, body)"
-                    " VALUES ('delete', ?, ?, ?)",
-                    (doc_id, scope, body),
-                )
-            else:
-                c.execute("INSERT INTO chronicle_memory_fts (rowid, scope, body) VALUES (?, ?, ?)", (doc_id, scope, body))
+        hidden = " OR ".join("position BETWEEN ? AND ?" for _ in ranges) or "0"
+        c.execute(
+            f"UPDATE chronicle_memory_docs SET hidden = ({hidden}) WHERE source = ?",
+            (*[v for r in ranges for v in r], source),
+        )
 
     def search(self, app_name: str, user_id: str, query: str, limit: int) -> list[tuple[MemoryDoc, float]]:
         match = fts_query(app_name, user_id, query)
         if match is None:
             return []
+        wanted = limit
         with self.datastore.transaction(commit=False) as c:
-            # Rank in the FTS index alone (it holds only visible documents), then read the winners.
-            c.execute(
-                "SELECT rowid, bm25(chronicle_memory_fts, 0.0, 1.0) AS score FROM chronicle_memory_fts"
-                " WHERE chronicle_memory_fts MATCH ? ORDER BY score, rowid DESC LIMIT ?",
-                (match, limit),
-            )
-            ranked = c.fetchall()
-            if not ranked:
-                return []
-            c.execute(
-                f"SELECT id, app_name, user_id, {_DOC_COLUMNS} FROM chronicle_memory_docs"
-                f" WHERE id IN ({', '.join('?' * len(ranked))})",
-                [doc_id for doc_id, _ in ranked],
-            )
-            rows = {r[0]: r for r in c.fetchall()}
-        found = []
-        for doc_id, score in ranked:
-            row = rows.get(doc_id)
-            if row is not None and row[1] == app_name and row[2] == user_id:  # exact isolation
-                found.append((_doc(row[3:]), -score))
-        return found
+            while True:
+                # Rank in the FTS index alone, then read the winners; hidden (rewound) ones are
+                # dropped, and in the rare case too many were, ask for more.
+                c.execute(
+                    "SELECT rowid, bm25(chronicle_memory_fts, 0.0, 1.0) AS score FROM chronicle_memory_fts"
+                    " WHERE chronicle_memory_fts MATCH ? ORDER BY score, rowid DESC LIMIT ?",
+                    (match, wanted),
+                )
+                ranked = c.fetchall()
+                if not ranked:
+                    return []
+                c.execute(
+                    f"SELECT id, app_name, user_id, {_DOC_COLUMNS} FROM chronicle_memory_docs"
+                    f" WHERE id IN ({', '.join('?' * len(ranked))})",
+                    [doc_id for doc_id, _ in ranked],
+                )
+                rows = {r[0]: r for r in c.fetchall()}
+                found = []
+                for doc_id, score in ranked:
+                    row = rows.get(doc_id)
+                    # exact isolation (the scope token is a hash) and rewound documents left out
+                    if row is not None and row[1] == app_name and row[2] == user_id and not row[-1]:
+                        found.append((_doc(row[3:]), -score))
+                if len(found) >= limit or len(ranked) < wanted:
+                    return found[:limit]
+                wanted *= 4
 
     def documents(self, app_name: str, user_id: str) -> list[MemoryDoc]:
         with self.datastore.transaction(commit=False) as c:
