@@ -10,7 +10,7 @@ import pytest
 from tests.cli_helpers import cli, cli_json
 
 COMMANDS = ["demo", "sessions", "history", "state-at", "diff", "rewind", "fork", "replay", "export", "verify",
-            "projections", "analytics", "purge", "bench"]
+            "projections", "analytics", "import-adk", "purge", "bench"]
 
 
 @pytest.fixture(scope="module")

@@ -61,8 +61,37 @@ def test_replay_plays_the_log_back(store):
     assert "artifact booking.txt v0" in text and "state " in text
     events = [json.loads(line) for line in cli("replay", "s1", "--json", store=store).stdout.splitlines()]
     assert len(events) == 10 and events[0]["author"] == "user"
-    with_agent = cli("replay", "s1", "--agent", "tools.demo:nothing", store=store, expect=1)
-    assert "Runner.replay" in with_agent.stderr or "Cannot load the agent" in with_agent.stderr
+    missing = cli("replay", "s1", "--agent", "tools.demo:nothing", store=store, expect=1)
+    assert "Cannot load the agent" in missing.stderr
+
+
+CHANGED_AGENT = """
+from runtime.agents import LlmAgent
+from runtime.models import ScriptedLlm
+from tools.demo import INSTRUCTION, book_table
+
+
+def root_agent():
+    return LlmAgent(name="concierge", instruction=INSTRUCTION, tools=[book_table], model=ScriptedLlm([
+        ScriptedLlm.call("book_table", people=2, time="20:00"), "Booked for 20:00.",
+        "Three people it is.",
+        "You have a table at 20:00.",
+    ]))
+"""
+
+
+def test_replay_through_an_agent_reports_what_changed(store, tmp_path):
+    same = cli_json("replay", "s1", "--agent", "demo", "--new-id", "s1-replay", store=store)
+    assert same["identical"] and same["session_id"] == "s1-replay" and len(same["turns"]) == 3
+    assert cli_json("history", "s1-replay", store=store)["forked_from"]["session_id"] == "s1"
+
+    (tmp_path / "changed_agent.py").write_text(CHANGED_AGENT)
+    done = cli("replay", "s1", "--agent", "changed_agent:root_agent", store=store,
+               env={"PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}"})
+    assert "3 turns, 3 differ" in done.stdout
+    assert '+call book_table({"people": 2, "time": "20:00"})' in done.stdout
+    assert "-Done: a table for two tonight at 19:30." in done.stdout
+    assert "history" in done.stderr
 
 
 def test_bench_is_wired_to_every_benchmark():

@@ -80,6 +80,11 @@ def model_for(name: Optional[str]) -> Any:
     return name
 
 
+def demo_agent(model: Optional[str] = None) -> LlmAgent:
+    """The demo's concierge, with a fresh scripted model (or the named Gemini model)."""
+    return LlmAgent(name="concierge", model=model_for(model), instruction=INSTRUCTION, tools=[book_table])
+
+
 @dataclass
 class DemoRun:
     app_name: str
@@ -103,7 +108,7 @@ async def run_demo(
     sessions = LogSessionService(store)
     artifacts = LogArtifactService(store)
     memory = LogMemoryService(store)
-    agent = LlmAgent(name="concierge", model=model_for(model), instruction=INSTRUCTION, tools=[book_table])
+    agent = demo_agent(model)
     runner = Runner(
         app_name=app_name, agent=agent, session_service=sessions,
         artifact_service=artifacts, memory_service=memory,

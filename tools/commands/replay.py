@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import importlib
-import inspect
 import time
 from typing import Any, Callable
 
@@ -34,7 +33,11 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
     pace.add_argument("--speed", type=float, default=0.0, metavar="X",
                       help="replay X times faster than recorded (default: no waiting)")
     p.add_argument("--include-rewound", action="store_true", help="also play the events a rewind hid")
-    p.add_argument("--agent", metavar="MODULE:ATTR", help="re-run the user turns through this agent (Runner.replay)")
+    p.add_argument("--agent", metavar="MODULE:ATTR",
+                   help="re-run the user turns through this agent (or App, or a function returning one) in a fork, "
+                   "and report per turn where answers and tool calls differ; `demo` is the demo's agent")
+    p.add_argument("--from-invocation", metavar="INV", help="with --agent: keep the history before INV, replay from it")
+    p.add_argument("--new-id", metavar="ID", help="with --agent: the id of the session the replay runs in")
     p.set_defaults(func=run)
 
 
@@ -89,37 +92,64 @@ def show_event(out: Output, event: Event) -> None:
         out.line(f"{when} {who}  {line}" if i == 0 else f"{' ' * 19} {' ' * 12}  {line}")
 
 
-def _rerun(args: argparse.Namespace, out: Output, store: Any, row: Any) -> int:
-    from runtime.runner import Runner
+def load_agent(spec: str) -> Any:
+    """``demo`` (the demo's concierge), or MODULE:ATTRIBUTE naming an agent, an App, or a function
+    that returns one (called with no arguments)."""
+    from runtime.agents import BaseAgent
+    from runtime.app import App
 
-    replay = getattr(Runner, "replay", None)
-    if replay is None:
-        raise CliError("Re-running a session through an agent needs Runner.replay, which this build does not have "
-                       "yet; without --agent, replay plays the recorded events back.")
-    module_name, _, attribute = args.agent.partition(":")
+    if spec == "demo":
+        from tools.demo import demo_agent
+
+        return demo_agent()
+    module_name, _, attribute = spec.partition(":")
     try:
-        agent = getattr(importlib.import_module(module_name), attribute or "root_agent")
+        value = getattr(importlib.import_module(module_name), attribute or "root_agent")
     except (ImportError, AttributeError) as e:
-        raise CliError(f"Cannot load the agent {args.agent!r}: {e}. Give MODULE:ATTRIBUTE, e.g. my_app.agent:root_agent.") from None
+        raise CliError(f"Cannot load the agent {spec!r}: {e}. Give MODULE:ATTRIBUTE, e.g. my_app.agent:root_agent.") from None
+    if callable(value) and not isinstance(value, (BaseAgent, App)):
+        value = value()
+    if not isinstance(value, (BaseAgent, App)):
+        raise CliError(f"{spec!r} is a {type(value).__name__}, not an agent or an App.")
+    return value
+
+
+def _rerun(args: argparse.Namespace, out: Output, store: Any, row: Any) -> int:
+    from runtime.app import App
     from runtime.artifacts import LogArtifactService
     from runtime.memory import LogMemoryService
+    from runtime.runner import Runner
 
-    runner = Runner(app_name=row.app_name, agent=agent, session_service=LogSessionService(store),
-                    artifact_service=LogArtifactService(store), memory_service=LogMemoryService(store))
-    params = inspect.signature(replay).parameters
-    kwargs = {k: v for k, v in (("user_id", row.user_id), ("session_id", row.session_id)) if k in params}
+    if getattr(Runner, "replay", None) is None:
+        raise CliError("Re-running a session through an agent needs Runner.replay, which this build does not have; "
+                       "without --agent, replay plays the recorded events back.")
+    agent = load_agent(args.agent)
+    services = dict(session_service=LogSessionService(store), artifact_service=LogArtifactService(store),
+                    memory_service=LogMemoryService(store))
+    if isinstance(agent, App):
+        runner = Runner(app=agent, app_name=row.app_name, **services)
+    else:
+        runner = Runner(app_name=row.app_name, agent=agent, **services)
 
-    async def go() -> None:
+    async def go() -> Any:
         try:
-            result = runner.replay(**kwargs)
-            if inspect.isasyncgen(result):
-                async for event in result:
-                    show_event(out, event) if not out.json_mode else out.line(event.model_dump_json(exclude_none=True))
-            elif inspect.isawaitable(result):
-                value = await result
-                out.line(str(value))
+            return await runner.replay(user_id=row.user_id, session_id=row.session_id,
+                                       new_session_id=args.new_id, from_invocation_id=args.from_invocation)
         finally:
             await runner.close()
+            await services["artifact_service"].close()
 
-    asyncio.run(go())
+    report = asyncio.run(go())
+    if out.json_mode:
+        out.json({
+            "source_session_id": report.source_session_id, "session_id": report.session_id,
+            "forked_before": report.forked_before, "identical": report.identical,
+            "turns": [{**vars(t), "differs": t.differs} for t in report.turns],
+        })
+        return 0
+    for line in report.format().splitlines():
+        style = ("yellow",) if " differs:" in line else ("red",) if line.startswith("    -") else \
+            ("green",) if line.startswith("    +") else ()
+        out.line(out.style(line, *style))
+    out.note(f"the replay is session {report.session_id}: see it with `chronicle history {report.session_id}`")
     return 0
