@@ -58,6 +58,11 @@ async def test_a_killed_worker_resumes_and_ends_with_a_rebuilds_rows(shared_stor
                 worker.wait(10)
                 killed_at = watch.position()
                 worker = start_worker(shared_store_url, "analytics", "scoped_state")
+                # Let it open the store before writing on: opening a PostgreSQL store runs
+                # CREATE INDEX IF NOT EXISTS, which can deadlock with a concurrent append.
+                while watch.position() <= killed_at:
+                    assert time.monotonic() < deadline + 20, "the restarted worker made no progress"
+                    await asyncio.sleep(0.01)
         for projection in (ANALYTICS, SCOPED_STATE):
             wait_caught_up(ProjectionRunner(observer, projection))
     finally:
