@@ -20,12 +20,21 @@ from tests.test_projections_support import canonical, event
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def start_worker(url: str, *projections: str) -> subprocess.Popen[bytes]:
+def start_worker(url: str, *projections: str, log: str) -> subprocess.Popen[bytes]:
     args = [sys.executable, "-m", "runtime.projections.worker", "--store", url, "--batch", "3", "--poll", "0.01"]
     for name in projections:
         args += ["--projection", name]
     env = {**os.environ, "PYTHONPATH": ROOT}
-    return subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    with open(log, "ab") as err:
+        return subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=err)
+
+
+async def wait_following(log: str, times: int) -> None:
+    """Until the worker log says `following` that many times (the worker has opened the store)."""
+    deadline = time.monotonic() + 30
+    while open(log).read().count("following") < times:
+        assert time.monotonic() < deadline, open(log).read()
+        await asyncio.sleep(0.02)
 
 
 def wait_caught_up(runner: ProjectionRunner, timeout: float = 30.0) -> None:
@@ -35,10 +44,12 @@ def wait_caught_up(runner: ProjectionRunner, timeout: float = 30.0) -> None:
         time.sleep(0.02)
 
 
-async def test_a_killed_worker_resumes_and_ends_with_a_rebuilds_rows(shared_store_url):
+async def test_a_killed_worker_resumes_and_ends_with_a_rebuilds_rows(shared_store_url, tmp_path):
     service = session_service_from_url(shared_store_url)
     sessions = [await service.create_session(app_name="w", user_id=f"u{i % 2}") for i in range(4)]
-    worker = start_worker(shared_store_url, "analytics", "scoped_state")
+    log = str(tmp_path / "worker.log")
+    worker = start_worker(shared_store_url, "analytics", "scoped_state", log=log)
+    await wait_following(log, 1)
     observer = open_store(shared_store_url)
     watch = ProjectionRunner(observer, ANALYTICS)  # reads positions only
     try:
@@ -52,22 +63,20 @@ async def test_a_killed_worker_resumes_and_ends_with_a_rebuilds_rows(shared_stor
                 # Kill it while it is working through the backlog, then start another one.
                 deadline = time.monotonic() + 20
                 while watch.position() == 0:
-                    assert time.monotonic() < deadline, worker.stderr.read().decode() if worker.poll() else "no progress"
+                    assert time.monotonic() < deadline, open(log).read()
                     await asyncio.sleep(0.01)
                 worker.send_signal(signal.SIGKILL)
                 worker.wait(10)
                 killed_at = watch.position()
-                worker = start_worker(shared_store_url, "analytics", "scoped_state")
+                worker = start_worker(shared_store_url, "analytics", "scoped_state", log=log)
                 # Let it open the store before writing on: opening a PostgreSQL store runs
                 # CREATE INDEX IF NOT EXISTS, which can deadlock with a concurrent append.
-                while watch.position() <= killed_at:
-                    assert time.monotonic() < deadline + 20, "the restarted worker made no progress"
-                    await asyncio.sleep(0.01)
+                await wait_following(log, 2)
         for projection in (ANALYTICS, SCOPED_STATE):
             wait_caught_up(ProjectionRunner(observer, projection))
     finally:
         worker.send_signal(signal.SIGTERM)
-        assert worker.wait(10) == 0, worker.stderr.read().decode()
+        assert worker.wait(10) == 0, open(log).read()
     assert 0 < killed_at
     for projection in (ANALYTICS, SCOPED_STATE):
         live = ProjectionRunner(observer, projection)
