@@ -23,6 +23,7 @@ import signal
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import uuid
@@ -169,12 +170,21 @@ async def _state_at_ms(url: str, n_events: int) -> dict[str, float]:
 
 
 def _start_worker(url: str, projection: str) -> subprocess.Popen[bytes]:
+    """Starts a worker process and returns once it has opened the store and follows the log
+    (opening a PostgreSQL store runs DDL that can deadlock with concurrent appends)."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = {**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    return subprocess.Popen(
+    log = tempfile.NamedTemporaryFile(prefix="chronicle-worker-", suffix=".log", delete=False)
+    worker = subprocess.Popen(
         [sys.executable, "-m", "runtime.projections.worker", "--store", url, "--projection", projection],
-        env=env, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        env=env, cwd=root, stdout=subprocess.DEVNULL, stderr=log,
     )
+    deadline = time.time() + 60
+    while b"following" not in open(log.name, "rb").read():
+        if worker.poll() is not None or time.time() > deadline:
+            raise RuntimeError(f"the projection worker did not start: {open(log.name).read()}")
+        time.sleep(0.02)
+    return worker
 
 
 class _LagSampler:
