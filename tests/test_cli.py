@@ -157,8 +157,8 @@ def test_state_at_and_diff(store):
 
 def test_rewind_then_history_marks_the_rewound_turns(store):
     _, second, third = invocations(store)
-    done = cli("rewind", "s1", "--before", second["invocation_id"], store=store)
-    assert "rewound session s1" in done.stdout and "booking.txt" in done.stdout
+    done = cli("rewind", "s1", "--before", second["invocation_id"][:13], store=store)  # a unique prefix will do
+    assert f"to before invocation {second['invocation_id']}" in done.stdout and "booking.txt" in done.stdout
     state = cli_json("state-at", "s1", store=store)
     assert state["state"]["booking"] == {"people": 2, "time": "19:30"}
     text = cli("history", "s1", store=store).stdout
@@ -167,6 +167,10 @@ def test_rewind_then_history_marks_the_rewound_turns(store):
     assert rewound[second["invocation_id"]] and rewound[third["invocation_id"]]
     typo = cli("rewind", "s1", "--before", second["invocation_id"][:-1] + "x", store=store, expect=1)
     assert "Did you mean" in typo.stderr
+    hidden = cli("fork", "s1", "--at", third["invocation_id"], store=store, expect=1)
+    assert "taken back by a rewind" in hidden.stderr
+    md = cli("export", "s1", "-f", "markdown", store=store).stdout
+    assert "## ~~Invocation" in md and "**Rewind** back to before invocation" in md
 
 
 def test_fork(store):

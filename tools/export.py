@@ -87,9 +87,16 @@ def markdown(history: Any) -> str:
             out.append(f"> **Rewound** by {block.rewound_by}: kept in the log, hidden from the session.")
         else:
             out.append(f"## {title}")
+        marks = {m.version: m for m in history.rewinds}
         for step in block.steps:
             out.append("")
             out.extend(_step(step))
+            mark = marks.get(step.version)
+            if mark is not None:
+                out.append("")
+                out.append(f"**Rewind** back to before invocation `{mark.before_invocation}`: versions "
+                           f"{mark.start_version}–{mark.version - 1} hidden"
+                           + (" (this rewind was itself rewound)" if mark.undone else ""))
     return "\n".join(out) + "\n"
 
 

@@ -105,15 +105,24 @@ class Output:
     def line(self, text: str = "") -> None:
         print(text, file=self.stream)
 
+    def _flush(self) -> None:
+        try:
+            self.stream.flush()  # what was said before a remark comes before it
+        except (OSError, ValueError):
+            pass
+
     def note(self, text: str) -> None:
         """A remark for people (hints, summaries) that scripts need not parse: on stderr."""
+        self._flush()
         print(self.style(text, "dim") if self.err_colour else text, file=self.err)
 
     def warn(self, text: str) -> None:
+        self._flush()
         prefix = "\x1b[33mwarning:\x1b[0m" if self.err_colour else "warning:"
         print(f"{prefix} {text}", file=self.err)
 
     def error(self, text: str) -> None:
+        self._flush()
         prefix = "\x1b[1;31mchronicle:\x1b[0m" if self.err_colour else "chronicle:"
         print(f"{prefix} {text}", file=self.err)
 

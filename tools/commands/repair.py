@@ -31,7 +31,8 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
         "invocation undoes it. app: and user: state are shared and are not rolled back.",
     )
     add_session_arguments(r)
-    r.add_argument("--before", required=True, metavar="INVOCATION", help="the first invocation to take back")
+    r.add_argument("--before", required=True, metavar="INVOCATION",
+                   help="the first invocation to take back (its id, or a unique prefix of it)")
     r.set_defaults(func=run_rewind)
 
     f = sub.add_parser(
@@ -43,13 +44,28 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
         "came from.",
     )
     add_session_arguments(f)
-    f.add_argument("--at", metavar="INVOCATION", help="copy the history before this invocation (default: all)")
+    f.add_argument("--at", metavar="INVOCATION",
+                   help="copy the history before this invocation (id or unique prefix; default: all)")
     f.add_argument("--new-id", metavar="ID", help="the new session's id (default: a random uuid)")
     f.set_defaults(func=run_fork)
 
 
+def expand_invocation(store: Store, row: CatalogRow, text: str | None) -> str | None:
+    """A unique prefix of one of the session's invocation ids stands for it (as git's short ids do)."""
+    if not text:
+        return text
+    log = store.application.repository.get(row.log_id)
+    if text in log.invocations:
+        return text
+    matches = [i for i in log.invocations if i.startswith(text)]
+    return matches[0] if len(matches) == 1 else text
+
+
 def _invocation_hint(store: Store, row: CatalogRow, invocation_id: str) -> str:
     log = store.application.repository.get(row.log_id)
+    if invocation_id in log.invocations:
+        return (" That invocation was taken back by a rewind (it is hidden): pick one still in the session, "
+                "or rewind the rewind's own invocation to bring it back.")
     known = list(log.invocations)
     close = difflib.get_close_matches(invocation_id, known, n=3, cutoff=0.5)
     if close:
@@ -63,6 +79,7 @@ def run_rewind(args: argparse.Namespace, out: Output) -> int:
         row = find_session(store, args.session, args.app, args.user)
         if row.deleted:
             raise CliError(f"Session {row.session_id!r} was deleted; a deleted session cannot be rewound.")
+        args.before = expand_invocation(store, row, args.before)
         try:
             marker, restored = asyncio.run(_rewind(store, row, args.before))
         except InvocationNotFoundError as e:
@@ -113,6 +130,7 @@ def run_fork(args: argparse.Namespace, out: Output) -> int:
     try:
         row = find_session(store, args.session, args.app, args.user)
         service = LogSessionService(store)
+        args.at = expand_invocation(store, row, args.at)
         try:
             fork = asyncio.run(service.fork_session(
                 app_name=row.app_name, user_id=row.user_id, session_id=row.session_id,
