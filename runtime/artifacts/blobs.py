@@ -124,7 +124,12 @@ class MemoryBlobStore:
 
 class FileBlobStore:
     """Blobs as files ``root/<first 2 hex>/<remaining 62 hex>``. Names come only from hashes,
-    so nothing is ever written outside `root`."""
+    so nothing is ever written outside `root`.
+
+    With ``fsync=True`` (the default) a blob's bytes are synced before it takes its name; the
+    rename itself becomes durable with the log commit that follows it on journaling file
+    systems that order metadata (ext4's default data=ordered). A blob lost anyway is reported
+    by the hash check on load, never served wrong."""
 
     def __init__(self, root: str | os.PathLike[str], *, fsync: bool = True):
         self.root = Path(root).resolve()
