@@ -62,3 +62,51 @@ async def test_another_process_sees_writes_when_append_returns(shared_store_url)
     assert loaded.state == {"user:from_child": 1}
     assert (await svc.create_session(app_name="app", user_id="u1")).state == {"user:from_child": 1}
     await svc.close()
+
+
+async def test_opening_a_store_does_not_disturb_running_writers(postgres_url):
+    writer = session_service_from_url(postgres_url)
+    s = await writer.create_session(app_name="app", user_id="u1")
+
+    async def write() -> None:
+        for i in range(150):
+            await writer.append_event(s, Event(author="user", actions=EventActions(state_delta={"i": i})))
+
+    async def open_and_close() -> None:
+        for _ in range(6):
+            other = session_service_from_url(postgres_url)  # no DDL once the schema exists
+            await other.list_sessions(app_name="app")
+            await other.close()
+
+    await asyncio.gather(write(), open_and_close())
+    loaded = await writer.get_session(app_name="app", user_id="u1", session_id=s.id)
+    assert len(loaded.events) == 150 and loaded.state == {"i": 149}
+    await writer.close()
+
+
+async def test_a_failed_write_leaves_no_phantom_event(store_url):
+    from eventsourcing.persistence import OperationalError
+
+    service = session_service_from_url(store_url)
+    s = await service.create_session(app_name="app", user_id="u1")
+    recorder = service.store.recorder
+    real_insert = recorder.insert_events
+    calls = []
+
+    def failing_once(*args, **kwargs):  # a dropped connection, a deadlock victim, ...
+        if not calls:
+            calls.append(1)
+            raise OperationalError("connection lost")
+        return real_insert(*args, **kwargs)
+
+    recorder.insert_events = failing_once
+    lost = Event(author="user", actions=EventActions(state_delta={"k": "lost"}))
+    with pytest.raises(OperationalError):
+        await service.append_event(s, lost)
+    assert s.events == [] and s.version == 1
+    await service.append_event(s, Event(author="user", actions=EventActions(state_delta={"k": "kept"})))
+    loaded = await service.get_session(app_name="app", user_id="u1", session_id=s.id)
+    assert [e.actions.state_delta["k"] for e in loaded.events] == ["kept"] and loaded.state == {"k": "kept"}
+    await service.append_event(s, lost)  # retrying the lost event now stores it
+    assert (await service.get_session(app_name="app", user_id="u1", session_id=s.id)).state == {"k": "lost"}
+    await service.close()

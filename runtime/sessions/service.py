@@ -185,6 +185,15 @@ class LogSessionService(BaseSessionService):
             return None
         return None if log.deleted else log
 
+    def _save(self, log: SessionLog, side: SideRows) -> None:
+        """Record the log's pending events. The cached log already holds them, so on any
+        failure it is dropped and the next use reloads what was really stored."""
+        try:
+            self.store.save(log, side)
+        except BaseException:
+            self._evict(log.id)
+            raise
+
     def _evict(self, log_id: UUID) -> None:
         cache = self._application.repository.cache
         if cache is not None:
@@ -251,11 +260,7 @@ class LogSessionService(BaseSessionService):
             if log is None:
                 return
             log.delete(time.time())
-            try:
-                self.store.save(log, SideRows(updated_sessions=[self._catalog_row(log)]))
-            except IntegrityError:
-                self._evict(log_id)
-                raise
+            self._save(log, SideRows(updated_sessions=[self._catalog_row(log)]))
 
     def _load_for_append(self, log_id: UUID, expected: int | None) -> SessionLog | None:
         # Hot path: when the cached log is at the version the writer expects, write
@@ -291,10 +296,9 @@ class LogSessionService(BaseSessionService):
                 scoped=_scoped_rows(session.app_name, session.user_id, scoped),
             )
             try:
-                self.store.save(log, side)
+                self._save(log, side)
             except IntegrityError:
                 # Another writer got there first, or this event id is already stored.
-                self._evict(log_id)
                 duplicate = self._stored_event(log_id, payload["id"])
                 if duplicate is not None:
                     return log.version, duplicate
@@ -337,10 +341,10 @@ class LogSessionService(BaseSessionService):
                     updated_sessions=[self._catalog_row(log, state=log.state)],
                 )
                 try:
-                    self.store.save(log, side)
+                    self._save(log, side)
                     return marker
                 except IntegrityError:
-                    self._evict(log_id)  # a writer got in first: recompute against it
+                    pass  # a writer got in first: recompute against it
         raise StaleSessionError(session_id, log.version - 1, log.version)
 
     def _fork(

@@ -55,7 +55,7 @@ def _side_json(side: SideRows) -> str:
 
 # Rows are written in a fixed order (sorted scoped keys) so concurrent appends cannot deadlock.
 _APPEND_FUNCTION = """
-CREATE OR REPLACE FUNCTION chronicle_append(events {event_type}[], side jsonb)
+CREATE OR REPLACE FUNCTION chronicle_append_v1(events {event_type}[], side jsonb)
 RETURNS SETOF bigint LANGUAGE plpgsql AS $body$
 BEGIN
   INSERT INTO chronicle_event_ids (log_id, event_id, version)
@@ -106,7 +106,7 @@ class PostgresLogRecorder(PostgresApplicationRecorder):
         ]
         with self.datastore.get_connection() as conn, conn.cursor() as curs:
             curs.execute(
-                f"SELECT chronicle_append(%s::{self.stored_event_type_name}[], %s::jsonb) AS id",
+                f"SELECT chronicle_append_v1(%s::{self.stored_event_type_name}[], %s::jsonb) AS id",
                 (events, _side_json(side)),
                 prepare=True,
             )
@@ -174,15 +174,44 @@ def parse_postgres_url(url: str) -> dict[str, Any]:
     }
 
 
+_SCHEMA_LOCK = 0x6368726F6E  # advisory lock key: one process creates the schema at a time
+_SCHEMA_READY = (
+    "SELECT to_regclass('chronicle_snapshots') IS NOT NULL"
+    " AND to_regprocedure('chronicle_append_v1(stored_event_uuid[], jsonb)') IS NOT NULL AS ready"
+)
+
+
+def _create_schema_once(
+    datastore: PostgresDatastore, recorder: PostgresLogRecorder, snapshots: PostgresAggregateRecorder
+) -> None:
+    """Create tables and the append function unless they exist. DDL takes locks that can
+    deadlock with appends already running, so a store that is set up runs none."""
+
+    def ready() -> bool:
+        with datastore.transaction(commit=False) as curs:
+            curs.execute(_SCHEMA_READY)
+            return bool(curs.fetchone()["ready"])  # type: ignore[index]
+
+    if not ready():
+        with datastore.get_connection() as conn:
+            conn.execute("SELECT pg_advisory_lock(%s)", (_SCHEMA_LOCK,))
+            try:
+                if not ready():
+                    recorder.create_table()
+                    snapshots.create_table()
+            finally:
+                conn.execute("SELECT pg_advisory_unlock(%s)", (_SCHEMA_LOCK,))
+    datastore.register_type_adapters()
+
+
 def open_postgres_store(url: str, *, pool_size: int = 4, max_overflow: int = 16) -> Store:
     try:
         datastore = PostgresDatastore(**parse_postgres_url(url), pool_size=pool_size, max_overflow=max_overflow)
         # Open once here: the library's lazy open races when many threads start at once.
         datastore.pool.open(wait=True, timeout=10)
         recorder = PostgresLogRecorder(datastore)
-        recorder.create_table()
         snapshots = PostgresAggregateRecorder(datastore, events_table_name=SNAPSHOTS_TABLE)
-        snapshots.create_table()
+        _create_schema_once(datastore, recorder, snapshots)
     except StoreError:
         raise
     except Exception as e:
