@@ -582,28 +582,48 @@ class PostgresProjectionStorage(PostgresTrackingRecorder, ProjectionStorage):
         return {item: value for item, value, removed in rows if not removed}
 
     def read_at(self, position: int, reads: Sequence[tuple[str, str, str]]) -> tuple[dict[str, int], list[dict[str, Any]]]:
+        sql, params = self.read_at_query("%s", [position], reads)
+        _, positions, views = self.parse_read_at(self._select(sql, params), reads)
+        return positions, views
+
+    def read_at_query(
+        self, position_sql: str, position_params: list[Any], reads: Sequence[tuple[str, str, str]]
+    ) -> tuple[str, list[Any]]:
+        """One statement reading the positions and the item views as of a position given by an
+        SQL expression (so it can be pipelined with the reads that locate that position)."""
         sql = [
-            "SELECT -1, application_name, to_jsonb(notification_id), false"
-            f" FROM {_PG_TRACKING} WHERE application_name = ANY(%s)"
+            f"WITH p AS (SELECT ({position_sql})::bigint AS position)"
+            " SELECT -2, '', to_jsonb(position), false FROM p",
+            f"SELECT -1, application_name, to_jsonb(notification_id), false FROM {_PG_TRACKING}"
+            " WHERE application_name = ANY(%s)",
         ]
-        params: list[Any] = [list(dict.fromkeys(r[0] for r in reads))]
+        params: list[Any] = [*position_params, list(dict.fromkeys(r[0] for r in reads))]
         for n, (name, fold, key) in enumerate(reads):
             sql.append(
                 f"SELECT {n}, i.item, h.value, h.removed FROM chronicle_projection_items i CROSS JOIN LATERAL ("
                 "  SELECT value, removed FROM chronicle_projection_history h WHERE h.projection = i.projection"
-                "  AND h.fold = i.fold AND h.key = i.key AND h.item = i.item AND h.position <= %s"
+                "  AND h.fold = i.fold AND h.key = i.key AND h.item = i.item AND h.position <= (SELECT position FROM p)"
                 "  ORDER BY h.position DESC LIMIT 1) h"
                 " WHERE i.projection = %s AND i.fold = %s AND i.key = %s"
             )
-            params += [position, name, fold, key]
-        positions: dict[str, int] = {name: 0 for name in params[0]}
+            params += [name, fold, key]
+        return " UNION ALL ".join(sql), params
+
+    @staticmethod
+    def parse_read_at(
+        rows: Iterable[tuple[Any, ...]], reads: Sequence[tuple[str, str, str]]
+    ) -> tuple[int | None, dict[str, int], list[dict[str, Any]]]:
+        position: int | None = None
+        positions: dict[str, int] = {r[0]: 0 for r in reads}
         views: list[dict[str, Any]] = [{} for _ in reads]
-        for n, item, value, removed in self._select(" UNION ALL ".join(sql), params):
-            if n < 0:
+        for n, item, value, removed in rows:
+            if n == -2:
+                position = value
+            elif n == -1:
                 positions[item] = value
             elif not removed:
                 views[n][item] = value
-        return positions, views
+        return position, positions, views
 
     def read_history(
         self, name: str, fold: str | None = None, key: str | None = None, *, after: int = 0, upto: int | None = None
