@@ -95,13 +95,15 @@ def test_replay_through_an_agent_reports_what_changed(store, tmp_path):
 
 
 def test_bench_is_wired_to_every_benchmark():
-    for what in ("sessions", "artifacts", "projections"):
+    present = importlib.util.find_spec("tools.bench_rewind") is not None
+    for what in ("sessions", "artifacts", "projections", *(["rewind"] if present else [])):
         done = cli("bench", what, "--stores", "memory", "--quick", "--runs", "1")
         assert "memory" in done.stdout and "|" in done.stdout
     runtime = cli_json("bench", "runtime", "--stores", "memory", "--quick", "--runs", "1")
     assert runtime[0]["kind"] == "memory" and runtime[0]["turns"] == 50 and runtime[0]["turns_per_s"] > 0
-    if importlib.util.find_spec("tools.bench_rewind") is None:
+    if not present:
         assert "not in this build yet" in cli("bench", "rewind", "--quick", expect=1).stderr
+    assert "unknown store kind" in cli("bench", "runtime", "--stores", "oracle", expect=1).stderr
     assert cli("bench", "nope", expect=2).returncode == 2
 
 
@@ -145,3 +147,23 @@ def test_a_terminal_gets_colour_tables_and_a_progress_bar(store):
     assert "\x1b[1m" in out and "─" in out  # bold header and a rule
     plain, _ = run_on_terminal("sessions", "--color", "never", store=store)
     assert "\x1b[" not in plain
+
+
+from tests.gemini_server import gemini_server  # noqa: E402,F401 - the fixture
+
+
+def test_demo_with_gemini_through_the_real_sdk(gemini_server, tmp_path):  # noqa: F811
+    gemini_server.reply_function_call("book_table", {"people": 2, "time": "19:30"})
+    gemini_server.reply_text("Booked for two.")
+    gemini_server.reply_function_call("book_table", {"people": 3, "time": "19:30"})
+    gemini_server.reply_text("Now three.")
+    gemini_server.reply_text("Three at 19:30.")
+    env = {"GOOGLE_API_KEY": "test-key", "GOOGLE_GEMINI_BASE_URL": gemini_server.url}
+    done = cli("demo", "--model", "gemini-2.5-flash", "--session", "g1", "--json",
+               store=f"sqlite:///{tmp_path}/g.db", env=env)
+    run = json.loads(done.stdout)
+    assert run["state"]["booking"] == {"people": 3, "time": "19:30"} and run["artifacts"] == ["booking.txt"]
+    assert gemini_server.requests[0].model == "gemini-2.5-flash"
+    assert "book_table" in json.dumps(gemini_server.requests[0].body["tools"])
+    missing = cli("demo", "--model", "gemini-2.5-flash", store=f"sqlite:///{tmp_path}/none.db", expect=1)
+    assert "GOOGLE_API_KEY" in missing.stderr and not (tmp_path / "none.db").exists()

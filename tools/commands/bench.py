@@ -51,6 +51,10 @@ def run(args: argparse.Namespace, out: Output) -> int:
     if args.runs < 1:
         raise CliError("--runs must be at least 1.")
     module = _module(args.what)
+    known = list(getattr(module, "KINDS", ["memory", "sqlite", "postgresql"]))
+    unknown = [k for k in kinds or [] if k not in known]
+    if unknown:
+        raise CliError(f"bench {args.what}: unknown store kind(s) {', '.join(unknown)}; choose from {', '.join(known)}.")
     if args.what == "runtime":
         results = _runtime(module, kinds, args)
         if out.json_mode:
@@ -58,7 +62,10 @@ def run(args: argparse.Namespace, out: Output) -> int:
         else:
             out.line(module.format_table(results))
         return 0
-    table = module.run(kinds, runs=args.runs, quick=args.quick, postgres_url=args.postgres)
+    try:
+        table = module.run(kinds, runs=args.runs, quick=args.quick, postgres_url=args.postgres)
+    except (ValueError, KeyError) as e:  # an unknown store kind, said by the benchmark
+        raise CliError(f"bench {args.what}: {e}") from None
     if out.json_mode:  # the benchmark printed its table as it went; scripts get it as a string too
         out.json({"benchmark": args.what, "table": table})
     return 0

@@ -31,8 +31,9 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace, out: Output) -> int:
     from tools.commands.history import load_history, render
-    from tools.demo import run_demo
+    from tools.demo import model_for, run_demo
 
+    model_for(args.model)  # a missing API key is said before any store is made
     store = open_store_for(args, must_exist=False)
     try:
         printer = (lambda e: None) if out.json_mode else (lambda e: _print_event(out, e))
