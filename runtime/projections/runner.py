@@ -3,10 +3,11 @@
 A ``ProjectionRunner`` folds the store's log into one projection's rows, a batch at a time:
 read the events after the projection's position, fold them into the views they touch (kept in
 a cache; missing ones loaded in one query), then write the changed rows and the new position
-in one transaction that succeeds only if the position has not moved meanwhile. So a batch is
-applied exactly once, even with several runners on one projection (another process, a killed
-worker restarted while its successor runs): the loser drops its cache and carries on from
-wherever the winner left the rows.
+in one transaction that succeeds only if the position (and the epoch, which counts rebuilds)
+has not moved meanwhile. So a batch is applied exactly once, even with several runners on one
+projection (another process, a killed worker restarted while its successor runs): the loser
+drops its cache and carries on from wherever the winner left the rows. The cyclic garbage
+collector is paused while a batch is decoded and folded (decoded events hold no cycles).
 
 * ``catch_up()`` folds everything up to the end of the log, now, in the calling thread (the
   inline mode — SQLite and memory stores, tests, tools).
