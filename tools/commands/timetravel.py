@@ -17,7 +17,7 @@ import re
 from typing import Any, Callable
 
 from runtime.projections import MISSING, At, Diff, StateAt, TimeTravel
-from tools.commands.common import CliError, add_session_arguments, find_session, jsonable, open_store_for, parse_when
+from tools.commands.common import add_session_arguments, find_session, jsonable, open_store_for, parse_when
 from tools.commands.folding import catch_up
 from tools.output import Output, short, utc
 
@@ -71,9 +71,7 @@ def parse_point(text: str) -> At:
             return At.after(rest)
         if kind == "time":
             return At.time(parse_when(rest))
-    if not value:
-        raise CliError(f"Cannot read the point {text!r}; write one of:{POINTS}")
-    return At.event(value)
+    return At.event(value)  # a bare event id
 
 
 def _travel(args: argparse.Namespace, out: Output) -> tuple[Any, TimeTravel, tuple[str, str, str]]:
