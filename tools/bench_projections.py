@@ -98,7 +98,7 @@ def fill_log(store: Any, n_events: int, *, per_session: int = 100, app: str = "b
 # -- rebuild ------------------------------------------------------------------------------
 
 
-def _rebuild_rates(url: str, n_events: int, runs: int) -> dict[str, float]:
+def _rebuild_rates(url: str, n_events: int, runs: int) -> dict[str, tuple[float, float]]:
     from runtime.projections import builtin_projections
     from runtime.projections.runner import ProjectionRunner
     from runtime.stores import open_store
@@ -114,7 +114,7 @@ def _rebuild_rates(url: str, n_events: int, runs: int) -> dict[str, float]:
             assert folded == n_events, (projection.name, folded)
             rates.setdefault(projection.name, []).append(folded / sw.seconds)
     store.close()
-    return {name: median(r) for name, r in rates.items()}
+    return {name: (median(r), max(r)) for name, r in rates.items()}
 
 
 # -- state_at -----------------------------------------------------------------------------
@@ -405,8 +405,8 @@ def run(kinds: list[str] | None = None, *, runs: int = 3, quick: bool = False, p
     with bench_stores(kinds, postgres_url) as stores:
         for kind in kinds:
             r = results[kind]
-            for name, rate in _rebuild_rates(stores.fresh(kind), n_rebuild, runs).items():
-                r[f"rebuild_{name}"] = f"{rate:,.0f}/s"
+            for name, (rate, best) in _rebuild_rates(stores.fresh(kind), n_rebuild, runs).items():
+                r[f"rebuild_{name}"] = f"{rate:,.0f}/s (best {best:,.0f})"
             timings = asyncio.run(_state_at_ms(stores.fresh(kind), n_state))
             for name, ms in timings.items():
                 r[f"state_at_{name}"] = f"{ms:.2f} ms"
@@ -431,7 +431,9 @@ def run(kinds: list[str] | None = None, *, runs: int = 3, quick: bool = False, p
     ]
     headers = ["measure", *kinds, "target"]
     rows = [[label, *(results[k].get(key, "–") for k in kinds), target] for key, label, target in rows_spec]
-    return print_table(f"chronicle bench projections (median of {runs} runs)", headers, rows)
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    title = f"chronicle bench projections (median of {runs} runs; load average {load:.1f} on {os.cpu_count()} CPUs)"
+    return print_table(title, headers, rows)
 
 
 if __name__ == "__main__":
