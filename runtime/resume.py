@@ -138,9 +138,13 @@ def paused_invocation_answered_by(events: Sequence[Event], message: types.Conten
     ids = {p.function_response.id for p in message.parts or [] if p.function_response and p.function_response.id}
     if not ids:
         return None
+    answered: set[str] = set()
     for event in reversed(events):
         if event.long_running_tool_ids and ids & event.long_running_tool_ids:
-            return event.invocation_id or None
+            still_waiting = (ids & event.long_running_tool_ids) - answered
+            return (event.invocation_id or None) if still_waiting else None
+        if event.author == "user":
+            answered.update(r.id for r in event.get_function_responses() if r.id)
     return None
 
 

@@ -146,6 +146,9 @@ async def test_a_function_response_resumes_its_invocation_without_the_id(session
     resumed = await run(runner, answer(call_id, "ask_approval", {"approved": False}))
     assert {e.invocation_id for e in resumed} == {events[0].invocation_id}
     assert resumed[-2].text() == 'approval: {"approved": false}'
+    # the call is answered: the same response again is a new invocation, not a resume
+    again = await run(runner, answer(call_id, "ask_approval", {"approved": True}))
+    assert events[0].invocation_id not in {e.invocation_id for e in again}
 
 
 async def test_parallel_results_are_committed_one_by_one_and_the_pause_waits_for_them(sessions):

@@ -245,3 +245,46 @@ async def test_rewinding_to_any_invocation_yields_state_at_before_it(store_url, 
     assert expected == seen_before[target]
     await runner.close()
     await sessions.close()
+
+
+REWIND_IN_ANOTHER_PROCESS = """
+import asyncio, sys
+sys.path.insert(0, {repo!r})
+from runtime import LlmAgent, Runner, ScriptedLlm, session_service_from_url
+from runtime.artifacts import LogArtifactService
+
+async def main():
+    sessions = session_service_from_url(sys.argv[1])
+    runner = Runner(app_name={app!r}, agent=LlmAgent(name="scribe", model=ScriptedLlm(["-"])),
+                    session_service=sessions, artifact_service=LogArtifactService(sessions.store))
+    marker = await runner.rewind_async(user_id={user!r}, session_id={session!r}, rewind_before_invocation_id=sys.argv[2])
+    print(marker.invocation_id)
+    await sessions.close()
+
+asyncio.run(main())
+"""
+
+
+async def test_a_rewind_in_another_process(shared_store_url, tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    runner = make_runner(shared_store_url)
+    await runner.session_service.create_session(app_name=APP, user_id=USER, session_id=SESSION)
+    await say(runner, "write plan.md kept")
+    bad, _ = await say(runner, "write plan.md dropped")
+    script = tmp_path / "rewind.py"
+    script.write_text(REWIND_IN_ANOTHER_PROCESS.format(
+        repo=str(Path(__file__).resolve().parent.parent), app=APP, user=USER, session=SESSION))
+    done = subprocess.run([sys.executable, str(script), shared_store_url, bad], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    # this process's runner (which holds the session in its cache) goes on from the rewound timeline
+    _, answers = await say(runner, "read plan.md")
+    assert answers == ['read_file -> {"text": "kept"}']
+    assert "write plan.md dropped" not in seen_texts(runner.agent.model.requests[-2])
+    session = await load(runner)
+    assert session.state["file:plan.md"] == "kept"
+    assert any(e.invocation_id == done.stdout.strip() for e in session.events)
+    await runner.close()
+    await runner.session_service.close()
