@@ -678,11 +678,19 @@ class _PostgresSql(_Sql):
         return 0  # notification ids come from a sequence: never reused
 
     def insert_events(self, c: Any, stored: list[Any], after: int) -> None:
-        recorder = self.recorder
-        events = [recorder.construct_pg_stored_event(s.originator_id, s.originator_version, s.topic, s.state)
-                  for s in stored]
-        empty = json.dumps({"claims": [], "new_sessions": [], "updated_sessions": [], "scoped": []})
-        c.execute(f"SELECT chronicle_append(%s::{recorder.stored_event_type_name}[], %s::jsonb)", (events, empty))
+        # As every append does: the table lock keeps notification ids in commit order, and
+        # followers of the log are told something was written.
+        from psycopg.sql import SQL, Identifier
+
+        table = self.recorder.events_table_name
+        c.execute(SQL("LOCK TABLE {} IN EXCLUSIVE MODE").format(Identifier(table)))
+        for s in stored:
+            c.execute(
+                SQL("INSERT INTO {} (originator_id, originator_version, topic, state) VALUES (%s, %s, %s, %s)")
+                .format(Identifier(table)),
+                (s.originator_id, s.originator_version, s.topic, s.state),
+            )
+        c.execute(SQL("NOTIFY {}").format(Identifier(getattr(self.recorder, "channel_name", table))))
 
     def has_table(self, c: Any, name: str) -> bool:
         c.execute("SELECT to_regclass(%s) AS t", [name])
