@@ -467,9 +467,10 @@ class PostgresProjectionStorage(PostgresTrackingRecorder, ProjectionStorage):
         return self.max_tracking_id(name) or 0
 
     def commit(self, name: str, expected: int, new: int, batch: Batch, epoch: int = 0) -> None:
-        # One round trip: the position check and every row write are pipelined in one
-        # transaction; rows go in as arrays (one statement per table, whatever the batch size).
-        with self.datastore.get_connection() as conn, conn.transaction(), conn.pipeline(), conn.cursor() as curs:
+        # In one transaction: the position check first (it takes the tracking row's lock), then
+        # history rows by COPY (they are only ever inserted), then views and entries as arrays
+        # (one statement per table whatever the batch size), pipelined.
+        with self.datastore.get_connection() as conn, conn.transaction(), conn.cursor() as curs:
             same_epoch = (
                 f"COALESCE((SELECT notification_id FROM {_PG_TRACKING} WHERE application_name = %s), 0) = %s"
             )
@@ -485,37 +486,35 @@ class PostgresProjectionStorage(PostgresTrackingRecorder, ProjectionStorage):
                     f"UPDATE {_PG_TRACKING} SET notification_id = %s"
                     f" WHERE application_name = %s AND notification_id = %s AND {same_epoch} RETURNING notification_id",
                     (new, name, expected, name + _EPOCH, epoch),
+                    prepare=True,
                 )
-            moved = curs.fetchone() is None
-            if moved:
+            if curs.fetchone() is None:
                 raise PositionMoved(name)
-            if batch.views:
-                f, k, v = zip(*((f, k, v) for (f, k), v in batch.views.items()))
-                curs.execute(
-                    "INSERT INTO chronicle_projection_views"
-                    " SELECT %s, f, k, v::jsonb FROM unnest(%s::text[], %s::text[], %s::text[]) AS t(f, k, v)"
-                    " ON CONFLICT (projection, fold, key) DO UPDATE SET view = excluded.view",
-                    (name, list(f), list(k), list(v)),
-                )
-            if batch.items:
-                columns = [list(c) for c in zip(*batch.item_rows())]
-                curs.execute(
-                    "INSERT INTO chronicle_projection_items SELECT %s, f, k, i, v::jsonb, r"
-                    " FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::bool[]) AS t(f, k, i, v, r)"
-                    " ON CONFLICT (projection, fold, key, item)"
-                    " DO UPDATE SET value = excluded.value, removed = excluded.removed",
-                    (name, *columns),
-                )
             if batch.history:
-                columns = [list(c) for c in zip(*batch.history_rows())]
-                curs.execute(
-                    "INSERT INTO chronicle_projection_history SELECT %s, f, k, i, p, v::jsonb, r, s, ver, e, a"
-                    " FROM unnest(%s::text[], %s::text[], %s::text[], %s::int8[], %s::text[], %s::bool[],"
-                    " %s::text[], %s::int8[], %s::text[], %s::text[]) AS t(f, k, i, p, v, r, s, ver, e, a)"
-                    " ON CONFLICT (projection, fold, key, item, position) DO UPDATE SET value = excluded.value,"
-                    " removed = excluded.removed",
-                    (name, *columns),
-                )
+                with curs.copy(
+                    "COPY chronicle_projection_history (projection, fold, key, item, position, value, removed,"
+                    " session, version, event_id, author) FROM STDIN"
+                ) as copy:
+                    for row in batch.history_rows():
+                        copy.write_row((name, *row))
+            with conn.pipeline():
+                if batch.views:
+                    f, k, v = zip(*((f, k, v) for (f, k), v in batch.views.items()))
+                    curs.execute(
+                        "INSERT INTO chronicle_projection_views"
+                        " SELECT %s, f, k, v::jsonb FROM unnest(%s::text[], %s::text[], %s::text[]) AS t(f, k, v)"
+                        " ON CONFLICT (projection, fold, key) DO UPDATE SET view = excluded.view",
+                        (name, list(f), list(k), list(v)),
+                    )
+                if batch.items:
+                    columns = [list(c) for c in zip(*batch.item_rows())]
+                    curs.execute(
+                        "INSERT INTO chronicle_projection_items SELECT %s, f, k, i, v::jsonb, r"
+                        " FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::bool[]) AS t(f, k, i, v, r)"
+                        " ON CONFLICT (projection, fold, key, item)"
+                        " DO UPDATE SET value = excluded.value, removed = excluded.removed",
+                        (name, *columns),
+                    )
 
     def drop(self, name: str) -> None:
         with self.datastore.transaction(commit=True) as curs:
