@@ -288,3 +288,37 @@ async def test_a_rewind_in_another_process(shared_store_url, tmp_path):
     assert any(e.invocation_id == done.stdout.strip() for e in session.events)
     await runner.close()
     await runner.session_service.close()
+
+
+async def test_state_before_a_target_is_read_past_snapshots_without_the_invocation_index(store_url):
+    """The session service computes a rewind's restored state from the nearest snapshot's state
+    and artifacts plus the events after it; it must agree with a full replay of the aggregate at
+    every version, rewinds (and rewound rewinds) in between included."""
+    from domain import Event, EventActions
+    from domain.log import session_log_id
+
+    sessions = session_service_from_url(store_url)
+    session = await sessions.create_session(app_name=APP, user_id=USER, session_id="long", state={"init": 0})
+    for i in range(230):
+        delta = {"n": i, f"k{i % 7}": i, "user:seen": i}
+        if i % 11 == 0:
+            delta["gone"] = None
+        await sessions.append_event(session, Event(author="a", invocation_id=f"e-{i}",
+                                                   actions=EventActions(state_delta=delta,
+                                                                        artifact_delta={f"f{i % 3}.txt": i})))
+        if i in (60, 150, 220):
+            marker = await sessions.rewind_session(app_name=APP, user_id=USER, session_id="long",
+                                                   rewind_before_invocation_id=f"e-{i - 4}")
+            if i == 150:  # and undo it again
+                await sessions.rewind_session(app_name=APP, user_id=USER, session_id="long",
+                                              rewind_before_invocation_id=marker.invocation_id)
+            session = await sessions.get_session(app_name=APP, user_id=USER, session_id="long")
+    log_id = session_log_id(APP, USER, "long")
+    app = sessions.store.application
+    live = app.repository.get(log_id)
+    assert live.version > 2 * 100  # past two snapshots
+    for version in range(2, live.version + 1, 3):
+        fast = sessions._state_at(live, version)
+        slow = app.repository.get(log_id, version=version)
+        assert (fast.state, fast.artifacts) == (slow.state, slow.artifacts), version
+    await sessions.close()

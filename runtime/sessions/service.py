@@ -321,7 +321,7 @@ class LogSessionService(BaseSessionService):
                 if start is None:
                     raise InvocationNotFoundError(session_id, target)
                 # Replay: the log as it was just before the target (nearest snapshot + tail).
-                before = self._application.repository.get(log_id, version=start - 1)
+                before = self._state_at(log, start - 1)
                 marker = Event(
                     author="user",
                     invocation_id=invocation_id or f"e-{uuid.uuid4()}",
@@ -346,6 +346,31 @@ class LogSessionService(BaseSessionService):
                 except IntegrityError:
                     pass  # a writer got in first: recompute against it
         raise StaleSessionError(session_id, log.version - 1, log.version)
+
+    def _state_at(self, log: SessionLog, version: int) -> SessionLog:
+        """The log's session state and artifact view at ``version`` (only those two are meaningful
+        in the result): the nearest snapshot's state and artifacts, read without its invocation
+        index (which grows with the session), then the events after it, applied by the domain's
+        own rules -- so the cost does not grow with history."""
+        from runtime.projections.source import LogSource
+
+        snapshot = LogSource(self.store).snapshot(log.id, version)
+        if snapshot is None:
+            return self._application.repository.get(log.id, version=version)
+        snapshot_version, parts = snapshot
+        shell = copy.copy(log)
+        shell.__dict__.update(
+            _version=snapshot_version,
+            _pending_events=[],
+            state=dict(parts["state"]),
+            artifacts=dict(parts["artifacts"]),
+            invocations={},
+            rewinds=[],
+        )
+        decode = self._application.mapper.to_domain_event
+        for row in self._recorder.select_events(log.id, gt=snapshot_version, lte=version):
+            decode(row).mutate(shell)
+        return shell
 
     def _fork(
         self, app_name: str, user_id: str, session_id: str, at_invocation_id: str | None, new_session_id: str
