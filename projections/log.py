@@ -168,7 +168,7 @@ class LogEvent:
 def is_tool_error(response: Mapping[str, Any]) -> bool:
     """ADK's convention: a tool result with an ``error`` entry reports a failed call."""
     result = response.get("response")
-    return isinstance(result, Mapping) and result.get("error") is not None
+    return (type(result) is dict or isinstance(result, Mapping)) and result.get("error") is not None
 
 
 def session_events(session: Session, *, initial_state: Mapping[str, Any] | None = None) -> Iterator[LogEvent]:
