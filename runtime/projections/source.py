@@ -200,37 +200,40 @@ class LogSource:
         return [e for e in (decode(p, log_id, v, t, s) for p, v, t, s in rows) if e is not None]
 
     def timestamps(self, log_id: UUID, versions: Sequence[int]) -> dict[int, float]:
-        """The timestamps of a session's events at the given versions (one read)."""
+        """The timestamps of a session's events at the given versions (one read; the database
+        picks the timestamp out of each payload, so nothing else of it is decoded here)."""
         recorder = self.recorder
-        rows: Sequence[tuple[Any, ...]]
+        found: dict[int, float | None]
         if isinstance(recorder, PostgresApplicationRecorder):
             from psycopg.rows import tuple_row
 
             with recorder.datastore.get_connection() as conn, conn.cursor(row_factory=tuple_row) as curs:
                 curs.execute(
-                    f"SELECT originator_version, topic, state FROM {recorder.events_table_name}"
-                    " WHERE originator_id = %s AND originator_version = ANY(%s)",
+                    "SELECT v, COALESCE(j->'event'->>'timestamp', j->>'forked_time', j->>'deleted_time',"
+                    " j->>'created_time') FROM (SELECT originator_version AS v, convert_from(state, 'UTF8')::json AS j"
+                    f" FROM {recorder.events_table_name} WHERE originator_id = %s AND originator_version = ANY(%s)) s",
                     (log_id, list(versions)),
-                    binary=True,
+                    prepare=True,
                 )
-                rows = curs.fetchall()
+                found = {v: None if t is None else float(t) for v, t in curs.fetchall()}
         elif isinstance(recorder, SQLiteApplicationRecorder):
             with recorder.datastore.transaction(commit=False) as c, c as raw:
                 raw.row_factory = None
                 raw.execute(
-                    f"SELECT originator_version, topic, state FROM {recorder.events_table_name}"
+                    "SELECT originator_version, COALESCE(json_extract(state, '$.event.timestamp'),"
+                    " json_extract(state, '$.forked_time'), json_extract(state, '$.deleted_time'),"
+                    f" json_extract(state, '$.created_time')) FROM {recorder.events_table_name}"
                     f" WHERE originator_id = ? AND originator_version IN ({','.join('?' * len(versions))})",
                     (log_id.hex, *versions),
                 )
-                rows = raw.fetchall()
+                found = dict(raw.fetchall())
         else:
-            rows = [(v, s.topic, s.state) for v, _, s in self._memory_rows(log_id, versions)]
-        out = {}
-        for version, topic, state in rows:
-            event = self._decode_row(0, log_id, version, topic, state)
-            if event is not None:
-                out[version] = event.timestamp
-        return out
+            found = {}
+            for v, _, stored in self._memory_rows(log_id, versions):
+                event = self._decode_row(0, log_id, v, stored.topic, stored.state)
+                if event is not None:
+                    found[v] = event.timestamp
+        return {v: t for v, t in found.items() if t is not None}
 
     def _memory_rows(self, log_id: UUID, versions: Iterable[int]) -> list[tuple[int, int, StoredEvent]]:
         """(version, index, stored event) of the in-memory log's events at those versions."""
