@@ -193,6 +193,8 @@ MISSING = _MISSING
 class TimeTravel:
     """State at any point, diffs and timelines of a store's sessions."""
 
+    probes = 100  # versions read at once when looking for a timestamp (10,000 events: two reads)
+
     def __init__(self, store: Store | str):
         self.store = open_store(store) if isinstance(store, str) else store
         self.application = self.store.application
@@ -375,9 +377,10 @@ class TimeTravel:
             return log.version
         lo, hi = 1, log.version  # the event at lo is at or before the time; the one at hi after it
         while hi - lo > 1:
-            # Probe up to 128 versions at once: two reads narrow 10,000 events down to one.
-            step = max((hi - lo) / 129, 1.0)
-            probes = sorted({min(hi - 1, lo + max(1, round(step * k))) for k in range(1, 129)})
+            # Probe many versions at once: each read narrows the range a hundredfold.
+            n = self.probes
+            step = max((hi - lo) / (n + 1), 1.0)
+            probes = sorted({min(hi - 1, lo + max(1, round(step * k))) for k in range(1, n + 1)})
             times = self.source.timestamps(log_id, probes)
             for v in probes:
                 if times.get(v, timestamp + 1) <= timestamp:
