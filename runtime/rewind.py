@@ -35,13 +35,16 @@ async def rewound_artifact_versions(
 
 def _versions_from_log(store: Any, log_id: Any, marker_id: str) -> dict[str, Optional[int]]:
     recorder, mapper = store.recorder, store.application.mapper
-    version = recorder.find_claim(log_id, marker_id)
-    if version is None:
-        return {}
-    rows = recorder.select_events(log_id, gt=version - 1, lte=version)
-    if not rows:
-        return {}
-    rewound = mapper.to_domain_event(rows[0])
+    # The rewind is almost always the log's newest event: one read finds it.
+    rows = recorder.select_events(log_id, desc=True, limit=1)
+    rewound = mapper.to_domain_event(rows[0]) if rows else None
+    if rewound is None or (getattr(rewound, "event", None) or {}).get("id") != marker_id:
+        version = recorder.find_claim(log_id, marker_id)
+        rows = recorder.select_events(log_id, gt=version - 1, lte=version) if version is not None else []
+        if not rows:
+            return {}
+        rewound = mapper.to_domain_event(rows[0])
+    version = rows[0].originator_version
     start = getattr(rewound, "start_version", None)
     if start is None:
         return {}

@@ -322,3 +322,21 @@ async def test_state_before_a_target_is_read_past_snapshots_without_the_invocati
         slow = app.repository.get(log_id, version=version)
         assert (fast.state, fast.artifacts) == (slow.state, slow.artifacts), version
     await sessions.close()
+
+
+async def test_the_files_a_rewind_touched_are_found_when_it_is_no_longer_the_newest_event(store_url):
+    from domain import Event, EventActions
+    from runtime.rewind import rewound_artifact_versions
+
+    sessions = session_service_from_url(store_url)
+    session = await sessions.create_session(app_name=APP, user_id=USER, session_id="s")
+    for i, delta in enumerate(({"a.txt": 0}, {"a.txt": 1, "b.txt": 0}, {"user:c.txt": 0})):
+        await sessions.append_event(session, Event(author="m", invocation_id=f"e-{i}", actions=EventActions(artifact_delta=delta)))
+    marker = await sessions.rewind_session(app_name=APP, user_id=USER, session_id="s", rewind_before_invocation_id="e-1")
+    expected = {"a.txt": 0, "b.txt": None}  # user: files are shared, not rolled back
+    kwargs = dict(app_name=APP, user_id=USER, session_id="s", marker=marker)
+    assert await rewound_artifact_versions(sessions, **kwargs) == expected
+    session = await sessions.get_session(app_name=APP, user_id=USER, session_id="s")
+    await sessions.append_event(session, Event(author="m", invocation_id="e-9"))
+    assert await rewound_artifact_versions(sessions, **kwargs) == expected
+    await sessions.close()
