@@ -8,6 +8,7 @@ the event list; events are read from the store only when a caller asks for them.
 from __future__ import annotations
 
 import uuid
+from functools import lru_cache
 from typing import Any
 
 from eventsourcing.domain import Aggregate
@@ -19,6 +20,7 @@ from domain.state import apply_delta, split_scopes
 _NAMESPACE = uuid.UUID("6f1f0c52-3b1e-4f43-9c1a-6c7a1e0b8d2a")
 
 
+@lru_cache(maxsize=65536)
 def session_log_id(app_name: str, user_id: str, session_id: str) -> uuid.UUID:
     """The log's id is derived, so any process finds a session without an index."""
     return uuid.uuid5(_NAMESPACE, f"{app_name}\x1f{user_id}\x1f{session_id}")
