@@ -15,6 +15,7 @@ from runtime.agents import (
     SequentialAgent,
 )
 from runtime.app import App, ResumabilityConfig
+from runtime.compaction import BaseEventsSummarizer, EventsCompactionConfig, LlmEventSummarizer
 from runtime.artifacts.base import BaseArtifactService
 from runtime.callbacks import CallbackContext, ReadonlyContext
 from runtime.contexts import ServiceNotConfiguredError
@@ -34,6 +35,7 @@ from runtime.models import (
 )
 from runtime.plugins import BasePlugin, LoggingPlugin, PluginError, PluginManager
 from runtime.run_config import RunConfig, StreamingMode
+from runtime.replay import ReplayReport, ReplayTurn
 from runtime.runner import InMemoryRunner, Runner
 from runtime.sessions import (
     AlreadyExistsError,
@@ -65,6 +67,11 @@ from runtime.tools import (
 )
 
 __all__ = [
+    "BaseEventsSummarizer",
+    "EventsCompactionConfig",
+    "LlmEventSummarizer",
+    "ReplayReport",
+    "ReplayTurn",
     "Agent",
     "AgentTool",
     "AlreadyExistsError",
