@@ -37,7 +37,7 @@ from projections.state import APP_STATE, SCOPED_STATE, USER_STATE, fold_session_
 from projections.timeline import Timeline, fold_timeline
 from runtime.projections.runner import ProjectionRunner, runner_for
 from runtime.projections.source import LogSource
-from runtime.projections.storage import PostgresProjectionStorage
+from runtime.projections.storage_postgres import PostgresProjectionStorage
 from runtime.stores import Store, open_store
 
 

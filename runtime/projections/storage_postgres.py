@@ -1,0 +1,236 @@
+"""Read-model rows and positions for PostgreSQL stores (see runtime/projections/storage.py)."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+
+from eventsourcing.postgres import PostgresTrackingRecorder
+
+from runtime.projections.storage import (
+    _EPOCH,
+    Batch,
+    HistoryRow,
+    PositionMoved,
+    ProjectionStorage,
+    ViewId,
+)
+
+
+_PG_TRACKING = "chronicle_projection_tracking"
+_PG_TABLES = [
+    "CREATE TABLE IF NOT EXISTS chronicle_projection_views ("
+    " projection text NOT NULL, fold text NOT NULL, key text NOT NULL, view jsonb NOT NULL,"
+    " PRIMARY KEY (projection, fold, key))",
+    "CREATE TABLE IF NOT EXISTS chronicle_projection_items ("
+    " projection text NOT NULL, fold text NOT NULL, key text NOT NULL, item text NOT NULL,"
+    " value jsonb, removed boolean NOT NULL DEFAULT false,"
+    " PRIMARY KEY (projection, fold, key, item))",
+    "CREATE TABLE IF NOT EXISTS chronicle_projection_history ("
+    " projection text NOT NULL, fold text NOT NULL, key text NOT NULL, item text NOT NULL,"
+    " position bigint NOT NULL, value jsonb, removed boolean NOT NULL DEFAULT false,"
+    " session text NOT NULL, version bigint NOT NULL, event_id text NOT NULL, author text NOT NULL,"
+    " PRIMARY KEY (projection, fold, key, item, position))",
+]
+
+
+class PostgresProjectionStorage(PostgresTrackingRecorder, ProjectionStorage):
+    """Rows in the store's database; positions in eventsourcing's tracking table."""
+
+    def __init__(self, datastore: Any) -> None:
+        from psycopg.sql import SQL
+
+        super().__init__(datastore, tracking_table_name=_PG_TRACKING)
+        self.tracking = self
+        self.sql_create_statements.extend(SQL(s).format() for s in _PG_TABLES)  # type: ignore[arg-type]
+
+    def position(self, name: str) -> int:
+        return self.max_tracking_id(name) or 0
+
+    def commit(self, name: str, expected: int, new: int, batch: Batch, epoch: int = 0) -> None:
+        # In one transaction: the position check first (it takes the tracking row's lock), then
+        # history rows by COPY (they are only ever inserted), then views and entries as arrays
+        # (one statement per table whatever the batch size), pipelined.
+        with self.datastore.get_connection() as conn, conn.transaction(), conn.cursor() as curs:
+            same_epoch = (
+                f"COALESCE((SELECT notification_id FROM {_PG_TRACKING} WHERE application_name = %s), 0) = %s"
+            )
+            if expected == 0:
+                curs.execute(
+                    f"INSERT INTO {_PG_TRACKING} VALUES (%s, %s) ON CONFLICT (application_name) DO UPDATE"
+                    f" SET notification_id = excluded.notification_id WHERE {_PG_TRACKING}.notification_id = 0"
+                    f" AND {same_epoch} RETURNING notification_id",
+                    (name, new, name + _EPOCH, epoch),
+                )
+            else:
+                curs.execute(
+                    f"UPDATE {_PG_TRACKING} SET notification_id = %s"
+                    f" WHERE application_name = %s AND notification_id = %s AND {same_epoch} RETURNING notification_id",
+                    (new, name, expected, name + _EPOCH, epoch),
+                    prepare=True,
+                )
+            if curs.fetchone() is None:
+                raise PositionMoved(name)
+            if batch.history:
+                with curs.copy(
+                    "COPY chronicle_projection_history (projection, fold, key, item, position, value, removed,"
+                    " session, version, event_id, author) FROM STDIN"
+                ) as copy:
+                    for row in batch.history_rows():
+                        copy.write_row((name, *row))
+            with conn.pipeline():
+                if batch.views:
+                    f, k, v = zip(*((f, k, v) for (f, k), v in batch.views.items()))
+                    curs.execute(
+                        "INSERT INTO chronicle_projection_views"
+                        " SELECT %s, f, k, v::jsonb FROM unnest(%s::text[], %s::text[], %s::text[]) AS t(f, k, v)"
+                        " ON CONFLICT (projection, fold, key) DO UPDATE SET view = excluded.view",
+                        (name, list(f), list(k), list(v)),
+                    )
+                if batch.items:
+                    columns = [list(c) for c in zip(*batch.item_rows())]
+                    curs.execute(
+                        "INSERT INTO chronicle_projection_items SELECT %s, f, k, i, v::jsonb, r"
+                        " FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::bool[]) AS t(f, k, i, v, r)"
+                        " ON CONFLICT (projection, fold, key, item)"
+                        " DO UPDATE SET value = excluded.value, removed = excluded.removed",
+                        (name, *columns),
+                    )
+
+    def drop(self, name: str) -> None:
+        with self.datastore.transaction(commit=True) as curs:
+            curs.execute(
+                f"INSERT INTO {_PG_TRACKING} VALUES (%s, 0) ON CONFLICT (application_name)"
+                " DO UPDATE SET notification_id = 0",
+                (name,),
+            )
+            curs.execute(
+                f"INSERT INTO {_PG_TRACKING} VALUES (%s, 1) ON CONFLICT (application_name)"
+                f" DO UPDATE SET notification_id = {_PG_TRACKING}.notification_id + 1",
+                (name + _EPOCH,),
+            )
+            for table in ("views", "items", "history"):
+                curs.execute(f"DELETE FROM chronicle_projection_{table} WHERE projection = %s", (name,))
+
+    def _select(self, sql: str, params: Sequence[Any]) -> list[Any]:
+        from psycopg.rows import tuple_row
+
+        with self.datastore.get_connection() as conn, conn.cursor(row_factory=tuple_row) as curs:
+            curs.execute(sql, params)
+            return curs.fetchall()
+
+    def load_views(self, name: str, fold: str, keys: Sequence[str]) -> dict[str, Any]:
+        rows = self._select(
+            "SELECT key, view FROM chronicle_projection_views WHERE projection = %s AND fold = %s AND key = ANY(%s)",
+            [name, fold, list(keys)],
+        )
+        return dict(rows)
+
+    def load_items(self, name: str, fold: str, keys: Sequence[str]) -> dict[str, dict[str, Any]]:
+        rows = self._select(
+            "SELECT key, item, value FROM chronicle_projection_items WHERE projection = %s AND fold = %s"
+            " AND NOT removed AND key = ANY(%s)",
+            [name, fold, list(keys)],
+        )
+        out: dict[str, dict[str, Any]] = {}
+        for key, item, value in rows:
+            out.setdefault(key, {})[item] = value
+        return out
+
+    def read_views(self, name: str, fold: str | None = None) -> dict[ViewId, Any]:
+        sql = "SELECT fold, key, view FROM chronicle_projection_views WHERE projection = %s"
+        rows = self._select(sql + (" AND fold = %s" if fold else ""), [name, fold] if fold else [name])
+        return {(f, k): v for f, k, v in rows}
+
+    def read_items(self, name: str, fold: str | None = None) -> dict[ViewId, dict[str, Any]]:
+        sql = "SELECT fold, key, item, value FROM chronicle_projection_items WHERE projection = %s AND NOT removed"
+        rows = self._select(sql + (" AND fold = %s" if fold else ""), [name, fold] if fold else [name])
+        out: dict[ViewId, dict[str, Any]] = {}
+        for f, k, i, v in rows:
+            out.setdefault((f, k), {})[i] = v
+        return out
+
+    def items_at(self, name: str, fold: str, key: str, position: int) -> dict[str, Any]:
+        rows = self._select(
+            "SELECT i.item, h.value, h.removed FROM chronicle_projection_items i CROSS JOIN LATERAL ("
+            "  SELECT value, removed FROM chronicle_projection_history h WHERE h.projection = i.projection"
+            "  AND h.fold = i.fold AND h.key = i.key AND h.item = i.item AND h.position <= %s"
+            "  ORDER BY h.position DESC LIMIT 1) h"
+            " WHERE i.projection = %s AND i.fold = %s AND i.key = %s",
+            [position, name, fold, key],
+        )
+        return {item: value for item, value, removed in rows if not removed}
+
+    def read_at(self, position: int, reads: Sequence[tuple[str, str, str]]) -> tuple[dict[str, int], list[dict[str, Any]]]:
+        sql, params = self.read_at_query("%s", [position], reads)
+        _, positions, views = self.parse_read_at(self._select(sql, params), reads)
+        return positions, views
+
+    def read_at_query(
+        self, position_sql: str, position_params: list[Any], reads: Sequence[tuple[str, str, str]]
+    ) -> tuple[str, list[Any]]:
+        """One statement reading the positions and the item views as of a position given by an
+        SQL expression (so it can be pipelined with the reads that locate that position)."""
+        sql = [
+            f"WITH p AS (SELECT ({position_sql})::bigint AS position)"
+            " SELECT -2, '', to_jsonb(position), false FROM p",
+            f"SELECT -1, application_name, to_jsonb(notification_id), false FROM {_PG_TRACKING}"
+            " WHERE application_name = ANY(%s)",
+        ]
+        params: list[Any] = [*position_params, list(dict.fromkeys(r[0] for r in reads))]
+        for n, (name, fold, key) in enumerate(reads):
+            sql.append(
+                f"SELECT {n}, i.item, h.value, h.removed FROM chronicle_projection_items i CROSS JOIN LATERAL ("
+                "  SELECT value, removed FROM chronicle_projection_history h WHERE h.projection = i.projection"
+                "  AND h.fold = i.fold AND h.key = i.key AND h.item = i.item AND h.position <= (SELECT position FROM p)"
+                "  ORDER BY h.position DESC LIMIT 1) h"
+                " WHERE i.projection = %s AND i.fold = %s AND i.key = %s"
+            )
+            params += [name, fold, key]
+        return " UNION ALL ".join(sql), params
+
+    @staticmethod
+    def parse_read_at(
+        rows: Iterable[tuple[Any, ...]], reads: Sequence[tuple[str, str, str]]
+    ) -> tuple[int | None, dict[str, int], list[dict[str, Any]]]:
+        position: int | None = None
+        positions: dict[str, int] = {r[0]: 0 for r in reads}
+        views: list[dict[str, Any]] = [{} for _ in reads]
+        for n, item, value, removed in rows:
+            if n == -2:
+                position = value
+            elif n == -1:
+                positions[item] = value
+            elif not removed:
+                views[n][item] = value
+        return position, positions, views
+
+    def read_history(
+        self, name: str, fold: str | None = None, key: str | None = None, *, after: int = 0, upto: int | None = None
+    ) -> list[HistoryRow]:
+        sql = (
+            "SELECT fold, key, item, position, value, removed, session, version, event_id, author"
+            " FROM chronicle_projection_history WHERE projection = %s AND position > %s"
+        )
+        params: list[Any] = [name, after]
+        if fold is not None:
+            sql += " AND fold = %s"
+            params.append(fold)
+        if key is not None:
+            sql += " AND key = %s"
+            params.append(key)
+        if upto is not None:
+            sql += " AND position <= %s"
+            params.append(upto)
+        rows = self._select(sql + " ORDER BY position, fold, key, item", params)
+        return [HistoryRow(*r) for r in rows]
+
+    def names(self) -> list[str]:
+        rows = self._select(f"SELECT application_name FROM {_PG_TRACKING} WHERE application_name != '__migration__'", [])
+        return sorted(r[0] for r in rows if not r[0].endswith(_EPOCH))
+
+    def state(self, name: str) -> tuple[int, int]:
+        rows = dict(self._select(
+            f"SELECT application_name, notification_id FROM {_PG_TRACKING} WHERE application_name IN (%s, %s)",
+            [name, name + _EPOCH],
+        ))
+        return rows.get(name) or 0, rows.get(name + _EPOCH) or 0

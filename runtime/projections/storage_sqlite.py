@@ -1,0 +1,211 @@
+"""Read-model rows and positions for SQLite stores (see runtime/projections/storage.py)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Sequence
+
+from eventsourcing.sqlite import SQLiteTrackingRecorder
+
+from runtime.projections.storage import (
+    _EPOCH,
+    Batch,
+    HistoryRow,
+    PositionMoved,
+    ProjectionStorage,
+    ViewId,
+    _chunks,
+)
+
+
+_SQLITE_TABLES = [
+    "CREATE TABLE IF NOT EXISTS chronicle_projection_views ("
+    " projection TEXT NOT NULL, fold TEXT NOT NULL, key TEXT NOT NULL, view TEXT NOT NULL,"
+    " PRIMARY KEY (projection, fold, key)) WITHOUT ROWID",
+    "CREATE TABLE IF NOT EXISTS chronicle_projection_items ("
+    " projection TEXT NOT NULL, fold TEXT NOT NULL, key TEXT NOT NULL, item TEXT NOT NULL,"
+    " value TEXT, removed INTEGER NOT NULL DEFAULT 0,"
+    " PRIMARY KEY (projection, fold, key, item)) WITHOUT ROWID",
+    "CREATE TABLE IF NOT EXISTS chronicle_projection_history ("
+    " projection TEXT NOT NULL, fold TEXT NOT NULL, key TEXT NOT NULL, item TEXT NOT NULL,"
+    " position INTEGER NOT NULL, value TEXT, removed INTEGER NOT NULL DEFAULT 0,"
+    " session TEXT NOT NULL, version INTEGER NOT NULL, event_id TEXT NOT NULL, author TEXT NOT NULL,"
+    " PRIMARY KEY (projection, fold, key, item, position)) WITHOUT ROWID",
+]
+
+
+class SqliteProjectionStorage(SQLiteTrackingRecorder, ProjectionStorage):
+    """Rows in the store's SQLite file; the tracking table is eventsourcing's ``tracking``."""
+
+    def __init__(self, datastore: Any) -> None:
+        super().__init__(datastore)
+        self.tracking = self
+
+    def construct_create_table_statements(self) -> list[str]:
+        return [*super().construct_create_table_statements(), *_SQLITE_TABLES]
+
+    def position(self, name: str) -> int:
+        return self.max_tracking_id(name) or 0
+
+    def state(self, name: str) -> tuple[int, int]:
+        rows = dict(self._select(
+            "SELECT application_name, notification_id FROM tracking WHERE application_name IN (?, ?)",
+            [name, name + _EPOCH],
+        ))
+        return rows.get(name) or 0, rows.get(name + _EPOCH) or 0
+
+    def commit(self, name: str, expected: int, new: int, batch: Batch, epoch: int = 0) -> None:
+        with self.datastore.transaction(commit=True) as c:
+            # The write comes first: it takes the database's write lock, so nothing can move
+            # the position between this check and the commit.
+            same_epoch = "COALESCE((SELECT notification_id FROM tracking WHERE application_name = ?), 0) = ?"
+            if expected == 0:
+                c.execute(
+                    "INSERT INTO tracking VALUES (?, ?) ON CONFLICT (application_name) DO UPDATE"
+                    f" SET notification_id = excluded.notification_id WHERE tracking.notification_id = 0 AND {same_epoch}"
+                    " RETURNING notification_id",
+                    (name, new, name + _EPOCH, epoch),
+                )
+            else:
+                c.execute(
+                    "UPDATE tracking SET notification_id = ? WHERE application_name = ? AND notification_id = ?"
+                    f" AND {same_epoch} RETURNING notification_id",
+                    (new, name, expected, name + _EPOCH, epoch),
+                )
+            if c.fetchone() is None:
+                raise PositionMoved(name)
+            if batch.views:
+                c.executemany(
+                    "INSERT INTO chronicle_projection_views VALUES (?, ?, ?, ?)"
+                    " ON CONFLICT (projection, fold, key) DO UPDATE SET view = excluded.view",
+                    [(name, f, k, v) for (f, k), v in batch.views.items()],
+                )
+            if batch.items:
+                c.executemany(
+                    "INSERT INTO chronicle_projection_items VALUES (?, ?, ?, ?, ?, ?)"
+                    " ON CONFLICT (projection, fold, key, item)"
+                    " DO UPDATE SET value = excluded.value, removed = excluded.removed",
+                    [(name, f, k, i, v, int(r)) for f, k, i, v, r in batch.item_rows()],
+                )
+            if batch.history:
+                c.executemany(
+                    "INSERT OR REPLACE INTO chronicle_projection_history VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(name, *row) for row in batch.history_rows()],
+                )
+
+    def drop(self, name: str) -> None:
+        with self.datastore.transaction(commit=True) as c:
+            c.execute(
+                "INSERT INTO tracking VALUES (?, 0) ON CONFLICT (application_name)"
+                " DO UPDATE SET notification_id = 0",
+                (name,),
+            )
+            c.execute(
+                "INSERT INTO tracking VALUES (?, 1) ON CONFLICT (application_name)"
+                " DO UPDATE SET notification_id = tracking.notification_id + 1",
+                (name + _EPOCH,),
+            )
+            for table in ("views", "items", "history"):
+                c.execute(f"DELETE FROM chronicle_projection_{table} WHERE projection = ?", (name,))
+
+    def _select(self, sql: str, params: Sequence[Any]) -> list[Any]:
+        with self.datastore.transaction(commit=False) as c:
+            c.execute(sql, params)
+            return c.fetchall()
+
+    def load_views(self, name: str, fold: str, keys: Sequence[str]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for chunk in _chunks(keys, 500):
+            rows = self._select(
+                "SELECT key, view FROM chronicle_projection_views WHERE projection = ? AND fold = ?"
+                f" AND key IN ({','.join('?' * len(chunk))})",
+                [name, fold, *chunk],
+            )
+            out.update((r[0], json.loads(r[1])) for r in rows)
+        return out
+
+    def load_items(self, name: str, fold: str, keys: Sequence[str]) -> dict[str, dict[str, Any]]:
+        out: dict[str, dict[str, Any]] = {}
+        for chunk in _chunks(keys, 500):
+            rows = self._select(
+                "SELECT key, item, value FROM chronicle_projection_items WHERE projection = ? AND fold = ?"
+                f" AND NOT removed AND key IN ({','.join('?' * len(chunk))})",
+                [name, fold, *chunk],
+            )
+            for key, item, value in rows:
+                out.setdefault(key, {})[item] = json.loads(value)
+        return out
+
+    def read_views(self, name: str, fold: str | None = None) -> dict[ViewId, Any]:
+        sql = "SELECT fold, key, view FROM chronicle_projection_views WHERE projection = ?"
+        rows = self._select(sql + (" AND fold = ?" if fold else ""), [name, fold] if fold else [name])
+        return {(f, k): json.loads(v) for f, k, v in rows}
+
+    def read_items(self, name: str, fold: str | None = None) -> dict[ViewId, dict[str, Any]]:
+        sql = "SELECT fold, key, item, value FROM chronicle_projection_items WHERE projection = ? AND NOT removed"
+        rows = self._select(sql + (" AND fold = ?" if fold else ""), [name, fold] if fold else [name])
+        out: dict[ViewId, dict[str, Any]] = {}
+        for f, k, i, v in rows:
+            out.setdefault((f, k), {})[i] = json.loads(v)
+        return out
+
+    # Per entry, its last write at or before the position: two index seeks (a join lets
+    # SQLite's planner scan the whole history of the view instead).
+    _ITEMS_AT = (
+        "SELECT i.item,"
+        " (SELECT h.value FROM chronicle_projection_history h WHERE h.projection = i.projection AND h.fold = i.fold"
+        "  AND h.key = i.key AND h.item = i.item AND h.position <= ? ORDER BY h.position DESC LIMIT 1),"
+        " (SELECT h.removed FROM chronicle_projection_history h WHERE h.projection = i.projection AND h.fold = i.fold"
+        "  AND h.key = i.key AND h.item = i.item AND h.position <= ? ORDER BY h.position DESC LIMIT 1)"
+        " FROM chronicle_projection_items i WHERE i.projection = ? AND i.fold = ? AND i.key = ?"
+    )
+
+    def items_at(self, name: str, fold: str, key: str, position: int) -> dict[str, Any]:
+        rows = self._select(self._ITEMS_AT, [position, position, name, fold, key])
+        return {item: json.loads(value) for item, value, removed in rows if removed == 0}
+
+    def read_at(self, position: int, reads: Sequence[tuple[str, str, str]]) -> tuple[dict[str, int], list[dict[str, Any]]]:
+        names = list(dict.fromkeys(r[0] for r in reads))
+        with self.datastore.transaction(commit=False) as c:
+            c.execute(
+                "SELECT application_name, notification_id FROM tracking"
+                f" WHERE application_name IN ({','.join('?' * len(names))})",
+                names,
+            )
+            positions = {name: 0 for name in names}
+            positions.update((r[0], r[1]) for r in c.fetchall())
+            views = []
+            for name, fold, key in reads:
+                c.execute(self._ITEMS_AT, (position, position, name, fold, key))
+                views.append({item: json.loads(value) for item, value, removed in c.fetchall() if removed == 0})
+        return positions, views
+
+    def read_history(
+        self, name: str, fold: str | None = None, key: str | None = None, *, after: int = 0, upto: int | None = None
+    ) -> list[HistoryRow]:
+        sql = (
+            "SELECT fold, key, item, position, value, removed, session, version, event_id, author"
+            " FROM chronicle_projection_history WHERE projection = ? AND position > ?"
+        )
+        params: list[Any] = [name, after]
+        if fold is not None:
+            sql += " AND fold = ?"
+            params.append(fold)
+        if key is not None:
+            sql += " AND key = ?"
+            params.append(key)
+        if upto is not None:
+            sql += " AND position <= ?"
+            params.append(upto)
+        rows = self._select(sql + " ORDER BY position, fold, key, item", params)
+        return [
+            HistoryRow(r[0], r[1], r[2], r[3], None if r[4] is None else json.loads(r[4]), bool(r[5]), *r[6:])
+            for r in rows
+        ]
+
+    def names(self) -> list[str]:
+        rows = self._select("SELECT application_name FROM tracking WHERE application_name != '__migration__'", [])
+        return sorted(r[0] for r in rows if not r[0].endswith(_EPOCH))
+
+
+# -- PostgreSQL ----------------------------------------------------------------------------
