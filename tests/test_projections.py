@@ -10,6 +10,7 @@ of a rebuild == the in-memory fold of the whole log, and scoped state == the ses
 
 from __future__ import annotations
 
+import gc
 import os
 import threading
 import time
@@ -337,6 +338,7 @@ async def test_competing_runners_apply_each_batch_exactly_once(service):
         for t in threads:
             t.join()
     assert not errors
+    assert gc.isenabled()  # the runners' shared gc pause ended with the last batch
     for projection in TRACKED:
         live = ProjectionRunner(store, projection)
         live.catch_up()
@@ -345,6 +347,19 @@ async def test_competing_runners_apply_each_batch_exactly_once(service):
         assert rows_without_name(live) == rows_without_name(rebuilt)
         assert stored(live) == reference(store, projection)
     assert Projector(store).analytics("race").totals.events == 60
+
+
+async def test_catching_up_leaves_a_disabled_garbage_collector_disabled(service):
+    s = await service.create_session(app_name="gc", user_id="u")
+    await service.append_event(s, event(delta={"app:n": 1}))
+    gc.disable()
+    try:
+        ProjectionRunner(service.store, SCOPED_STATE).catch_up()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    ProjectionRunner(service.store, ANALYTICS).catch_up()
+    assert gc.isenabled()
 
 
 async def test_a_runner_follows_new_events_as_they_commit(service):
