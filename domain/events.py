@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import time
 import uuid
-from typing import Any, Optional
+from typing import Annotated, Any, Optional
 
 from google.genai import types
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, ValidatorFunctionWrapHandler, WrapValidator
 from pydantic.alias_generators import to_camel
+
+from domain.json_content import content_from_json
 
 _MODEL_CONFIG = ConfigDict(
     alias_generator=to_camel,
@@ -18,6 +20,15 @@ _MODEL_CONFIG = ConfigDict(
     ser_json_bytes="base64",
     val_json_bytes="base64",
 )
+
+
+def _content_from_json(value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo) -> Any:
+    # Reading the log back is JSON in, and most contents are plain: skip genai's hooks.
+    if info.mode == "json":
+        content = content_from_json(value)
+        if content is not None:
+            return content
+    return handler(value)
 
 
 class EventCompaction(BaseModel):
@@ -54,7 +65,7 @@ class Event(BaseModel):
     id: str = ""
     invocation_id: str = ""
     author: str
-    content: Optional[types.Content] = None
+    content: Annotated[Optional[types.Content], WrapValidator(_content_from_json)] = None
     actions: EventActions = Field(default_factory=EventActions)
     partial: Optional[bool] = None
     turn_complete: Optional[bool] = None
