@@ -27,7 +27,9 @@ class Session(BaseModel):
 
     @property
     def version(self) -> Optional[int]:
-        return self._version
+        # Read the private slot directly: pydantic's __getattr__ is slow for a hot path.
+        private = self.__pydantic_private__
+        return private.get("_version") if private else None
 
     @classmethod
     def from_store(

@@ -13,6 +13,7 @@ from uuid import UUID
 from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import IntegrityError, StoredEvent
 from pydantic import BaseModel, ConfigDict
+from pydantic_core import from_json
 
 from domain.errors import (
     AlreadyExistsError,
@@ -27,6 +28,7 @@ from domain.rewind import active_ranges, is_hidden
 from domain.session import Session
 from domain.state import ScopedDelta, check_json_state, split_scopes, without_temp
 from domain.validation import check_ids
+from runtime.gc_pause import gc_paused
 from runtime.sessions.base import BaseSessionService, GetSessionConfig, ListSessionsResponse
 from runtime.stores import CatalogRow, SideRows, Store, open_store
 
@@ -230,27 +232,31 @@ class LogSessionService(BaseSessionService):
         return self._view(log, version, state, events)
 
     def _list(self, app_name: str, user_id: str | None) -> ListSessionsResponse:
-        scoped_by_user: dict[str, dict[str, Any]] = {}
-        sessions = []
-        for session_id, row_user, last_update_time, version, state in self._recorder.select_listing(
-            app_name, user_id
-        ):
-            scoped = scoped_by_user.get(row_user)
-            if scoped is None:
-                scoped = scoped_by_user[row_user] = self._recorder.select_scoped(app_name, row_user)
-            if isinstance(state, str):
-                state = json.loads(state)
-            sessions.append(
-                Session.from_store(
+        rows = self._recorder.select_listing(app_name, user_id)
+        # Scoped values come in one read, not one per user.
+        if user_id is None:
+            by_user = self._recorder.select_app_scoped(app_name)
+            app_scope = by_user.pop("", {})
+            scoped_of = {user: {**app_scope, **values} for user, values in by_user.items()}
+        else:
+            app_scope, scoped_of = self._recorder.select_scoped(app_name, user_id), {}
+        build = Session.from_store
+        with gc_paused():
+            sessions = [
+                build(
                     id=session_id,
                     app_name=app_name,
                     user_id=row_user,
-                    state={**state, **scoped},
+                    state={
+                        **(from_json(state) if isinstance(state, str) else _copy_state(state)),
+                        **scoped_of.get(row_user, app_scope),
+                    },
                     events=[],
                     last_update_time=last_update_time,
                     version=version,
                 )
-            )
+                for session_id, row_user, last_update_time, version, state in rows
+            ]
         return ListSessionsResponse(sessions=sessions)
 
     def _delete(self, app_name: str, user_id: str, session_id: str) -> None:
@@ -458,7 +464,8 @@ class LogSessionService(BaseSessionService):
 
         if not limit and after is None:
             rows: Sequence[StoredEvent] = self._recorder.select_events(log_id, lte=version)
-            return [parse_recorded(r) for r in rows if visible(r)]
+            with gc_paused():
+                return [parse_recorded(r) for r in rows if visible(r)]
         # Newest first, a page at a time, until enough or older than after_timestamp.
         newest_first: list[Event] = []
         upper = version

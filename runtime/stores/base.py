@@ -19,6 +19,7 @@ import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Callable, Protocol, TypeVar
 from uuid import UUID
 
@@ -35,6 +36,7 @@ from eventsourcing.persistence import (
     UUIDAsHex,
 )
 from eventsourcing.utils import get_topic
+from pydantic_core import to_json
 
 from domain.log import SessionLog
 
@@ -98,6 +100,15 @@ class LogRecorder(Protocol):
 
     def select_scoped(self, app_name: str, user_id: str) -> dict[str, Any]: ...
 
+    def select_app_scoped(self, app_name: str) -> dict[str, dict[str, Any]]:
+        """Every ``app:`` and ``user:`` value of an app, by user id ('' for the app's own)."""
+        ...
+
+
+# A session log's own events hold JSON values only (checked before they are recorded),
+# apart from the library's timestamp.
+_JSON_PAYLOAD_EVENTS = (SessionLog.Chained, SessionLog.Created)
+
 
 class VersionedMapper(Mapper):
     """Writes the schema version into every payload (eventsourcing omits version 1)."""
@@ -111,8 +122,17 @@ class VersionedMapper(Mapper):
             originator_id=originator_id,
             originator_version=originator_version,
             topic=get_topic(type(domain_event)),
-            state=self.transcoder.encode(state),
+            state=self._encode(domain_event, state),
         )
+
+    def _encode(self, domain_event: Any, state: dict[str, Any]) -> bytes:
+        if not isinstance(domain_event, _JSON_PAYLOAD_EVENTS):
+            return self.transcoder.encode(state)
+        # The same JSON the transcoder writes, several times faster on the append path:
+        # tag the timestamp as the transcoder would, and let pydantic-core encode the rest.
+        timestamp = self.transcoder.types[datetime]  # type: ignore[attr-defined]
+        state["timestamp"] = {"_type_": timestamp.name, "_data_": timestamp.encode(state["timestamp"])}
+        return to_json(state)
 
 
 def make_transcoder() -> Transcoder:
@@ -158,11 +178,12 @@ class LogApplication(Application):
         # Snapshot the aggregate in hand instead of reloading it (the library's default).
         assert self.snapshots is not None
         for event in processing_event.events:
+            if event.originator_version % SNAPSHOT_INTERVAL:
+                continue  # the cheap test first: CanMutateAggregate is a runtime Protocol
             log = processing_event.aggregates.get(event.originator_id)
             if (
                 isinstance(log, SessionLog)
                 and isinstance(event, CanMutateAggregate)
-                and event.originator_version % SNAPSHOT_INTERVAL == 0
                 and log.version == event.originator_version
             ):
                 self.snapshots.put([SessionLog.Snapshot.take(log)])

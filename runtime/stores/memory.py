@@ -36,8 +36,9 @@ class MemoryLogRecorder(POPOApplicationRecorder):
             for row in side.new_sessions:
                 self._catalog[row.log_id] = row
             for row in side.updated_sessions:
-                old = self._catalog[row.log_id]
-                self._catalog[row.log_id] = replace(row, state=old.state if row.state is None else row.state)
+                if row.state is None:  # state unchanged by this write: keep the stored one
+                    row = replace(row, state=self._catalog[row.log_id].state)
+                self._catalog[row.log_id] = row
             for app_name, user_id, key, value in side.sorted_scoped():
                 self._scoped.setdefault((app_name, user_id), {})[key] = value
         return ids
@@ -49,7 +50,7 @@ class MemoryLogRecorder(POPOApplicationRecorder):
     def select_listing(self, app_name: str, user_id: str | None) -> list[Listing]:
         with self._database_lock:
             rows = [
-                (r.session_id, r.user_id, r.last_update_time, r.version, json.dumps(r.state or {}))
+                (r.session_id, r.user_id, r.last_update_time, r.version, r.state or {})
                 for r in self._catalog.values()
                 if r.app_name == app_name and not r.deleted and (user_id is None or r.user_id == user_id)
             ]
@@ -68,6 +69,11 @@ class MemoryLogRecorder(POPOApplicationRecorder):
         with self._database_lock:
             rows = {**self._scoped.get((app_name, ""), {}), **self._scoped.get((app_name, user_id), {})}
         return {key: json.loads(value) for key, value in rows.items()}
+
+    def select_app_scoped(self, app_name: str) -> dict[str, dict[str, Any]]:
+        with self._database_lock:
+            rows = [(user_id, dict(values)) for (app, user_id), values in self._scoped.items() if app == app_name]
+        return {user_id: {k: json.loads(v) for k, v in values.items()} for user_id, values in rows}
 
 
 def open_memory_store(url: str = "memory://") -> Store:

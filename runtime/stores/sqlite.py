@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from typing import Any, Sequence
 from uuid import UUID, uuid4
 
-from eventsourcing.sqlite import SQLiteAggregateRecorder, SQLiteApplicationRecorder, SQLiteCursor, SQLiteDatastore
+from eventsourcing.sqlite import (
+    SQLiteAggregateRecorder,
+    SQLiteApplicationRecorder,
+    SQLiteConnection,
+    SQLiteConnectionPool,
+    SQLiteCursor,
+    SQLiteDatastore,
+)
 
 from domain.errors import StoreError
 from eventsourcing.persistence import StoredEvent
@@ -16,6 +24,25 @@ EVENTS_TABLE = "chronicle_events"
 SNAPSHOTS_TABLE = "chronicle_snapshots"
 
 _CATALOG_COLUMNS = "log_id, app_name, user_id, session_id, created_time, last_update_time, version, deleted, state"
+
+
+class _StatementCachingPool(SQLiteConnectionPool):
+    """The library's pool keeps one prepared statement per connection; an append runs
+    four, so each was parsed again every time. These connections keep them all."""
+
+    def _create_connection(self) -> SQLiteConnection:
+        connection = sqlite3.connect(
+            self.db_name,
+            uri=True,
+            check_same_thread=False,
+            isolation_level=None,  # transactions are begun explicitly by the datastore
+            cached_statements=256,
+            timeout=self.lock_timeout or 5,
+        )
+        if not self.is_sqlite_memory_mode:
+            connection.execute("PRAGMA journal_mode=WAL")
+        connection.row_factory = sqlite3.Row
+        return SQLiteConnection(sqlite_conn=connection, max_age=self.max_age)
 
 
 class SqliteLogRecorder(SQLiteApplicationRecorder):
@@ -68,6 +95,36 @@ class SqliteLogRecorder(SQLiteApplicationRecorder):
                 )
         return ids
 
+    def select_events(
+        self,
+        originator_id: UUID | str,
+        *,
+        gt: int | None = None,
+        lte: int | None = None,
+        desc: bool = False,
+        limit: int | None = None,
+    ) -> Sequence[StoredEvent]:
+        # The library's version reads every column into a Row and parses the id of
+        # each row again; a session's events all share the id asked for.
+        log_id = originator_id if isinstance(originator_id, UUID) else UUID(originator_id)
+        sql = f"SELECT originator_version, topic, state FROM {self.events_table_name} WHERE originator_id = ?"
+        params: list[Any] = [log_id.hex]
+        if gt is not None:
+            sql += " AND originator_version > ?"
+            params.append(gt)
+        if lte is not None:
+            sql += " AND originator_version <= ?"
+            params.append(lte)
+        sql += " ORDER BY originator_version DESC" if desc else " ORDER BY originator_version"
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        with self.datastore.transaction(commit=False) as c:
+            c.sqlite_cursor.row_factory = None
+            c.execute(sql, params)
+            rows = c.fetchall()
+        return [StoredEvent(log_id, version, topic, state) for version, topic, state in rows]
+
     def find_claim(self, log_id: UUID, event_id: str) -> int | None:
         with self.datastore.transaction(commit=False) as c:
             c.execute(
@@ -87,8 +144,9 @@ class SqliteLogRecorder(SQLiteApplicationRecorder):
             sql += " AND user_id = ?"
             params.append(user_id)
         with self.datastore.transaction(commit=False) as c:
+            c.sqlite_cursor.row_factory = None  # plain tuples: a Row per session costs more
             c.execute(sql + " ORDER BY last_update_time", params)
-            return [tuple(row) for row in c.fetchall()]  # type: ignore[misc]
+            return c.fetchall()  # type: ignore[no-any-return]
 
     def select_catalog(self, app_name: str | None = None, user_id: str | None = None) -> list[CatalogRow]:
         """Every session (deleted ones too), for operators: filter by app and user."""
@@ -117,6 +175,15 @@ class SqliteLogRecorder(SQLiteApplicationRecorder):
         # App rows ('' user) first so nothing shadows them; keys never overlap anyway.
         return {key: json.loads(value) for _, key, value in sorted(rows, key=lambda r: r[0] != "")}
 
+    def select_app_scoped(self, app_name: str) -> dict[str, dict[str, Any]]:
+        with self.datastore.transaction(commit=False) as c:
+            c.execute("SELECT user_id, key, value FROM chronicle_scoped_state WHERE app_name = ?", (app_name,))
+            rows = c.fetchall()
+        by_user: dict[str, dict[str, Any]] = {}
+        for user_id, key, value in rows:
+            by_user.setdefault(user_id, {})[key] = json.loads(value)
+        return by_user
+
 
 def sqlite_path(url_or_path: str) -> str:
     if url_or_path.startswith("sqlite:///"):
@@ -132,6 +199,7 @@ def open_sqlite_store(url_or_path: str) -> Store:
     db_name = f"file:chronicle-{uuid4().hex}?mode=memory&cache=shared" if path == ":memory:" else path
     try:
         datastore = SQLiteDatastore(db_name, lock_timeout=30, pool_size=4)
+        datastore.pool = _StatementCachingPool(db_name=db_name, lock_timeout=30, pool_size=4)
         recorder = SqliteLogRecorder(datastore, events_table_name=EVENTS_TABLE)
         recorder.create_table()
         snapshots = SQLiteAggregateRecorder(datastore, events_table_name=SNAPSHOTS_TABLE)
