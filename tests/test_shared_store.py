@@ -10,7 +10,7 @@ import textwrap
 import pytest
 
 from domain import Event, EventActions
-from runtime.sessions import StaleSessionError, session_service_from_url
+from runtime.sessions import GetSessionConfig, StaleSessionError, session_service_from_url
 
 
 async def test_second_instance_reads_first_instances_writes(shared_store_url):
@@ -32,6 +32,24 @@ async def test_second_instance_reads_first_instances_writes(shared_store_url):
     # a's cached session object is behind b's write
     with pytest.raises(StaleSessionError):
         await a.append_event(s, Event(author="user"))
+    await a.close()
+    await b.close()
+
+
+async def test_a_windowed_read_catches_up_with_another_instances_writes(shared_store_url):
+    a = session_service_from_url(shared_store_url)
+    b = session_service_from_url(shared_store_url)
+    s = await a.create_session(app_name="app", user_id="u1", session_id="w")
+    for i in range(3):
+        await a.append_event(s, Event(author="user", actions=EventActions(state_delta={"n": i})))
+    recent = GetSessionConfig(num_recent_events=2)
+    assert [e.actions.state_delta["n"] for e in (await a.get_session(app_name="app", user_id="u1", session_id="w", config=recent)).events] == [1, 2]
+    theirs = await b.get_session(app_name="app", user_id="u1", session_id="w")
+    await b.append_event(theirs, Event(author="model", actions=EventActions(state_delta={"n": 3})))
+    # a's cached log is one version behind: the window and the state must both show b's write
+    seen = await a.get_session(app_name="app", user_id="u1", session_id="w", config=recent)
+    assert [e.actions.state_delta["n"] for e in seen.events] == [2, 3] and seen.state["n"] == 3
+    await a.append_event(seen, Event(author="user"))  # and a can write from what it read
     await a.close()
     await b.close()
 

@@ -223,12 +223,20 @@ class LogSessionService(BaseSessionService):
         self, app_name: str, user_id: str, session_id: str, config: GetSessionConfig | None
     ) -> Session | None:
         log_id = session_log_id(app_name, user_id, session_id)
+        # A windowed read starts with the newest page, which also says the log's current
+        # version: when the cached log is at it, there is nothing to catch up on.
+        newest = self._newest_page(log_id) if config is not None and (config.num_recent_events or
+                                                                    config.after_timestamp is not None) else None
         with self._lock(log_id):
-            log = self._load(log_id)
+            log = self._cached_at(log_id, newest[0].originator_version) if newest else None
+            if log is None:
+                log = self._load(log_id)
             if log is None:
                 return None
             version, state, hidden = log.version, _copy_state(log.state), log.hidden_ranges()
-        events = self._read_events(log_id, version, hidden, config)
+        if newest and newest[0].originator_version != version:
+            newest = None  # another writer appended in between: read again at this version
+        events = self._read_events(log_id, version, hidden, config, newest)
         return self._view(log, version, state, events)
 
     def _list(self, app_name: str, user_id: str | None) -> ListSessionsResponse:
@@ -268,19 +276,26 @@ class LogSessionService(BaseSessionService):
             log.delete(time.time())
             self._save(log, SideRows(updated_sessions=[self._catalog_row(log)]))
 
+    def _cached_at(self, log_id: UUID, version: int | None) -> SessionLog | None:
+        """The cached log if it is at ``version`` (so reading the store again would add
+        nothing), else None."""
+        cache = self._application.repository.cache
+        if cache is None or version is None:
+            return None
+        try:
+            log = cache.get(log_id)
+        except KeyError:
+            return None
+        return log if log.version == version and not log.deleted else None
+
     def _load_for_append(self, log_id: UUID, expected: int | None) -> SessionLog | None:
         # Hot path: when the cached log is at the version the writer expects, write
         # without reading first. If another process appended meanwhile, the store's
         # (log, version) key refuses the write and the writer gets StaleSessionError.
-        cache = self._application.repository.cache
-        if cache is not None and expected is not None:
-            try:
-                log = cache.get(log_id)
-            except KeyError:
-                log = None
-            if log is not None and log.version == expected and not log.deleted:
-                return log
-        return self._load(log_id)
+        return self._cached_at(log_id, expected) or self._load(log_id)
+
+    def _newest_page(self, log_id: UUID, upper: int | None = None) -> Sequence[StoredEvent]:
+        return self._recorder.select_events(log_id, lte=upper, desc=True, limit=_PAGE)
 
     def _append(self, session: Session, payload: dict[str, Any]) -> tuple[int, Event | None]:
         log_id = session_log_id(session.app_name, session.user_id, session.id)
@@ -452,7 +467,12 @@ class LogSessionService(BaseSessionService):
         return parse_recorded(rows[0]) if rows else None
 
     def _read_events(
-        self, log_id: UUID, version: int, hidden: list[tuple[int, int]], config: GetSessionConfig | None
+        self,
+        log_id: UUID,
+        version: int,
+        hidden: list[tuple[int, int]],
+        config: GetSessionConfig | None,
+        newest: Sequence[StoredEvent] | None = None,
     ) -> list[Event]:
         limit = config.num_recent_events if config else None
         after = config.after_timestamp if config else None
@@ -470,7 +490,7 @@ class LogSessionService(BaseSessionService):
         newest_first: list[Event] = []
         upper = version
         while upper > 1:
-            page = self._recorder.select_events(log_id, lte=upper, desc=True, limit=_PAGE)
+            page, newest = newest or self._newest_page(log_id, upper), None
             for row in page:
                 if not visible(row):
                     continue
