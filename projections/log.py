@@ -68,6 +68,7 @@ class LogEvent:
     copied: bool = False
     _scoped: ScopedDelta | None = field(default=None, repr=False, compare=False)
     _session_key: str | None = field(default=None, repr=False, compare=False)
+    _user_key: str | None = field(default=None, repr=False, compare=False)
 
     # -- identity ----------------------------------------------------------------------
 
@@ -82,7 +83,10 @@ class LogEvent:
     @property
     def user_key(self) -> str:
         """``app/user``: the key of per-user views."""
-        return f"{self.app_name}/{self.user_id}"
+        key = self._user_key
+        if key is None:
+            key = self._user_key = f"{self.app_name}/{self.user_id}"
+        return key
 
     # -- the ADK event (recorded only) -------------------------------------------------
 

@@ -84,6 +84,35 @@ def _gc_paused() -> Iterator[None]:
             gc.collect(0)
 
 
+class _Ahead:
+    """A function called in a thread of its own: the next batch fetched while one is folded."""
+
+    def __init__(self, fn: Any, *args: Any):
+        self._value: Any = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, args=(fn, args), name="projection-fetch", daemon=True)
+        self._thread.start()
+
+    def _run(self, fn: Any, args: tuple[Any, ...]) -> None:
+        try:
+            self._value = fn(*args)
+        except BaseException as e:  # noqa: BLE001 - raised where the result is taken
+            self._error = e
+
+    def result(self) -> Any:
+        self._thread.join()
+        if self._error is not None:
+            error, self._error = self._error, None
+            raise error
+        value, self._value = self._value, None
+        return value
+
+    def discard(self) -> None:
+        """Waits for the thread (it holds a database connection) and drops what it read."""
+        self._thread.join()
+        self._value = self._error = None
+
+
 class ItemDict(dict):  # type: ignore[type-arg]
     """A dict that notes which entries a fold set (True) or removed (False)."""
 
@@ -179,40 +208,57 @@ class ProjectionRunner:
             position, epoch = self.storage.state(self.name)
             if (position, epoch) != (self._cache_position, self._cache_epoch):
                 self._reset(position, epoch)
-            while upto is None or position < upto:
-                with _gc_paused():
-                    step = self._catch_up_batch(position, epoch, upto)
-                if step is None:
-                    break
-                position, epoch, n = step
-                folded += n
+            ahead: _Ahead | None = None  # the next batch's rows, being fetched meanwhile
+            try:
+                while upto is None or position < upto:
+                    with _gc_paused():
+                        fetched = ahead.result() if ahead is not None else self.source.fetch(position, self.batch_size, upto)
+                        ahead = None
+                        rows = fetched[0]
+                        if not rows:
+                            break
+                        last = rows[-1][0]
+                        if self.source.prefetches and len(rows) == self.batch_size and (upto is None or last < upto):
+                            ahead = _Ahead(self.source.fetch, last, self.batch_size, upto)
+                        n, moved = self._apply(position, epoch, fetched)
+                        del fetched, rows
+                    if moved is not None:
+                        # Someone else applied these events, or dropped the rows: start again
+                        # from where they left them.
+                        if ahead is not None:
+                            ahead.discard()
+                            ahead = None
+                        position, epoch = moved
+                        continue
+                    folded += n
+                    position = last
+            finally:
+                if ahead is not None:
+                    ahead.discard()
         return folded
 
-    def _catch_up_batch(self, position: int, epoch: int, upto: int | None) -> tuple[int, int, int] | None:
-        """Reads, folds and commits one batch: (new position, epoch, events folded), or None at
-        the end of the log. The batch is dropped before returning (inside the gc pause)."""
-        events, last = self.source.read(position, self.batch_size, upto)
-        if last == position:
-            return None
+    def _apply(self, position: int, epoch: int, fetched: Any) -> tuple[int, tuple[int, int] | None]:
+        """Decodes, folds and commits one batch of rows (fetched after ``position``): returns how
+        many events it folded, and the stored (position, epoch) if someone else moved the
+        position meanwhile (then nothing was written)."""
+        events, last = self.source.decode_rows(*fetched, after=position)
         try:
             batch = self._fold(events)
             self.storage.commit(self.name, position, last, batch, epoch)
         except PositionMoved:
-            # Someone else applied these events, or dropped the rows: start again from
-            # where they left them.
-            position, epoch = self.storage.state(self.name)
-            self._reset(position, epoch)
-            return position, epoch, 0
+            moved = self.storage.state(self.name)
+            self._reset(*moved)
+            return 0, moved
         except BaseException:
             self._reset(None)
             raise
         self._cache_position = last
         n = len(events)
-        del events, batch
+        del events, batch  # freed here, inside the gc pause
         self._trim()
         if log.isEnabledFor(logging.DEBUG):
             log.debug("%s: folded %d events up to %d", self.name, n, last)
-        return last, epoch, n
+        return n, None
 
     async def catch_up_async(self, upto: int | None = None) -> int:
         return await self.store.call(self.catch_up, upto)

@@ -47,13 +47,41 @@ _KINDS: dict[str, tuple[str, type]] = {
 TOPICS = tuple(_KINDS)
 _END = 2**63 - 1  # no upper bound
 _FORKED_TOPIC = SessionLog.ForkedFrom.TOPIC
+_CREATED_TOPIC = SessionLog.Created.TOPIC
 _REWOUND_META = ("start_version", "restored_state", "restored_artifacts")
 _FORKED_META = ("source_session_id", "source_log_id", "source_version", "before_invocation_id", "forked_time")
 
 Identity = tuple[str, str, str]  # app, user, session id
-# What the source knows of a log: app, user, session id, its UUID, and the version of its
-# ForkedFrom event when it is a fork whose copies have not all been read yet (else 0).
+# What the source knows of a log: app, user, session id, its UUID, the version of its
+# ForkedFrom event when it is a fork whose copies have not all been read yet (else 0), and
+# its session and user keys (``LogEvent.session_key``, ``user_key``).
 _Known = list[Any]
+
+_RECORDED_TOPIC = SessionLog.Recorded.TOPIC
+_RECORDED_TAIL = b',"class_version":%d}' % getattr(SessionLog.Recorded, "class_version", 1)
+
+
+def _recorded_event(state: bytes) -> dict[str, Any] | None:
+    """The ADK event of a current ``Recorded`` payload, decoding that part of it only (or None:
+    then decode the whole payload).
+
+    A payload is ``{"timestamp": …, "digest": …, "chain": …, "event": {…}, "class_version": N}``:
+    the event is most of it, and the rest is not needed here. The text between the first
+    ``,"event":`` and a final ``,"class_version":N}`` (N current) is exactly the event whenever it
+    parses: an unescaped quote cannot occur inside a JSON string, so those markers are
+    structural; a first ``"event"`` key nested deeper, or another key after the event, would
+    leave unbalanced brackets or a stray member in the slice, which does not parse.
+    """
+    if not state.endswith(_RECORDED_TAIL):
+        return None
+    start = state.find(b',"event":')
+    if start < 0:
+        return None
+    try:
+        data = _from_json(state[start + 9 : len(state) - len(_RECORDED_TAIL)], cache_strings="keys")
+    except ValueError:
+        return None
+    return data if type(data) is dict else None
 
 
 class LogSource:
@@ -65,24 +93,53 @@ class LogSource:
         self._known: dict[Any, _Known] = {}
         self._max_identities = max_identities
         self._lock = threading.Lock()
+        # Fetching in another thread overlaps the database's work with folding (a database's,
+        # not the in-memory store's: reading that holds the interpreter's lock throughout).
+        self.prefetches = isinstance(self.recorder, (SQLiteApplicationRecorder, PostgresApplicationRecorder))
 
     # -- the whole log ----------------------------------------------------------------
 
     def read(self, after: int, limit: int, upto: int | None = None) -> tuple[list[LogEvent], int]:
         """Events with positions after ``after`` (and at most ``upto``; at most ``limit`` stored
         events read), and the position of the last one read (``after`` when there was none)."""
+        return self.decode_rows(*self.fetch(after, limit, upto), after=after)
+
+    # ``read`` in two steps, so that a runner can fetch the next batch (I/O, in another thread)
+    # while it folds this one: ``fetch`` touches nothing but the database; ``decode_rows`` must
+    # see the batches in log order (it learns each session's identity from its genesis).
+
+    def fetch(self, after: int, limit: int, upto: int | None = None) -> tuple[Sequence[tuple[Any, ...]], dict[Any, int]]:
+        """The stored rows after ``after`` (see ``read``), and the ForkedFrom versions of the
+        sessions created among them that are forks (one query per batch)."""
         rows = self._select_rows(after, limit, upto)
+        created = [r[1] for r in rows if r[3] == _CREATED_TOPIC]
+        return rows, (self._fork_versions(created) if created else {})
+
+    def decode_rows(
+        self, rows: Sequence[tuple[Any, ...]], forks: dict[Any, int], *, after: int = 0
+    ) -> tuple[list[LogEvent], int]:
+        """``fetch``'s rows as events, and the position of the last row (``after`` if none)."""
         if not rows:
             return [], after
-        # Sessions created in this batch: are any of them forks? (one query per batch)
-        created = [r[1] for r in rows if r[3] == SessionLog.Created.TOPIC]
-        forks = self._fork_versions(created) if created else {}
         decode = self._decode_row
-        events = []
-        for row in rows:
-            event = decode(*row, forks=forks)
+        known_get = self._known.get
+        events: list[LogEvent] = []
+        append = events.append
+        for position, raw_id, version, topic, state in rows:
+            # The common case first: an ADK event of a session already met, its payload current.
+            if topic == _RECORDED_TOPIC:
+                known = known_get(raw_id)
+                if known is not None:
+                    data = _recorded_event(state)
+                    if data is not None:
+                        append(LogEvent(
+                            RECORDED, known[0], known[1], known[2], version, data.get("timestamp", 0.0), data,
+                            position, known[3], {}, version < known[4], None, known[5], known[6],
+                        ))
+                        continue
+            event = decode(position, raw_id, version, topic, state, forks)
             if event is not None:
-                events.append(event)
+                append(event)
         return events, rows[-1][0]
 
     def max_position(self) -> int:
@@ -386,7 +443,7 @@ class LogSource:
             copied = version < known[4]
             return LogEvent(
                 RECORDED, known[0], known[1], known[2], version, data.get("timestamp", 0.0), data, position,
-                known[3], {}, copied,
+                known[3], {}, copied, None, known[5], known[6],
             )
         if kind == REWOUND:
             data = payload.get("event") or {}
@@ -424,7 +481,8 @@ class LogSource:
         return self._remember(raw_id, payload["app_name"], payload["user_id"], payload["session_id"], fork)
 
     def _remember(self, raw_id: Any, app_name: str, user_id: str, session_id: str, fork: int) -> _Known:
-        known = [app_name, user_id, session_id, _as_uuid(raw_id), fork]
+        known = [app_name, user_id, session_id, _as_uuid(raw_id), fork,
+                 f"{app_name}/{user_id}/{session_id}", f"{app_name}/{user_id}"]
         with self._lock:
             if len(self._known) >= self._max_identities:
                 self._known.clear()  # cheap to rebuild: a read or two per session seen again
