@@ -91,6 +91,31 @@ async def test_state_at_refuses_what_does_not_exist(service):
         travel.state_at(s, [1])  # type: ignore[arg-type]
 
 
+async def test_state_at_a_time_is_after_the_last_event_at_or_before_it(service):
+    # Ties, long gaps and tiny ones: the store's own search (PostgreSQL, SQLite) and the probing
+    # one (every store) both give the last version whose event is at or before the time.
+    s = await service.create_session(app_name="app", user_id="u", session_id="timed")
+    t0, stamps = 1_800_000_000.0, []
+    gaps = [0.0, 1.0, 0.0, 0.0, 2.5, 0.001, 3600.0, 0.0, 7.0, 0.25]
+    for i in range(41):
+        stamps.append(t0 + sum(gaps[j % len(gaps)] for j in range(i)))
+        await service.append_event(s, event(invocation=f"i{i // 3}", delta={"n": i}, timestamp=stamps[-1]))
+    travel = TimeTravel(service.store)
+    log_id = session_log_id("app", "u", "timed")
+    log = travel.application.repository.get(log_id)
+    queries = [*stamps, *(t + 1e-4 for t in stamps), *(t - 1e-4 for t in stamps[1:]), stamps[-1] + 10.0, log.created_time]
+    for t in queries:
+        expected = 1 + sum(1 for stamp in stamps if stamp <= t)  # genesis, then the events up to t
+        at = travel.state_at(s, At.time(t))
+        assert at.version == expected, t
+        assert travel._version_at_time(log_id, log, t, ("app", "u", "timed")) == expected  # noqa: SLF001
+        assert at.state == ({"n": expected - 2} if expected > 1 else {})
+    with pytest.raises(SessionNotFoundError):
+        travel.state_at(("app", "u", "nope"), At.time(t0))
+    with pytest.raises(InvalidArgumentError, match="created"):
+        travel.state_at(s, At.time(log.created_time - 1))
+
+
 async def test_diff_names_every_change_with_its_writers(service):
     s, o, ids, _ = await conversation(service)
     travel = TimeTravel(service.store)

@@ -256,6 +256,73 @@ class LogSource:
         decode = self._decode_row
         return [e for e in (decode(p, log_id, v, t, s) for p, v, t, s in rows) if e is not None]
 
+    # The last version at or before a time, by binary search inside the database, in one round
+    # trip: a timestamp picked out of one payload per step (14 steps for 10,000 events). The
+    # event at ``lo`` is at or before the time, the one at ``hi`` after it; ``hi`` starts past
+    # the log's last version. A missing timestamp counts as later, as in ``TimeTravel``'s probes.
+    # Also read: the log's genesis time (None when there is no such log).
+    VERSION_AT_TIME_PG = (
+        "WITH RECURSIVE s(lo, hi) AS ("
+        " SELECT 1::bigint, (SELECT max(originator_version) + 1 FROM {table} WHERE originator_id = %(id)s)"
+        " UNION ALL"
+        " SELECT CASE WHEN t.ts <= %(ts)s THEN m.mid ELSE s.lo END, CASE WHEN t.ts <= %(ts)s THEN s.hi ELSE m.mid END"
+        " FROM s CROSS JOIN LATERAL (SELECT (s.lo + s.hi) / 2 AS mid) m LEFT JOIN LATERAL ("
+        "  SELECT COALESCE(j->'event'->>'timestamp', j->>'forked_time', j->>'deleted_time', j->>'created_time')::float8"
+        "  AS ts FROM (SELECT convert_from(state, 'UTF8')::json AS j FROM {table}"
+        "  WHERE originator_id = %(id)s AND originator_version = m.mid) e) t ON true"
+        " WHERE s.hi - s.lo > 1)"
+        " SELECT (SELECT lo FROM s WHERE hi - lo <= 1), (SELECT (convert_from(state, 'UTF8')::json->>'created_time')"
+        "::float8 FROM {table} WHERE originator_id = %(id)s AND originator_version = 1)"
+    )
+    _TS_SQLITE = (
+        "(SELECT COALESCE(json_extract(state, '$.event.timestamp'), json_extract(state, '$.forked_time'),"
+        " json_extract(state, '$.deleted_time'), json_extract(state, '$.created_time')) FROM {table}"
+        " WHERE originator_id = :id AND originator_version = {version})"
+    )
+    _NEXT_MID_SQLITE = "((CASE WHEN ts <= :ts THEN mid ELSE lo END) + (CASE WHEN ts <= :ts THEN hi ELSE mid END)) / 2"
+    VERSION_AT_TIME_SQLITE = (
+        "WITH RECURSIVE s(lo, hi, mid, ts) AS ("
+        " SELECT 1, h, (1 + h) / 2, {first_ts} FROM"
+        " (SELECT max(originator_version) + 1 AS h FROM {table} WHERE originator_id = :id)"
+        " UNION ALL"
+        " SELECT CASE WHEN ts <= :ts THEN mid ELSE lo END, CASE WHEN ts <= :ts THEN hi ELSE mid END,"
+        " {next_mid}, {next_ts} FROM s WHERE hi - lo > 1)"
+        " SELECT (SELECT lo FROM s WHERE hi - lo <= 1), (SELECT json_extract(state, '$.created_time') FROM {table}"
+        " WHERE originator_id = :id AND originator_version = 1)"
+    )
+
+    def version_at_time(self, log_id: UUID, timestamp: float) -> tuple[int | None, float | None] | None:
+        """(The session log's last version whose event is at or before ``timestamp``, its genesis
+        time) — timestamps taken to increase along the log; (None, None) when there is no such
+        log; None when the store cannot search itself (the in-memory one: probe ``timestamps``)."""
+        recorder = self.recorder
+        table = getattr(recorder, "events_table_name", "")
+        row: Any = None
+        if isinstance(recorder, PostgresApplicationRecorder):
+            from psycopg.rows import tuple_row
+
+            with recorder.datastore.get_connection() as conn, conn.cursor(row_factory=tuple_row) as curs:
+                curs.execute(
+                    self.VERSION_AT_TIME_PG.format(table=table), {"ts": timestamp, "id": log_id}, prepare=True
+                )
+                row = curs.fetchone()
+        elif isinstance(recorder, SQLiteApplicationRecorder):
+            sql = self.VERSION_AT_TIME_SQLITE.format(
+                table=table,
+                first_ts=self._TS_SQLITE.format(table=table, version="(1 + h) / 2"),
+                next_mid=self._NEXT_MID_SQLITE,
+                next_ts=self._TS_SQLITE.format(table=table, version=self._NEXT_MID_SQLITE),
+            )
+            with recorder.datastore.transaction(commit=False) as c, c as raw:
+                raw.row_factory = None
+                raw.execute(sql, {"ts": timestamp, "id": log_id.hex})
+                row = raw.fetchone()
+        else:
+            return None
+        if row is None or row[0] is None or row[1] is None:
+            return None, None
+        return int(row[0]), float(row[1])
+
     def timestamps(self, log_id: UUID, versions: Sequence[int]) -> dict[int, float]:
         """The timestamps of a session's events at the given versions (one read; the database
         picks the timestamp out of each payload, so nothing else of it is decoded here)."""

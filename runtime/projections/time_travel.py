@@ -193,7 +193,7 @@ MISSING = _MISSING
 class TimeTravel:
     """State at any point, diffs and timelines of a store's sessions."""
 
-    probes = 100  # versions read at once when looking for a timestamp (10,000 events: two reads)
+    probes = 100  # versions read at once when looking for a timestamp in memory
 
     def __init__(self, store: Store | str):
         self.store = open_store(store) if isinstance(store, str) else store
@@ -352,6 +352,15 @@ class TimeTravel:
                     f"Session {identity[2]!r} has no event {at.event_id!r}; see its events with `chronicle history`."
                 )
             return version
+        if at.timestamp is not None and at.invocation_id is None and at.version is None:
+            searched = self.source.version_at_time(log_id, at.timestamp)  # the database searches
+            if searched is not None:
+                version, created_time = searched
+                if version is None or created_time is None:
+                    self._log(log_id, identity)  # says which session is missing
+                    raise SessionNotFoundError(*identity)
+                self._check_after_creation(created_time, at.timestamp, identity)
+                return version
         log = self._log(log_id, identity)
         if at.invocation_id is not None:
             span = log.invocations.get(at.invocation_id)
@@ -368,11 +377,14 @@ class TimeTravel:
             return self._version_at_time(log_id, log, at.timestamp, identity)
         return log.version
 
+    @staticmethod
+    def _check_after_creation(created_time: float, timestamp: float, identity: tuple[str, str, str]) -> None:
+        if timestamp < created_time:
+            raise InvalidArgumentError(f"Session {identity[2]!r} was created at {created_time}, after {timestamp}.")
+
     def _version_at_time(self, log_id: UUID, log: SessionLog, timestamp: float, identity: tuple[str, str, str]) -> int:
-        if timestamp < log.created_time:
-            raise InvalidArgumentError(
-                f"Session {identity[2]!r} was created at {log.created_time}, after {timestamp}."
-            )
+        """The probing search (stores that cannot search themselves: see ``LogSource.version_at_time``)."""
+        self._check_after_creation(log.created_time, timestamp, identity)
         if timestamp >= log.last_update_time:
             return log.version
         lo, hi = 1, log.version  # the event at lo is at or before the time; the one at hi after it
