@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import time
+from datetime import datetime
 
 import pytest
 from google.genai import types
 
 from domain import Event, EventActions, InvalidArgumentError
+from domain.log import session_log_id
 from runtime.sessions import (
     AlreadyExistsError,
     GetSessionConfig,
@@ -275,6 +277,20 @@ async def test_long_sessions_reload_from_snapshots(store_url):
         assert [e.id for e in loaded.events] == [e.id for e in expected.events]
         await reader.close()
     await writer.close()
+
+
+async def test_a_snapshot_decodes_to_exactly_the_log_it_was_taken_from(service):
+    s = await service.create_session(app_name="app", user_id="u1", state={"start": {"nested": [1, None]}})
+    for i in range(99):  # genesis + 99 events: the snapshot at version 100 is taken
+        await service.append_event(s, text_event(f"m{i}", delta={"i": i, "user:u": i}, invocation_id=f"e-{i // 3}"))
+    application = service.store.application
+    log = application.repository.get(session_log_id("app", "u1", s.id))
+    (stored,) = application.snapshots.recorder.select_events(log.id, desc=True, limit=1)
+    assert stored.originator_version == log.version == 100
+    rebuilt = application.mapper.to_domain_event(stored).mutate(None)
+    expected = {k: v for k, v in vars(log).items() if k != "_pending_events"}
+    assert {k: v for k, v in vars(rebuilt).items() if k != "_pending_events"} == expected
+    assert isinstance(rebuilt.created_on, datetime) and rebuilt.modified_on == log.modified_on
 
 
 async def test_operators_can_list_every_session_across_apps(service):
