@@ -296,6 +296,11 @@ class Store:
 
     def save(self, log: Any, side: SideRows) -> None:
         """Record a log's pending events with their derived rows (group-committed)."""
+        if self._executor is None:
+            # In memory a write is a few dict updates under the recorder's lock: there is
+            # no commit to share, so grouping would only add its own bookkeeping.
+            self.application.record(log.collect_events(), [log], side=side)
+            return
         self._group_commit.save(log, side)
 
     def close(self) -> None:
