@@ -26,7 +26,9 @@ _NESTED = {"function_call": types.FunctionCall, "function_response": types.Funct
 def _model(cls: type, values: dict[str, Any]) -> Any:
     """A genai model instance from already-checked values (unset fields are None)."""
     instance = cls.__new__(cls)
-    object.__setattr__(instance, "__dict__", {**_UNSET[cls], **values})
+    fields = _UNSET[cls].copy()
+    fields.update(values)
+    object.__setattr__(instance, "__dict__", fields)
     object.__setattr__(instance, "__pydantic_fields_set__", set(values))
     object.__setattr__(instance, "__pydantic_extra__", None)
     object.__setattr__(instance, "__pydantic_private__", None)
@@ -42,6 +44,8 @@ def _plain(value: Any, fields: dict[str, tuple[type, ...]]) -> bool:
 def _part(value: Any) -> Any:
     if type(value) is not dict or len(value) != 1:
         return _part_text(value)
+    if type(value.get("text")) is str:  # the commonest part of all, checked first
+        return _model(types.Part, value)
     ((key, nested),) = value.items()
     cls = _NESTED.get(key)
     if cls is None:
