@@ -163,7 +163,7 @@ class ProjectionRunner:
         store: Store,
         projection: Projection,
         *,
-        batch_size: int = 5000,
+        batch_size: int = 10_000,
         cache_size: int = 100_000,
         poll_interval: float = 0.05,
     ):
@@ -287,45 +287,74 @@ class ProjectionRunner:
             self._cache_complete = False
 
     def _fold(self, events: Sequence[LogEvent]) -> Batch:
+        """Folds a batch into the cached views; returns the rows to write.
+
+        One fold at a time over the whole batch (folds are independent: each has its own views),
+        so the loop is short, and consecutive events of one view (a session's turn) look it up once.
+        """
         self._load_missing(events)
-        cache = self._cache
-        cached = cache.get
         batch = Batch()
-        dirty: dict[ViewId, Fold[Any]] = {}
+        for f in self.projection.folds:
+            if f.items:
+                self._fold_items(f, events, batch)
+            else:
+                self._fold_whole(f, events, batch)
+        return batch
+
+    def _fold_items(self, f: Fold[Any], events: Sequence[LogEvent], batch: Batch) -> None:
+        cache, name, key_of, fold = self._cache, f.name, f.key, f.fold
+        cached = cache.get
         history, items = batch.history, batch.items
-        specs = [(f.name, f.key, f.fold, f.items, f.initial, f) for f in self.projection.folds]
+        view: Any = None
+        last_key = None
         for event in events:
-            for name, key_of, fold, is_items, initial, f in specs:
-                key = key_of(event)
-                if key is None:
-                    continue
+            key = key_of(event)
+            if key is None:
+                continue
+            if key != last_key:
                 view_id = (name, key)
                 view = cached(view_id)
                 if view is None:
-                    view = cache[view_id] = ItemDict() if is_items else initial()
-                new = fold(view, event)
-                if is_items:
-                    if new is not view:
-                        raise TypeError(
-                            f"Fold {name!r} is declared items=True: it must update the dict it is given"
-                            " and return it, not a new one"
-                        )
-                    changed = view.changed
-                    if changed:
-                        writer = (event.session_key, event.version, event.event_id, event.author)
-                        position = event.position
-                        for item, present in changed.items():
-                            value = _dumps(view[item]) if present else None
-                            items[(name, key, item)] = value
-                            history[(name, key, item, position)] = (value, *writer)
-                        changed.clear()
-                else:
-                    if new is not view:
-                        cache[view_id] = new
-                    dirty[view_id] = f
-        for view_id, f in dirty.items():
+                    view = cache[view_id] = ItemDict()
+                last_key = key
+            if fold(view, event) is not view:
+                raise TypeError(
+                    f"Fold {name!r} is declared items=True: it must update the dict it is given"
+                    " and return it, not a new one"
+                )
+            changed = view.changed
+            if changed:
+                writer = (event.session_key, event.version, event.event_id, event.author)
+                position = event.position
+                for item, present in changed.items():
+                    value = _dumps(view[item]) if present else None
+                    items[(name, key, item)] = value
+                    history[(name, key, item, position)] = (value, *writer)
+                changed.clear()
+
+    def _fold_whole(self, f: Fold[Any], events: Sequence[LogEvent], batch: Batch) -> None:
+        cache, name, key_of, fold, initial = self._cache, f.name, f.key, f.fold, f.initial
+        cached = cache.get
+        dirty: dict[ViewId, None] = {}
+        view: Any = None
+        view_id: Any = None
+        last_key = None
+        for event in events:
+            key = key_of(event)
+            if key is None:
+                continue
+            if key != last_key:
+                view_id = (name, key)
+                view = cached(view_id)
+                if view is None:
+                    view = cache[view_id] = initial()
+                dirty[view_id] = None
+                last_key = key
+            new = fold(view, event)
+            if new is not view:
+                view = cache[view_id] = new
+        for view_id in dirty:
             batch.views[view_id] = _dumps(f.encode(cache[view_id]))
-        return batch
 
     def _load_missing(self, events: Sequence[LogEvent]) -> None:
         if self._cache_complete:

@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--projection", action="append", help="built-in name or module:attribute (repeatable)")
     parser.add_argument("--rebuild", action="store_true", help="drop and refold the projections first")
     parser.add_argument("--once", action="store_true", help="catch up, then exit instead of following")
-    parser.add_argument("--batch", type=int, default=5000, help="events per transaction when catching up")
+    parser.add_argument("--batch", type=int, default=10_000, help="events per transaction when catching up")
     parser.add_argument("--poll", type=float, default=0.05, help="seconds between polls (SQLite)")
     parser.add_argument("--verbose", action="store_true", help="log every batch")
     args = parser.parse_args(argv)
