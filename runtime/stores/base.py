@@ -91,6 +91,27 @@ class SideRows:
         return merged
 
 
+def select_events_sql(
+    table: str, mark: str, log_id: Any, gt: int | None, lte: int | None, desc: bool, limit: int | None
+) -> tuple[str, list[Any]]:
+    """The query the SQL stores read a log's events with: the three columns a reader needs
+    (the library's version reads them all into dict rows and parses each row's id again),
+    ``mark`` being the driver's placeholder."""
+    sql = f"SELECT originator_version, topic, state FROM {table} WHERE originator_id = {mark}"
+    params: list[Any] = [log_id]
+    if gt is not None:
+        sql += f" AND originator_version > {mark}"
+        params.append(gt)
+    if lte is not None:
+        sql += f" AND originator_version <= {mark}"
+        params.append(lte)
+    sql += " ORDER BY originator_version DESC" if desc else " ORDER BY originator_version"
+    if limit is not None:
+        sql += f" LIMIT {mark}"
+        params.append(limit)
+    return sql, params
+
+
 class LogRecorder(Protocol):
     """The side-table reads a store adapter adds to eventsourcing's recorder."""
 

@@ -14,7 +14,7 @@ from psycopg.rows import DictRow, tuple_row
 from psycopg.sql import SQL
 
 from domain.errors import StoreError
-from runtime.stores.base import CatalogRow, Listing, SideRows, Store
+from runtime.stores.base import CatalogRow, Listing, SideRows, Store, select_events_sql
 
 EVENTS_TABLE = "chronicle_events"
 SNAPSHOTS_TABLE = "chronicle_snapshots"
@@ -124,20 +124,7 @@ class PostgresLogRecorder(PostgresApplicationRecorder):
         desc: bool = False,
         limit: int | None = None,
     ) -> Sequence[StoredEvent]:
-        # Tuples of the three columns a reader needs: the library's dict rows cost
-        # more than decoding the events they hold.
-        sql = f"SELECT originator_version, topic, state FROM {self.events_table_name} WHERE originator_id = %s"
-        params: list[Any] = [originator_id]
-        if gt is not None:
-            sql += " AND originator_version > %s"
-            params.append(gt)
-        if lte is not None:
-            sql += " AND originator_version <= %s"
-            params.append(lte)
-        sql += " ORDER BY originator_version DESC" if desc else " ORDER BY originator_version"
-        if limit is not None:
-            sql += " LIMIT %s"
-            params.append(limit)
+        sql, params = select_events_sql(self.events_table_name, "%s", originator_id, gt, lte, desc, limit)
         # Binary results: bytea as text would be hex, twice the bytes to send and decode.
         with self.datastore.get_connection() as conn, conn.cursor(row_factory=tuple_row, binary=True) as curs:
             curs.execute(sql, params, prepare=True)

@@ -18,7 +18,7 @@ from eventsourcing.sqlite import (
 
 from domain.errors import StoreError
 from eventsourcing.persistence import StoredEvent
-from runtime.stores.base import CatalogRow, Listing, SideRows, Store
+from runtime.stores.base import CatalogRow, Listing, SideRows, Store, select_events_sql
 
 EVENTS_TABLE = "chronicle_events"
 SNAPSHOTS_TABLE = "chronicle_snapshots"
@@ -106,21 +106,8 @@ class SqliteLogRecorder(SQLiteApplicationRecorder):
         desc: bool = False,
         limit: int | None = None,
     ) -> Sequence[StoredEvent]:
-        # The library's version reads every column into a Row and parses the id of
-        # each row again; a session's events all share the id asked for.
         log_id = originator_id if isinstance(originator_id, UUID) else UUID(originator_id)
-        sql = f"SELECT originator_version, topic, state FROM {self.events_table_name} WHERE originator_id = ?"
-        params: list[Any] = [log_id.hex]
-        if gt is not None:
-            sql += " AND originator_version > ?"
-            params.append(gt)
-        if lte is not None:
-            sql += " AND originator_version <= ?"
-            params.append(lte)
-        sql += " ORDER BY originator_version DESC" if desc else " ORDER BY originator_version"
-        if limit is not None:
-            sql += " LIMIT ?"
-            params.append(limit)
+        sql, params = select_events_sql(self.events_table_name, "?", log_id.hex, gt, lte, desc, limit)
         with self.datastore.transaction(commit=False) as c:
             c.sqlite_cursor.row_factory = None
             c.execute(sql, params)
