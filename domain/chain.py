@@ -24,8 +24,12 @@ def payload_of(event_attributes: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in event_attributes.items() if k not in _NOT_PAYLOAD}
 
 
+# One encoder for every digest: json.dumps with options builds a new one per call.
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
 def digest(topic: str, payload: Mapping[str, Any]) -> str:
-    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    canonical = _CANONICAL.encode(payload)
     return hashlib.sha256(f"{topic}\n{canonical}".encode()).hexdigest()
 
 
