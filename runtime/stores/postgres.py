@@ -177,6 +177,7 @@ class PostgresLogRecorder(PostgresApplicationRecorder):
                 "SELECT key, value FROM chronicle_scoped_state"
                 " WHERE app_name = %s AND user_id IN ('', %s)",
                 (app_name, user_id),
+                prepare=True,  # every get_session runs it
             )
             return {r["key"]: r["value"] for r in curs.fetchall()}
 
