@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from domain.log import session_log_id
+from domain.state import split_scopes
 from projections import (
     ANALYTICS,
     APP_STATE,
@@ -79,6 +80,21 @@ def test_state_folds_route_each_scope_and_keep_the_domain_rules():
     assert fold_one(USER_STATE, events, "app/v") == {"user:p": None}
     views = fold_events(SCOPED_STATE, events)
     assert set(views) == {("app_state", "app"), ("user_state", "app/u"), ("user_state", "app/v")}
+
+
+_KEYS = st.sampled_from(["a", "b", "app:a", "app:b", "user:a", "user:", "app:", "temp:a", "ap:x", "users:a"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.dictionaries(_KEYS, st.one_of(st.none(), st.integers(), st.text(max_size=3))), max_size=6))
+def test_an_events_scoped_delta_is_the_domains_split(deltas):
+    # Scopes are decided once per set of keys and reused: each split must still be split_scopes's.
+    for i, delta in enumerate(deltas):
+        scoped = recorded(i + 2, delta).scoped_delta
+        expected = split_scopes(delta)
+        assert [list(d.items()) for d in (scoped.app, scoped.user, scoped.session)] == [
+            list(d.items()) for d in (expected.app, expected.user, expected.session)
+        ]
 
 
 def test_rewind_restores_session_state_and_artifacts_but_not_shared_scopes():

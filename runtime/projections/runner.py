@@ -7,7 +7,9 @@ in one transaction that succeeds only if the position (and the epoch, which coun
 has not moved meanwhile. So a batch is applied exactly once, even with several runners on one
 projection (another process, a killed worker restarted while its successor runs): the loser
 drops its cache and carries on from wherever the winner left the rows. The cyclic garbage
-collector is paused while a batch is read, folded and written (decoded events hold no cycles).
+collector is paused while a batch is read, folded, written and dropped (``runtime.gc_pause``:
+decoded events hold no cycles, yet the collections their allocations trigger took a quarter of
+a rebuild's time).
 
 * ``catch_up()`` folds everything up to the end of the log, now, in the calling thread (the
   inline mode — SQLite and memory stores, tests, tools).
@@ -19,14 +21,12 @@ collector is paused while a batch is read, folded and written (decoded events ho
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import logging
 import threading
 import time
 import weakref
 from collections import OrderedDict
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Iterable, Sequence
 
 from eventsourcing.persistence import OperationalError, InterfaceError
 from eventsourcing.popo import POPOApplicationRecorder
@@ -34,54 +34,12 @@ from eventsourcing.postgres import PostgresApplicationRecorder
 
 from projections.base import Fold, Projection, ViewId
 from projections.log import LogEvent
+from runtime.gc_pause import gc_paused
 from runtime.projections.source import LogSource
 from runtime.projections.storage import Batch, PositionMoved, ProjectionStorage, _dumps, storage_for
 from runtime.stores import Store
 
 log = logging.getLogger("chronicle.projections")
-
-
-_gc_lock = threading.Lock()
-_gc_pausers = 0  # batches being folded now, in any thread
-_gc_was_enabled = False
-_gc_paused_since = 0.0
-_GC_MAX_PAUSE_S = 1.0
-
-
-@contextlib.contextmanager
-def _gc_paused() -> Iterator[None]:
-    """No cyclic garbage collection while a batch is read, folded, committed and dropped.
-
-    Decoding a batch allocates tens of thousands of small dicts and lists; each collection the
-    allocations trigger traverses the whole batch again, and the survivors of those passes
-    trigger full collections: a quarter of a rebuild's time. Decoded events hold no reference
-    cycles (they are freed by reference counting when the batch is dropped, inside the pause),
-    so pausing loses nothing. The pause is counted: runners in several threads share it and the
-    collector comes back when the last batch is done (if it was on to begin with). Should
-    overlapping batches keep it off for more than a second, the young generation is collected
-    as a batch ends, so garbage cycles made meanwhile by other code do not pile up.
-    """
-    global _gc_pausers, _gc_was_enabled, _gc_paused_since
-    with _gc_lock:
-        if _gc_pausers == 0:
-            _gc_was_enabled = gc.isenabled()
-            _gc_paused_since = time.monotonic()
-            gc.disable()
-        _gc_pausers += 1
-    try:
-        yield
-    finally:
-        collect = False
-        with _gc_lock:
-            _gc_pausers -= 1
-            if _gc_was_enabled:
-                if _gc_pausers == 0:
-                    gc.enable()
-                elif time.monotonic() - _gc_paused_since > _GC_MAX_PAUSE_S:
-                    _gc_paused_since = time.monotonic()
-                    collect = True
-        if collect:
-            gc.collect(0)
 
 
 class _Ahead:
@@ -211,7 +169,7 @@ class ProjectionRunner:
             ahead: _Ahead | None = None  # the next batch's rows, being fetched meanwhile
             try:
                 while upto is None or position < upto:
-                    with _gc_paused():
+                    with gc_paused():
                         fetched = ahead.result() if ahead is not None else self.source.fetch(position, self.batch_size, upto)
                         ahead = None
                         rows = fetched[0]
