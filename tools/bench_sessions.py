@@ -10,6 +10,7 @@ Each figure is the median of several runs.
 from __future__ import annotations
 
 import asyncio
+import gc
 import time
 import uuid
 
@@ -134,11 +135,13 @@ async def run_async(kinds: list[str], *, runs: int = 3, quick: bool = False, pos
             r = results[kind]
             rates, loads, loads20 = [], [], []
             for _ in range(runs):
+                gc.collect()  # the earlier runs' garbage is not this run's cost
                 rate, _, svc, key = await _append_run(stores.fresh(kind), n_short)
                 rates.append(rate)
                 loads.append(await _load_ms(svc, key, None))
                 loads20.append(await _load_ms(svc, key, GetSessionConfig(num_recent_events=20)))
                 await svc.close()
+                del svc
             r["appends"] = f"{median(rates):,.0f}/s"
             r["load_all"] = f"{median(loads):.1f} ms"
             r["load20"] = f"{median(loads20):.2f} ms"
