@@ -325,6 +325,24 @@ async def test_rebuild_equals_live_for_every_projection(store_url, ops):
 # -- exactly once, catching up, following ---------------------------------------------------
 
 
+async def test_recorded_payloads_decode_their_event_alone_as_the_whole_payload_would(service):
+    # The fast path of a rebuild: a stored Recorded payload's event, decoded alone, must be what
+    # decoding the whole payload gives (and must be taken: a layout change would only slow it).
+    import json
+
+    from runtime.projections.source import _RECORDED_TOPIC, _recorded_event
+
+    s = await service.create_session(app_name="fast", user_id="u", state={"user:a": 1})
+    await service.append_event(s, event(text='quote " and , "event": inside', delta={"app:x": {"event": 1}}))
+    await service.append_event(s, event("agent", call=("c1", "event", {"event": {"class_version": 1}})))
+    await service.append_event(s, event("agent", result=("c1", "event", {"error": "ünïcode"}), usage=(1, 2)))
+    rows = LogSource(service.store)._select_rows(0, 100)  # noqa: SLF001
+    recorded = [r for r in rows if r[3] == _RECORDED_TOPIC]
+    assert len(recorded) == 3
+    for row in recorded:
+        assert _recorded_event(row[4]) == json.loads(row[4])["event"]
+
+
 async def test_competing_runners_apply_each_batch_exactly_once(service):
     sessions = [await service.create_session(app_name="race", user_id=f"u{i % 3}") for i in range(6)]
     store = service.store
