@@ -3,33 +3,44 @@
 Decoding thousands of stored events allocates many small objects and no cycles, so
 the collector's passes find nothing, yet on a large heap they added about a third to
 a full session load. The pause is counted, so threads decoding at once share it and
-the collector comes back when the last one finishes (if it was on to begin with).
+the collector comes back when the last one finishes (if it was on to begin with). If
+overlapping pauses keep it off for over a second, the young objects are collected as
+each pause ends, so a busy process cannot starve the collector.
 """
 
 from __future__ import annotations
 
 import gc
 import threading
+import time
 from contextlib import contextmanager
 from typing import Iterator
 
 _lock = threading.Lock()
 _pausers = 0
 _was_enabled = False
+_paused_since = 0.0
+_LONGEST_PAUSE_S = 1.0
 
 
 @contextmanager
 def gc_paused() -> Iterator[None]:
-    global _pausers, _was_enabled
+    global _pausers, _was_enabled, _paused_since
     with _lock:
         if _pausers == 0:
             _was_enabled = gc.isenabled()
+            _paused_since = time.monotonic()
             gc.disable()
         _pausers += 1
     try:
         yield
     finally:
+        collect = False
         with _lock:
             _pausers -= 1
             if _pausers == 0 and _was_enabled:
                 gc.enable()
+            elif _was_enabled and time.monotonic() - _paused_since > _LONGEST_PAUSE_S:
+                _paused_since, collect = time.monotonic(), True
+        if collect:
+            gc.collect(0)

@@ -1,0 +1,70 @@
+"""The collector pause used while decoding batches: shared, restored, never starving."""
+
+from __future__ import annotations
+
+import gc
+import threading
+import weakref
+
+from runtime import gc_pause
+from runtime.gc_pause import gc_paused
+
+
+class _Node:
+    pass
+
+
+def _garbage_cycle() -> weakref.ref:
+    node = _Node()
+    node.self = node  # only the cyclic collector can free it
+    return weakref.ref(node)
+
+
+def test_threads_share_the_pause_and_the_last_one_out_restores_the_collector():
+    assert gc.isenabled()
+    inside, release = threading.Barrier(3), threading.Event()
+
+    def decode() -> None:
+        with gc_paused():
+            inside.wait()
+            release.wait()
+
+    threads = [threading.Thread(target=decode) for _ in range(2)]
+    for t in threads:
+        t.start()
+    inside.wait()
+    assert not gc.isenabled()
+    release.set()
+    for t in threads:
+        t.join()
+    assert gc.isenabled()
+
+
+def test_a_collector_that_was_off_stays_off():
+    gc.disable()
+    try:
+        with gc_paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_overlapping_pauses_do_not_starve_the_collector(monkeypatch):
+    monkeypatch.setattr(gc_pause, "_LONGEST_PAUSE_S", 0.0)
+    with gc_paused():  # held throughout, as when a busy process's pauses overlap
+        with gc_paused():
+            cycle = _garbage_cycle()
+        assert cycle() is None  # the young objects were collected as the inner pause ended
+        assert not gc.isenabled()
+    assert gc.isenabled()
+
+
+def test_a_short_pause_leaves_collection_to_the_collector(monkeypatch):
+    monkeypatch.setattr(gc_pause, "_LONGEST_PAUSE_S", 3600.0)
+    with gc_paused():
+        with gc_paused():
+            cycle = _garbage_cycle()
+        assert cycle() is not None
+    gc.collect()
+    assert cycle() is None
