@@ -92,7 +92,9 @@ def without_temp(delta: Mapping[str, Any] | None) -> dict[str, Any]:
 def split_scopes(delta: Mapping[str, Any] | None) -> ScopedDelta:
     scoped = ScopedDelta()
     for key, value in (delta or {}).items():
-        if key.startswith(State.APP_PREFIX):
+        if ":" not in key:  # most keys: no prefix at all
+            scoped.session[key] = value
+        elif key.startswith(State.APP_PREFIX):
             scoped.app[key] = value
         elif key.startswith(State.USER_PREFIX):
             scoped.user[key] = value

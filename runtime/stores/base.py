@@ -155,16 +155,21 @@ class VersionedMapper(Mapper):
         # The same JSON the transcoder writes, many times faster (a snapshot of a long
         # session is 100 kB): tag the library's datetimes as the transcoder would, and
         # let pydantic-core encode the rest.
-        self._tag_datetimes(state)
-        if isinstance(state.get("state"), dict) and isinstance(domain_event, SessionLog.Snapshot):
+        if isinstance(domain_event, SessionLog.Snapshot):
+            self._tag_datetimes(state)
             state["state"] = self._tag_datetimes(dict(state["state"]))
+        else:
+            state["timestamp"] = self._tagged(state["timestamp"])
         return to_json(state)
 
-    def _tag_datetimes(self, values: dict[str, Any]) -> dict[str, Any]:
+    def _tagged(self, moment: datetime) -> dict[str, Any]:
         transcoding = self.transcoder.types[datetime]  # type: ignore[attr-defined]
+        return {"_type_": transcoding.name, "_data_": transcoding.encode(moment)}
+
+    def _tag_datetimes(self, values: dict[str, Any]) -> dict[str, Any]:
         for key, value in values.items():
             if isinstance(value, datetime):
-                values[key] = {"_type_": transcoding.name, "_data_": transcoding.encode(value)}
+                values[key] = self._tagged(value)
         return values
 
 

@@ -16,7 +16,7 @@ from runtime.stores.base import CatalogRow, Listing, SideRows, Store
 class MemoryLogRecorder(POPOApplicationRecorder):
     def __init__(self) -> None:
         super().__init__()
-        self._claims: dict[tuple[str, str], int] = {}
+        self._claims: dict[tuple[UUID, str], int] = {}
         self._catalog: dict[UUID, CatalogRow] = {}
         self._scoped: dict[tuple[str, str], dict[str, str]] = {}  # values as JSON text
 
@@ -24,7 +24,7 @@ class MemoryLogRecorder(POPOApplicationRecorder):
         super()._assert_uniqueness(stored_events, **kwargs)
         side: SideRows | None = kwargs.get("side")
         for log_id, event_id, _ in side.claims if side else ():
-            if (str(log_id), event_id) in self._claims:
+            if (log_id, event_id) in self._claims:
                 raise IntegrityError(f"Event {event_id!r} already recorded")
 
     def _update_table(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int] | None:
@@ -32,7 +32,7 @@ class MemoryLogRecorder(POPOApplicationRecorder):
         side: SideRows | None = kwargs.get("side")
         if side:
             for log_id, event_id, version in side.claims:
-                self._claims[(str(log_id), event_id)] = version
+                self._claims[(log_id, event_id)] = version
             for row in side.new_sessions:
                 self._catalog[row.log_id] = row
             for row in side.updated_sessions:
@@ -45,7 +45,7 @@ class MemoryLogRecorder(POPOApplicationRecorder):
 
     def find_claim(self, log_id: UUID, event_id: str) -> int | None:
         with self._database_lock:
-            return self._claims.get((str(log_id), event_id))
+            return self._claims.get((log_id, event_id))
 
     def select_listing(self, app_name: str, user_id: str | None) -> list[Listing]:
         with self._database_lock:
