@@ -128,3 +128,23 @@ async def test_a_failed_write_leaves_no_phantom_event(store_url):
     await service.append_event(s, lost)  # retrying the lost event now stores it
     assert (await service.get_session(app_name="app", user_id="u1", session_id=s.id)).state == {"k": "lost"}
     await service.close()
+
+
+async def test_a_postgres_store_made_by_an_earlier_version_gets_the_current_append_function(postgres_url):
+    import psycopg
+
+    from runtime.stores.postgres import parse_postgres_url
+
+    first = session_service_from_url(postgres_url)
+    s = await first.create_session(app_name="app", user_id="u1", session_id="old")
+    await first.append_event(s, Event(author="user", actions=EventActions(state_delta={"k": 1})))
+    await first.close()
+    # As an earlier release left it: tables and data, but not this release's append function.
+    with psycopg.connect(**parse_postgres_url(postgres_url), autocommit=True) as conn:
+        conn.execute("DROP FUNCTION chronicle_append_v2(uuid[], bigint[], text[], bytea[], jsonb)")
+    later = session_service_from_url(postgres_url)
+    s = await later.get_session(app_name="app", user_id="u1", session_id="old")
+    await later.append_event(s, Event(author="model", actions=EventActions(state_delta={"k": 2})))
+    again = await later.get_session(app_name="app", user_id="u1", session_id="old")
+    assert again.state == {"k": 2} and len(again.events) == 2
+    await later.close()
