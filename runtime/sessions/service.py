@@ -483,8 +483,8 @@ class LogSessionService(BaseSessionService):
             return row.topic in RECORDED_TOPICS and not is_hidden(row.originator_version, hidden)
 
         if not limit and after is None:
-            rows: Sequence[StoredEvent] = self._recorder.select_events(log_id, lte=version)
             with gc_paused():
+                rows: Sequence[StoredEvent] = self._recorder.select_events(log_id, lte=version)
                 return [parse_recorded(r) for r in rows if visible(r)]
         # Newest first, a page at a time, until enough or older than after_timestamp.
         newest_first: list[Event] = []

@@ -23,7 +23,7 @@ from datetime import datetime
 from typing import Any, Callable, Protocol, TypeVar
 from uuid import UUID
 
-from eventsourcing.application import Application, ProcessingEvent
+from eventsourcing.application import Application
 from eventsourcing.domain import CanMutateAggregate
 from eventsourcing.persistence import (
     AggregateRecorder,
@@ -45,7 +45,7 @@ T = TypeVar("T")
 SNAPSHOT_INTERVAL = 100
 
 
-@dataclass(frozen=True)
+@dataclass
 class CatalogRow:
     log_id: UUID
     app_name: str
@@ -202,23 +202,22 @@ class LogApplication(Application):
         return self.factory.event_store(mapper=self.mapper, recorder=self._given_snapshot_recorder)
 
     def record(self, events: list[Any], logs: list[Any], **kwargs: Any) -> None:
-        """Like ``save``, for events already collected from their logs. (``save`` would
-        check every object against runtime Protocols, a large share of an in-memory append.)"""
-        processing_event: ProcessingEvent = ProcessingEvent()
-        processing_event.events.extend(events)
-        processing_event.aggregates.update((log.id, log) for log in logs)
-        processing_event.saved_kwargs.update(kwargs)
-        recordings = self._record(processing_event)
-        self._take_snapshots(processing_event)
-        self._notify(recordings)
+        """Store events already collected from their logs, then snapshot the logs that are
+        due. (``save`` would check every object against runtime Protocols and build
+        bookkeeping nothing here reads: a large share of an in-memory append.)"""
+        self.events.put(events, **kwargs)
+        self._snapshot(events, {log.id: log for log in logs})
 
-    def _take_snapshots(self, processing_event: Any) -> None:
+    def _take_snapshots(self, processing_event: Any) -> None:  # the library's save() calls this
+        self._snapshot(processing_event.events, processing_event.aggregates)
+
+    def _snapshot(self, events: list[Any], logs: dict[Any, Any]) -> None:
         # Snapshot the aggregate in hand instead of reloading it (the library's default).
         assert self.snapshots is not None
-        for event in processing_event.events:
+        for event in events:
             if event.originator_version % SNAPSHOT_INTERVAL:
                 continue  # the cheap test first: CanMutateAggregate is a runtime Protocol
-            log = processing_event.aggregates.get(event.originator_id)
+            log = logs.get(event.originator_id)
             if (
                 isinstance(log, SessionLog)
                 and isinstance(event, CanMutateAggregate)
