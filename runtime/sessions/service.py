@@ -54,7 +54,12 @@ class _StoredRecorded(BaseModel):
 
 
 def parse_recorded(stored: StoredEvent) -> Event:
-    return _StoredRecorded.model_validate_json(stored.state).event
+    return parse_recorded_state(stored.state)
+
+
+def parse_recorded_state(state: bytes) -> Event:
+    """The ADK event in a stored ``Recorded`` or ``Rewound`` payload."""
+    return _StoredRecorded.model_validate_json(state).event
 
 
 def _copy_state(state: dict[str, Any]) -> dict[str, Any]:
@@ -484,8 +489,11 @@ class LogSessionService(BaseSessionService):
 
         if not limit and after is None:
             with gc_paused():
-                rows: Sequence[StoredEvent] = self._recorder.select_events(log_id, lte=version)
-                return [parse_recorded(r) for r in rows if visible(r)]
+                return [
+                    parse_recorded_state(state)
+                    for at, topic, state in self._recorder.select_rows(log_id, lte=version)
+                    if topic in RECORDED_TOPICS and not is_hidden(at, hidden)
+                ]
         # Newest first, a page at a time, until enough or older than after_timestamp.
         newest_first: list[Event] = []
         upper = version

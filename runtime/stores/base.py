@@ -127,6 +127,14 @@ class LogRecorder(Protocol):
         """Every ``app:`` and ``user:`` value of an app, by user id ('' for the app's own)."""
         ...
 
+    def select_rows(
+        self, log_id: UUID, *, gt: int | None = None, lte: int | None = None, desc: bool = False,
+        limit: int | None = None,
+    ) -> list[tuple[int, str, bytes]]:
+        """A log's stored events as (version, topic, state) rows: ``select_events`` without
+        building an object per event, for reads of a whole session."""
+        ...
+
 
 # A session log's own events hold JSON values only (checked before they are recorded),
 # apart from the library's timestamps; so do its snapshots, whose state is the log's

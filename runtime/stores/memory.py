@@ -43,6 +43,13 @@ class MemoryLogRecorder(POPOApplicationRecorder):
                 self._scoped.setdefault((app_name, user_id), {})[key] = value
         return ids
 
+    def select_rows(
+        self, log_id: UUID, *, gt: int | None = None, lte: int | None = None, desc: bool = False,
+        limit: int | None = None,
+    ) -> list[tuple[int, str, bytes]]:
+        events = self.select_events(log_id, gt=gt, lte=lte, desc=desc, limit=limit)
+        return [(e.originator_version, e.topic, e.state) for e in events]
+
     def find_claim(self, log_id: UUID, event_id: str) -> int | None:
         with self._database_lock:
             return self._claims.get((log_id, event_id))

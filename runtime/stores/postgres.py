@@ -129,12 +129,19 @@ class PostgresLogRecorder(PostgresApplicationRecorder):
         desc: bool = False,
         limit: int | None = None,
     ) -> Sequence[StoredEvent]:
-        sql, params = select_events_sql(self.events_table_name, "%s", originator_id, gt, lte, desc, limit)
-        # Binary results: bytea as text would be hex, twice the bytes to send and decode.
+        rows = self.select_rows(originator_id, gt=gt, lte=lte, desc=desc, limit=limit)  # type: ignore[arg-type]
+        return [StoredEvent(originator_id, version, topic, state) for version, topic, state in rows]
+
+    def select_rows(
+        self, log_id: UUID, *, gt: int | None = None, lte: int | None = None, desc: bool = False,
+        limit: int | None = None,
+    ) -> list[tuple[int, str, bytes]]:
+        sql, params = select_events_sql(self.events_table_name, "%s", log_id, gt, lte, desc, limit)
+        # Binary results: bytea comes as bytes (as text it would be hex, twice the bytes to
+        # send and decode).
         with self.datastore.get_connection() as conn, conn.cursor(row_factory=tuple_row, binary=True) as curs:
             curs.execute(sql, params, prepare=True)
-            rows = curs.fetchall()
-        return [StoredEvent(originator_id, version, topic, bytes(state)) for version, topic, state in rows]
+            return curs.fetchall()  # type: ignore[return-value]
 
     def find_claim(self, log_id: UUID, event_id: str) -> int | None:
         with self.datastore.get_connection() as conn, conn.cursor() as curs:

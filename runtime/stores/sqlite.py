@@ -107,12 +107,18 @@ class SqliteLogRecorder(SQLiteApplicationRecorder):
         limit: int | None = None,
     ) -> Sequence[StoredEvent]:
         log_id = originator_id if isinstance(originator_id, UUID) else UUID(originator_id)
+        rows = self.select_rows(log_id, gt=gt, lte=lte, desc=desc, limit=limit)
+        return [StoredEvent(log_id, version, topic, state) for version, topic, state in rows]
+
+    def select_rows(
+        self, log_id: UUID, *, gt: int | None = None, lte: int | None = None, desc: bool = False,
+        limit: int | None = None,
+    ) -> list[tuple[int, str, bytes]]:
         sql, params = select_events_sql(self.events_table_name, "?", log_id.hex, gt, lte, desc, limit)
         with self.datastore.transaction(commit=False) as c:
             c.sqlite_cursor.row_factory = None
             c.execute(sql, params)
-            rows = c.fetchall()
-        return [StoredEvent(log_id, version, topic, state) for version, topic, state in rows]
+            return c.fetchall()  # type: ignore[no-any-return]
 
     def find_claim(self, log_id: UUID, event_id: str) -> int | None:
         with self.datastore.transaction(commit=False) as c:
