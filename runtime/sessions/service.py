@@ -123,7 +123,7 @@ class LogSessionService(BaseSessionService):
             raise InvalidArgumentError(f"append_event needs an Event, got {type(event).__name__}")
         if event.partial:
             return event  # streamed chunks are forwarded, never stored
-        delta = dict(event.actions.state_delta)
+        delta = event.actions.state_delta  # all of it, temp: keys included, goes to session.state
         check_json_state(delta, "state_delta")
         stored_delta = without_temp(delta)
         if len(stored_delta) != len(delta):

@@ -214,7 +214,8 @@ class LogApplication(Application):
         due. (``save`` would check every object against runtime Protocols and build
         bookkeeping nothing here reads: a large share of an in-memory append.)"""
         self.events.put(events, **kwargs)
-        self._snapshot(events, {log.id: log for log in logs})
+        if any(e.originator_version % SNAPSHOT_INTERVAL == 0 for e in events):
+            self._snapshot(events, {log.id: log for log in logs})
 
     def _take_snapshots(self, processing_event: Any) -> None:  # the library's save() calls this
         self._snapshot(processing_event.events, processing_event.aggregates)

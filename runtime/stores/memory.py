@@ -39,7 +39,7 @@ class MemoryLogRecorder(POPOApplicationRecorder):
                 if row.state is None:  # state unchanged by this write: keep the stored one
                     row = replace(row, state=self._catalog[row.log_id].state)
                 self._catalog[row.log_id] = row
-            for app_name, user_id, key, value in side.sorted_scoped():
+            for app_name, user_id, key, value in side.sorted_scoped() if side.scoped else ():
                 self._scoped.setdefault((app_name, user_id), {})[key] = value
         return ids
 
