@@ -9,8 +9,7 @@ from uuid import UUID
 
 from eventsourcing.persistence import StoredEvent
 from eventsourcing.postgres import PostgresAggregateRecorder, PostgresApplicationRecorder, PostgresDatastore
-from psycopg import Cursor
-from psycopg.rows import DictRow, tuple_row
+from psycopg.rows import tuple_row
 from psycopg.sql import SQL
 
 from domain.errors import StoreError
