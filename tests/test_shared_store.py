@@ -142,7 +142,12 @@ async def test_a_postgres_store_made_by_an_earlier_version_gets_the_current_appe
     # As an earlier release left it: tables and data, but not this release's append function.
     with psycopg.connect(**parse_postgres_url(postgres_url), autocommit=True) as conn:
         conn.execute("DROP FUNCTION chronicle_append_v2(uuid[], bigint[], text[], bytea[], jsonb)")
+        conn.execute(  # and the catalog index it had, which every append had to update
+            "CREATE INDEX chronicle_sessions_by_app ON chronicle_sessions (app_name, user_id, last_update_time)"
+        )
     later = session_service_from_url(postgres_url)
+    with psycopg.connect(**parse_postgres_url(postgres_url), autocommit=True) as conn:
+        assert conn.execute("SELECT to_regclass('chronicle_sessions_by_app')").fetchone() == (None,)
     s = await later.get_session(app_name="app", user_id="u1", session_id="old")
     await later.append_event(s, Event(author="model", actions=EventActions(state_delta={"k": 2})))
     again = await later.get_session(app_name="app", user_id="u1", session_id="old")

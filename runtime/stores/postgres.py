@@ -34,6 +34,7 @@ _CREATE = [
     # each update a new index entry (on PostgreSQL, index bloat on the hot row).
     "CREATE INDEX IF NOT EXISTS chronicle_sessions_by_user"
     " ON chronicle_sessions (app_name, user_id)",
+    "DROP INDEX IF EXISTS chronicle_sessions_by_app",  # the former index, on last_update_time
     "CREATE TABLE IF NOT EXISTS chronicle_scoped_state ("
     " app_name text NOT NULL, user_id text NOT NULL, key text NOT NULL, value jsonb,"
     " PRIMARY KEY (app_name, user_id, key))",
