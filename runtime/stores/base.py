@@ -20,7 +20,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Callable, Protocol, TypeVar
+from typing import Any, Callable, Protocol, Sequence, TypeVar
 from uuid import UUID
 
 from eventsourcing.application import Application
@@ -110,6 +110,29 @@ def select_events_sql(
         sql += f" LIMIT {mark}"
         params.append(limit)
     return sql, params
+
+
+class RowReads:
+    """``select_events`` for a SQL adapter, on top of its ``select_rows``."""
+
+    def select_rows(
+        self, log_id: UUID, *, gt: int | None = None, lte: int | None = None, desc: bool = False,
+        limit: int | None = None,
+    ) -> list[tuple[int, str, bytes]]:
+        raise NotImplementedError
+
+    def select_events(
+        self,
+        originator_id: UUID | str,
+        *,
+        gt: int | None = None,
+        lte: int | None = None,
+        desc: bool = False,
+        limit: int | None = None,
+    ) -> Sequence[StoredEvent]:
+        log_id = originator_id if isinstance(originator_id, UUID) else UUID(originator_id)
+        rows = self.select_rows(log_id, gt=gt, lte=lte, desc=desc, limit=limit)
+        return [StoredEvent(log_id, version, topic, state) for version, topic, state in rows]
 
 
 class LogRecorder(Protocol):

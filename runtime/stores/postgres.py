@@ -13,7 +13,7 @@ from psycopg.rows import tuple_row
 from psycopg.sql import SQL
 
 from domain.errors import StoreError
-from runtime.stores.base import CatalogRow, Listing, SideRows, Store, select_events_sql
+from runtime.stores.base import CatalogRow, Listing, RowReads, SideRows, Store, select_events_sql
 
 EVENTS_TABLE = "chronicle_events"
 SNAPSHOTS_TABLE = "chronicle_snapshots"
@@ -89,7 +89,7 @@ $body$
 """
 
 
-class PostgresLogRecorder(PostgresApplicationRecorder):
+class PostgresLogRecorder(RowReads, PostgresApplicationRecorder):
     def __init__(self, datastore: PostgresDatastore, *, events_table_name: str = EVENTS_TABLE):
         super().__init__(datastore, events_table_name=events_table_name)
         self.sql_create_statements.extend(SQL(s).format() for s in _CREATE)  # type: ignore[arg-type]
@@ -119,18 +119,6 @@ class PostgresLogRecorder(PostgresApplicationRecorder):
                 prepare=True,
             )
             return [row[0] for row in curs.fetchall()]
-
-    def select_events(
-        self,
-        originator_id: UUID | str,
-        *,
-        gt: int | None = None,
-        lte: int | None = None,
-        desc: bool = False,
-        limit: int | None = None,
-    ) -> Sequence[StoredEvent]:
-        rows = self.select_rows(originator_id, gt=gt, lte=lte, desc=desc, limit=limit)  # type: ignore[arg-type]
-        return [StoredEvent(originator_id, version, topic, state) for version, topic, state in rows]
 
     def select_rows(
         self, log_id: UUID, *, gt: int | None = None, lte: int | None = None, desc: bool = False,

@@ -18,7 +18,7 @@ from eventsourcing.sqlite import (
 
 from domain.errors import StoreError
 from eventsourcing.persistence import StoredEvent
-from runtime.stores.base import CatalogRow, Listing, SideRows, Store, select_events_sql
+from runtime.stores.base import CatalogRow, Listing, RowReads, SideRows, Store, select_events_sql
 
 EVENTS_TABLE = "chronicle_events"
 SNAPSHOTS_TABLE = "chronicle_snapshots"
@@ -45,7 +45,7 @@ class _StatementCachingPool(SQLiteConnectionPool):
         return SQLiteConnection(sqlite_conn=connection, max_age=self.max_age)
 
 
-class SqliteLogRecorder(SQLiteApplicationRecorder):
+class SqliteLogRecorder(RowReads, SQLiteApplicationRecorder):
     def construct_create_table_statements(self) -> list[str]:
         return [
             *super().construct_create_table_statements(),
@@ -97,19 +97,6 @@ class SqliteLogRecorder(SQLiteApplicationRecorder):
                     side.sorted_scoped(),
                 )
         return ids
-
-    def select_events(
-        self,
-        originator_id: UUID | str,
-        *,
-        gt: int | None = None,
-        lte: int | None = None,
-        desc: bool = False,
-        limit: int | None = None,
-    ) -> Sequence[StoredEvent]:
-        log_id = originator_id if isinstance(originator_id, UUID) else UUID(originator_id)
-        rows = self.select_rows(log_id, gt=gt, lte=lte, desc=desc, limit=limit)
-        return [StoredEvent(log_id, version, topic, state) for version, topic, state in rows]
 
     def select_rows(
         self, log_id: UUID, *, gt: int | None = None, lte: int | None = None, desc: bool = False,
