@@ -22,15 +22,13 @@ import asyncio
 import logging
 import queue
 import threading
-from collections import OrderedDict
 from typing import Any, AsyncGenerator, Iterator, Optional, Sequence
 
 from google.genai import types
 
-from domain.errors import InvalidArgumentError, InvocationNotFoundError, SessionNotFoundError
+from domain.errors import InvalidArgumentError, InvocationNotFoundError
 from domain.events import Event, EventActions
 from domain.session import Session
-from projections.llm_context import LlmContextTracker
 from runtime.agents.base_agent import BaseAgent
 from runtime.app import App, ResumabilityConfig
 from runtime.invocation_context import InvocationContext, new_invocation_context_id
@@ -39,23 +37,10 @@ from runtime.replay import ReplayReport
 from runtime.resume import invocation_start, paused_invocation_answered_by
 from runtime.plugins.plugin_manager import PluginManager
 from runtime.run_config import RunConfig
-from runtime.sessions.base import BaseSessionService, GetSessionConfig
+from runtime.session_cache import FRESHNESS_CHECK, SessionCache
+from runtime.sessions.base import BaseSessionService
 
 logger = logging.getLogger("chronicle.runner")
-
-_FRESHNESS_CHECK = GetSessionConfig(num_recent_events=1)
-
-
-class _CachedSession:
-    """What the Runner keeps between invocations of a session: the events it has seen (so the next
-    invocation need not re-read the history) and the session's folded LLM contexts."""
-
-    __slots__ = ("session", "llm_context")
-
-    def __init__(self, session: Session, llm_context: LlmContextTracker):
-        self.session = session
-        self.llm_context = llm_context
-
 
 class Runner:
     session_cache_size: int = 256
@@ -102,7 +87,7 @@ class Runner:
         self.credential_service = credential_service
         self.auto_create_session = auto_create_session
         self.plugin_manager = PluginManager(plugins=plugins, close_timeout=plugin_close_timeout)
-        self._sessions: OrderedDict[tuple[str, str], _CachedSession] = OrderedDict()
+        self._sessions = SessionCache(self.session_cache_size)
         self._owned_services: list[Any] = []
         self._closed = False
 
@@ -131,7 +116,10 @@ class Runner:
         if new_message is not None and not new_message.role:
             new_message.role = "user"
 
-        entry = await self._load(user_id, session_id, run_config)
+        entry = await self._sessions.load(
+            self.session_service, self.app_name, user_id, session_id, run_config.get_session_config,
+            create=self.auto_create_session,
+        )
         session = entry.session
         resumable = self.is_resumable
         if invocation_id is None and resumable and new_message is not None:
@@ -166,7 +154,7 @@ class Runner:
                         f"Invocation {invocation_id!r} has finished; send the message without invocation_id "
                         "to start a new one."
                     )
-                self._remember(entry)
+                self._sessions.remember(entry)
                 return
             if new_message is None and first.author == "user":
                 ctx.user_content = first.content
@@ -213,7 +201,7 @@ class Runner:
             await plugins.run_after_run_callback(invocation_context=ctx)
             await self._maybe_compact(session)
         finally:
-            self._remember(entry)
+            self._sessions.remember(entry)
 
     async def _maybe_compact(self, session: Session) -> None:
         """Records a compaction event if the App's EventsCompactionConfig says one is due. A
@@ -247,52 +235,6 @@ class Runner:
         return event
 
     # -- sessions ----------------------------------------------------------------------------
-
-    async def _load(self, user_id: str, session_id: str, run_config: RunConfig) -> _CachedSession:
-        """The session to run on. A session this Runner ran before is checked against the store
-        with a one-event read; if nobody else wrote to it since, the events the Runner already
-        holds are reused (no history re-read) along with its folded LLM context."""
-        key = (user_id, session_id)
-        cached = self._sessions.get(key)
-        config = run_config.get_session_config
-        if cached is not None and config is None:
-            fresh = await self.session_service.get_session(
-                app_name=self.app_name, user_id=user_id, session_id=session_id, config=_FRESHNESS_CHECK
-            )
-            if fresh is not None and fresh.version is not None and fresh.version == cached.session.version:
-                fresh.events = list(cached.session.events)  # a list of its own: concurrent runs must not share one
-                return _CachedSession(fresh, cached.llm_context)
-            if fresh is None:
-                self._sessions.pop(key, None)
-        session = await self.session_service.get_session(
-            app_name=self.app_name, user_id=user_id, session_id=session_id, config=config
-        )
-        if session is None:
-            if not self.auto_create_session:
-                raise SessionNotFoundError(
-                    self.app_name,
-                    user_id,
-                    session_id,
-                    hint="or construct the Runner with auto_create_session=True",
-                )
-            session = await self.session_service.create_session(
-                app_name=self.app_name, user_id=user_id, session_id=session_id
-            )
-        llm_context = cached.llm_context if cached is not None else LlmContextTracker()
-        return _CachedSession(session, llm_context)
-
-    def _remember(self, entry: _CachedSession) -> None:
-        session = entry.session
-        if session.version is None:
-            return
-        key = (session.user_id, session.id)
-        current = self._sessions.get(key)
-        if current is not None and (current.session.version or 0) > session.version:
-            return  # a concurrent invocation got further
-        self._sessions[key] = entry
-        self._sessions.move_to_end(key)
-        while len(self._sessions) > self.session_cache_size:
-            self._sessions.popitem(last=False)
 
     @property
     def is_resumable(self) -> bool:
@@ -384,7 +326,7 @@ class Runner:
                 invocation_id=rewind_before_invocation_id,
             )
         # Whatever this Runner holds of the session is about to be out of date.
-        self._sessions.pop((user_id, session_id), None)
+        self._sessions.forget(user_id, session_id)
         marker = await rewind(
             app_name=self.app_name,
             user_id=user_id,
@@ -500,7 +442,7 @@ class Runner:
         """Sends each message in turn (creating the session if needed), prints the conversation
         unless `quiet`, and returns every event."""
         session = await self.session_service.get_session(
-            app_name=self.app_name, user_id=user_id, session_id=session_id, config=_FRESHNESS_CHECK
+            app_name=self.app_name, user_id=user_id, session_id=session_id, config=FRESHNESS_CHECK
         )
         if session is None:
             await self.session_service.create_session(app_name=self.app_name, user_id=user_id, session_id=session_id)
