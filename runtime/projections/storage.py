@@ -72,6 +72,26 @@ class Batch:
         return [(f, k, i, p, v, v is None, s, ver, e, a) for (f, k, i, p), (v, s, ver, e, a) in self.history.items()]
 
 
+def history_sql(
+    mark: str, name: str, fold: str | None, key: str | None, after: int, upto: int | None
+) -> tuple[str, list[Any]]:
+    """The query the SQL storages read a projection's history with (``mark``: the driver's
+    placeholder); rows come as ``HistoryRow`` fields, in position order."""
+    sql = (
+        "SELECT fold, key, item, position, value, removed, session, version, event_id, author"
+        f" FROM chronicle_projection_history WHERE projection = {mark} AND position > {mark}"
+    )
+    params: list[Any] = [name, after]
+    for column, value in (("fold", fold), ("key", key)):
+        if value is not None:
+            sql += f" AND {column} = {mark}"
+            params.append(value)
+    if upto is not None:
+        sql += f" AND position <= {mark}"
+        params.append(upto)
+    return sql + " ORDER BY position, fold, key, item", params
+
+
 class ProjectionStorage(ABC):
     """The read-model tables of one store."""
 

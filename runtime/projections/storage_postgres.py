@@ -13,6 +13,7 @@ from runtime.projections.storage import (
     PositionMoved,
     ProjectionStorage,
     ViewId,
+    history_sql,
 )
 
 
@@ -207,21 +208,8 @@ class PostgresProjectionStorage(PostgresTrackingRecorder, ProjectionStorage):
     def read_history(
         self, name: str, fold: str | None = None, key: str | None = None, *, after: int = 0, upto: int | None = None
     ) -> list[HistoryRow]:
-        sql = (
-            "SELECT fold, key, item, position, value, removed, session, version, event_id, author"
-            " FROM chronicle_projection_history WHERE projection = %s AND position > %s"
-        )
-        params: list[Any] = [name, after]
-        if fold is not None:
-            sql += " AND fold = %s"
-            params.append(fold)
-        if key is not None:
-            sql += " AND key = %s"
-            params.append(key)
-        if upto is not None:
-            sql += " AND position <= %s"
-            params.append(upto)
-        rows = self._select(sql + " ORDER BY position, fold, key, item", params)
+        sql, params = history_sql("%s", name, fold, key, after, upto)
+        rows = self._select(sql, params)
         return [HistoryRow(*r) for r in rows]
 
     def names(self) -> list[str]:

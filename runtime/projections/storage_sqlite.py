@@ -14,6 +14,7 @@ from runtime.projections.storage import (
     PositionMoved,
     ProjectionStorage,
     ViewId,
+    history_sql,
     _chunks,
 )
 
@@ -183,21 +184,8 @@ class SqliteProjectionStorage(SQLiteTrackingRecorder, ProjectionStorage):
     def read_history(
         self, name: str, fold: str | None = None, key: str | None = None, *, after: int = 0, upto: int | None = None
     ) -> list[HistoryRow]:
-        sql = (
-            "SELECT fold, key, item, position, value, removed, session, version, event_id, author"
-            " FROM chronicle_projection_history WHERE projection = ? AND position > ?"
-        )
-        params: list[Any] = [name, after]
-        if fold is not None:
-            sql += " AND fold = ?"
-            params.append(fold)
-        if key is not None:
-            sql += " AND key = ?"
-            params.append(key)
-        if upto is not None:
-            sql += " AND position <= ?"
-            params.append(upto)
-        rows = self._select(sql + " ORDER BY position, fold, key, item", params)
+        sql, params = history_sql("?", name, fold, key, after, upto)
+        rows = self._select(sql, params)
         return [
             HistoryRow(r[0], r[1], r[2], r[3], None if r[4] is None else json.loads(r[4]), bool(r[5]), *r[6:])
             for r in rows
