@@ -122,7 +122,7 @@ class LogEvent:
         """The state delta split by scope (``domain.state.split_scopes``), computed once per event."""
         scoped = self._scoped
         if scoped is None:
-            scoped = self._scoped = _split(self.state_delta)
+            scoped = self._scoped = split_scopes(self.state_delta)
         return scoped
 
     @property
@@ -167,32 +167,6 @@ class LogEvent:
     def adk_event(self) -> Event:
         """The ADK ``Event`` (parsed on demand; folds should not need it)."""
         return Event.model_validate(self.data)
-
-
-# Which scope each key of a delta belongs to depends on the key alone, and an app writes the
-# same few sets of keys again and again: ``split_scopes`` decides once per set of keys (on the
-# keys alone), and each event's delta is then split by that decision.
-_PLANS: dict[tuple[str, ...], tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {}
-_MAX_PLANS = 4096
-
-
-def _split(delta: Mapping[str, Any]) -> ScopedDelta:
-    if not delta:
-        return ScopedDelta()
-    keys = tuple(delta)
-    plan = _PLANS.get(keys)
-    if plan is None:
-        probe = split_scopes(dict.fromkeys(keys))
-        plan = (tuple(probe.app), tuple(probe.user), tuple(probe.session))
-        if len(_PLANS) >= _MAX_PLANS:
-            _PLANS.clear()
-        _PLANS[keys] = plan
-    app, user, session = plan
-    return ScopedDelta(
-        {k: delta[k] for k in app} if app else {},
-        {k: delta[k] for k in user} if user else {},
-        dict(delta) if len(session) == len(keys) else {k: delta[k] for k in session},
-    )
 
 
 def is_tool_error(response: Mapping[str, Any]) -> bool:

@@ -88,7 +88,7 @@ _KEYS = st.sampled_from(["a", "b", "app:a", "app:b", "user:a", "user:", "app:", 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.dictionaries(_KEYS, st.one_of(st.none(), st.integers(), st.text(max_size=3))), max_size=6))
 def test_an_events_scoped_delta_is_the_domains_split(deltas):
-    # Scopes are decided once per set of keys and reused: each split must still be split_scopes's.
+    # The projections' scopes are the domain's: one rule, in domain.state.
     for i, delta in enumerate(deltas):
         scoped = recorded(i + 2, delta).scoped_delta
         expected = split_scopes(delta)
