@@ -13,11 +13,9 @@ adapter only executes the writes.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable, Protocol, Sequence, TypeVar
@@ -39,6 +37,7 @@ from eventsourcing.utils import get_topic
 from pydantic_core import to_json
 
 from domain.log import SessionLog
+from runtime.stores.io_threads import IoThreads
 
 T = TypeVar("T")
 
@@ -340,20 +339,16 @@ class Store:
         self._group_commit = GroupCommit(self.application)
         # The eventsourcing library is synchronous: store I/O runs in a few threads so
         # it never blocks the event loop. The in-memory store runs inline.
-        self._executor = (
-            ThreadPoolExecutor(max_workers=threads, thread_name_prefix="chronicle-store")
-            if threads
-            else None
-        )
+        self._threads = IoThreads(threads) if threads else None
 
     async def call(self, fn: Callable[..., T], *args: Any) -> T:
-        if self._executor is None:
+        if self._threads is None:
             return fn(*args)
-        return await asyncio.get_running_loop().run_in_executor(self._executor, fn, *args)
+        return await self._threads.call(fn, *args)
 
     def save(self, log: Any, side: SideRows) -> None:
         """Record a log's pending events with their derived rows (group-committed)."""
-        if self._executor is None:
+        if self._threads is None:
             # In memory a write is a few dict updates under the recorder's lock: there is
             # no commit to share, so grouping would only add its own bookkeeping.
             self.application.record(log.collect_events(), [log], side=side)
@@ -361,6 +356,6 @@ class Store:
         self._group_commit.save(log, side)
 
     def close(self) -> None:
-        if self._executor is not None:
-            self._executor.shutdown(wait=True)
+        if self._threads is not None:
+            self._threads.close()
         self.application.close()

@@ -1,0 +1,63 @@
+"""A store's I/O threads: calls run off the event loop and come back with their outcome."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+
+import pytest
+
+from runtime.stores.io_threads import IoThreads
+
+
+async def test_calls_run_in_the_threads_and_return_or_raise():
+    threads = IoThreads(2)
+    loop_thread = threading.current_thread()
+    ran_in = await threads.call(threading.current_thread)
+    assert ran_in is not loop_thread and ran_in.name.startswith("chronicle-store")
+    assert await threads.call(pow, 2, 10) == 1024
+    with pytest.raises(ZeroDivisionError):
+        await threads.call(lambda: 1 / 0)
+    threads.close()
+
+
+async def test_the_loop_runs_while_a_call_blocks():
+    threads = IoThreads(1)
+    ticks = 0
+
+    async def tick():
+        nonlocal ticks
+        while True:
+            ticks += 1
+            await asyncio.sleep(0.005)
+
+    ticker = asyncio.create_task(tick())
+    await threads.call(time.sleep, 0.2)
+    ticker.cancel()
+    assert ticks >= 10
+    threads.close()
+
+
+async def test_a_cancelled_caller_leaves_the_threads_working():
+    threads = IoThreads(1)
+    started = threading.Event()
+    waiting = asyncio.create_task(threads.call(lambda: (started.set(), time.sleep(0.1))))
+    await asyncio.get_running_loop().run_in_executor(None, started.wait)
+    waiting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+    assert await threads.call(lambda: "still serving") == "still serving"
+    threads.close()
+
+
+async def test_close_finishes_queued_calls_then_refuses_new_ones():
+    threads = IoThreads(1)
+    done: list[int] = []
+    calls = [asyncio.create_task(threads.call(lambda i=i: (time.sleep(0.01), done.append(i)))) for i in range(5)]
+    await asyncio.sleep(0)  # let every task queue its call
+    await asyncio.get_running_loop().run_in_executor(None, threads.close)
+    assert done == [0, 1, 2, 3, 4]
+    await asyncio.gather(*calls)
+    with pytest.raises(RuntimeError, match="closed"):
+        await threads.call(int)
