@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 
 import psycopg
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic_core import to_json
 
 from domain import Event, EventActions, session_log_id
-from domain.chain import digest, link, payload_of, verify
+from domain.chain import _NOT_PAYLOAD, digest, digest_v1, link, payload_of, verify
 from runtime.sessions import session_service_from_url
 from runtime.sessions.verify import verify_log
 
@@ -85,3 +89,54 @@ def test_purged_payloads_keep_the_chain_verifiable():
     purged["purged"] = True
     assert verify([entries[0], (2, "t", purged), entries[2]]) is None
     assert payload_of({"n": 1, "digest": "x", "timestamp": 0}) == {"n": 1}
+
+
+# -- digest forms ------------------------------------------------------------------------
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=10,
+)
+payloads = st.dictionaries(st.text(min_size=1, max_size=6).filter(lambda k: k not in _NOT_PAYLOAD), json_values,
+                           min_size=1, max_size=4)
+
+
+def _chain(payloads_and_digesters):
+    entries, previous = [], ""
+    for version, (payload, make_digest) in enumerate(payloads_and_digesters, start=1):
+        d = make_digest("t", payload)
+        previous = link(previous, version, d)
+        entries.append((version, "t", {**payload, "digest": d, "chain": previous}))
+    return entries
+
+
+@settings(max_examples=200, deadline=None)
+@given(payloads)
+def test_a_digest_verifies_after_the_payload_is_stored_and_read_back(payload):
+    """What verify sees is the payload decoded from stored JSON (from the transcoder's
+    json.dumps or from pydantic-core): the digest written before storing must match it,
+    whatever order the top-level attributes come back in."""
+    [(version, topic, attributes)] = _chain([(payload, digest)])
+    for stored in (to_json(attributes), json.dumps(attributes).encode()):
+        read = json.loads(stored)
+        assert verify([(version, topic, read)]) is None
+        assert verify([(version, topic, dict(reversed(list(read.items()))))]) is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(payloads, st.data())
+def test_a_changed_value_breaks_the_digest(payload, data):
+    key = data.draw(st.sampled_from(sorted(payload)))
+    changed = data.draw(json_values.filter(lambda v: to_json(v) != to_json(payload[key])))
+    [(version, topic, attributes)] = _chain([(payload, digest)])
+    assert verify([(version, topic, {**attributes, key: changed})]) is not None
+
+
+def test_logs_written_with_v1_digests_still_verify_and_catch_edits():
+    entries = _chain([({"n": 1, "s": {"b": 1, "a": [1.5, "é"]}}, digest_v1), ({"n": 2}, digest_v1), ({"n": 3}, digest)])
+    assert len(entries[0][2]["digest"]) == 64 and entries[2][2]["digest"].startswith("2:")
+    assert verify(entries) is None  # a log upgraded midway: old events v1, new ones v2
+    edited = (1, "t", {**entries[0][2], "n": 7})
+    broken = verify([edited, *entries[1:]])
+    assert broken is not None and broken.version == 1 and "edited" in broken.reason
