@@ -234,8 +234,9 @@ class LogApplication(Application):
     def record(self, events: list[Any], logs: list[Any], **kwargs: Any) -> None:
         """Store events already collected from their logs, then snapshot the logs that are
         due. (``save`` would check every object against runtime Protocols and build
-        bookkeeping nothing here reads: a large share of an in-memory append.)"""
-        self.events.put(events, **kwargs)
+        bookkeeping nothing here reads: a large share of an in-memory append. So would
+        ``events.put``, a recording object per event.)"""
+        self.recorder.insert_events([self.mapper.to_stored_event(e) for e in events], **kwargs)
         if any(e.originator_version % SNAPSHOT_INTERVAL == 0 for e in events):
             self._snapshot(events, {log.id: log for log in logs})
 
