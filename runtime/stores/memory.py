@@ -43,6 +43,27 @@ class MemoryLogRecorder(POPOApplicationRecorder):
                 self._scoped.setdefault((app_name, user_id), {})[key] = value
         return ids
 
+    def select_events(
+        self, originator_id: UUID | str, *, gt: int | None = None, lte: int | None = None,
+        desc: bool = False, limit: int | None = None,
+    ) -> Sequence[StoredEvent]:
+        # The library walks a log's whole index for every read, so catching up on the
+        # newest events cost O(history). A log's versions here run first..last with no
+        # gaps (nothing is removed from memory), so a window is a range.
+        with self._database_lock:
+            index = self._stored_events_index.get(str(originator_id))
+            if not index:
+                return []
+            first, last = next(iter(index)), next(reversed(index))
+            if last - first + 1 != len(index):
+                return super().select_events(originator_id, gt=gt, lte=lte, desc=desc, limit=limit)
+            low = first if gt is None else max(first, gt + 1)
+            high = last if lte is None else min(last, lte)
+            versions = range(high, low - 1, -1) if desc else range(low, high + 1)
+            if limit is not None:
+                versions = versions[:limit]
+            return [self._stored_events[index[v]] for v in versions]
+
     def select_rows(
         self, log_id: UUID, *, gt: int | None = None, lte: int | None = None, desc: bool = False,
         limit: int | None = None,
