@@ -19,6 +19,7 @@ from eventsourcing.sqlite import (
 )
 
 from domain.errors import StoreError
+from eventsourcing import persistence
 from eventsourcing.persistence import StoredEvent
 from runtime.stores.base import CatalogRow, Listing, RowReads, SideRows, Store, select_events_sql
 
@@ -67,8 +68,17 @@ class _Datastore(SQLiteDatastore):
         with self._write_lock:
             if self._writer is None:
                 self._writer = self.pool._create_connection()
-            with self._writer.transaction(commit=True) as cursor:
-                yield cursor
+            connection = self._writer._sqlite_conn
+            cursor = connection.cursor()
+            try:
+                cursor.execute("BEGIN")
+                yield SQLiteCursor(cursor)
+                connection.commit()
+            except BaseException as error:
+                connection.rollback()
+                raise _persistence_error(error) from error
+            finally:
+                cursor.close()
 
     def close(self) -> None:
         with self._write_lock:
@@ -76,6 +86,14 @@ class _Datastore(SQLiteDatastore):
                 self._writer.close()
                 self._writer = None
         super().close()
+
+
+def _persistence_error(error: BaseException) -> BaseException:
+    """The library's error for a sqlite3 error: both follow DB-API, so the names match
+    (an IntegrityError is what tells a writer it lost a race)."""
+    if not isinstance(error, sqlite3.Error):
+        return error
+    return getattr(persistence, type(error).__name__, persistence.PersistenceError)(error)
 
 
 class SqliteLogRecorder(RowReads, SQLiteApplicationRecorder):
