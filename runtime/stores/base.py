@@ -286,6 +286,13 @@ class GroupCommit:
         self._queue: list[_Pending] = []
 
     def save(self, log: Any, side: SideRows) -> None:
+        if self._leader.acquire(blocking=False):
+            try:
+                if not self._queue:  # nobody waiting: commit alone, no queueing
+                    self._application.record(log.collect_events(), [log], side=side)
+                    return
+            finally:
+                self._leader.release()
         pending = _Pending(log, side)
         with self._queue_lock:
             self._queue.append(pending)
