@@ -41,7 +41,7 @@ _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_asci
 
 def digest(topic: str, payload: Mapping[str, Any]) -> str:
     """The digest a new event carries (v2)."""
-    data = to_json(dict(sorted(payload.items())))
+    data = to_json(payload if len(payload) == 1 else dict(sorted(payload.items())))
     return _V2 + hashlib.sha256(topic.encode() + b"\n" + data).hexdigest()
 
 

@@ -6,9 +6,11 @@ import json
 import sqlite3
 import threading
 from contextlib import contextmanager
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence, TypeVar
 from uuid import UUID, uuid4
 
+from eventsourcing import persistence
+from eventsourcing.persistence import StoredEvent
 from eventsourcing.sqlite import (
     SQLiteAggregateRecorder,
     SQLiteApplicationRecorder,
@@ -17,11 +19,12 @@ from eventsourcing.sqlite import (
     SQLiteCursor,
     SQLiteDatastore,
 )
+from pydantic_core import to_json
 
 from domain.errors import StoreError
-from eventsourcing import persistence
-from eventsourcing.persistence import StoredEvent
 from runtime.stores.base import CatalogRow, Listing, RowReads, SideRows, Store, select_events_sql
+
+T = TypeVar("T")
 
 EVENTS_TABLE = "chronicle_events"
 SNAPSHOTS_TABLE = "chronicle_snapshots"
@@ -59,26 +62,39 @@ class _Datastore(SQLiteDatastore):
         self._write_lock = threading.Lock()
         self._writer: SQLiteConnection | None = None
 
+    def write(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """``fn(cursor, *args, **kwargs)`` in one write transaction, its sqlite3 errors
+        raised as the library's. An append's path: no generator-based context manager."""
+        if self.pool.is_sqlite_memory_mode:
+            with super().transaction(commit=True) as cursor:
+                return fn(cursor, *args, **kwargs)
+        with self._write_lock:
+            connection = self._writer_connection()._sqlite_conn
+            cursor = connection.cursor()
+            try:
+                cursor.execute("BEGIN")
+                result = fn(SQLiteCursor(cursor), *args, **kwargs)
+                connection.commit()
+                return result
+            except BaseException as error:
+                connection.rollback()
+                raise _persistence_error(error) from error
+            finally:
+                cursor.close()
+
     @contextmanager
     def transaction(self, *, commit: bool) -> Iterator[SQLiteCursor]:
         if not commit or self.pool.is_sqlite_memory_mode:
             with super().transaction(commit=commit) as cursor:
                 yield cursor
             return
-        with self._write_lock:
-            if self._writer is None:
-                self._writer = self.pool._create_connection()
-            connection = self._writer._sqlite_conn
-            cursor = connection.cursor()
-            try:
-                cursor.execute("BEGIN")
-                yield SQLiteCursor(cursor)
-                connection.commit()
-            except BaseException as error:
-                connection.rollback()
-                raise _persistence_error(error) from error
-            finally:
-                cursor.close()
+        with self._write_lock, self._writer_connection().transaction(commit=True) as cursor:
+            yield cursor
+
+    def _writer_connection(self) -> SQLiteConnection:
+        if self._writer is None:
+            self._writer = self.pool._create_connection()
+        return self._writer
 
     def close(self) -> None:
         with self._write_lock:
@@ -86,6 +102,10 @@ class _Datastore(SQLiteDatastore):
                 self._writer.close()
                 self._writer = None
         super().close()
+
+
+def _json_text(value: Any) -> str:
+    return to_json(value).decode()
 
 
 def _persistence_error(error: BaseException) -> BaseException:
@@ -117,6 +137,10 @@ class SqliteLogRecorder(RowReads, SQLiteApplicationRecorder):
             " PRIMARY KEY (app_name, user_id, key)) WITHOUT ROWID",
         ]
 
+    def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int] | None:
+        datastore: _Datastore = self.datastore  # type: ignore[assignment]
+        return datastore.write(self._insert_events, stored_events, **kwargs)
+
     def _insert_events(
         self, c: SQLiteCursor, stored_events: Sequence[StoredEvent], **kwargs: Any
     ) -> Sequence[int] | None:
@@ -137,14 +161,14 @@ class SqliteLogRecorder(RowReads, SQLiteApplicationRecorder):
                 c.executemany(
                     f"INSERT INTO chronicle_sessions ({_CATALOG_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)",
                     [(r.log_id.hex, r.app_name, r.user_id, r.session_id, r.created_time, r.last_update_time,
-                      r.version, int(r.deleted), json.dumps(r.state or {})) for r in side.new_sessions],
+                      r.version, int(r.deleted), _json_text(r.state or {})) for r in side.new_sessions],
                 )
             if side.updated_sessions:
                 c.executemany(
                     "UPDATE chronicle_sessions SET last_update_time = ?, version = ?, deleted = ?,"
                     " state = COALESCE(?, state) WHERE log_id = ?",
                     [(r.last_update_time, r.version, int(r.deleted),
-                      None if r.state is None else json.dumps(r.state), r.log_id.hex) for r in side.updated_sessions],
+                      None if r.state is None else _json_text(r.state), r.log_id.hex) for r in side.updated_sessions],
                 )
             if side.scoped:
                 c.executemany(
