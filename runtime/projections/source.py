@@ -14,7 +14,6 @@ whether the session is a fork, and up to which version.
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 from typing import Any, Iterable, Sequence
@@ -22,8 +21,8 @@ from uuid import UUID
 
 from eventsourcing.persistence import Notification, StoredEvent
 from eventsourcing.popo import POPOApplicationRecorder
-from eventsourcing.postgres import PostgresAggregateRecorder, PostgresApplicationRecorder
-from eventsourcing.sqlite import SQLiteAggregateRecorder, SQLiteApplicationRecorder
+from eventsourcing.postgres import PostgresApplicationRecorder
+from eventsourcing.sqlite import SQLiteApplicationRecorder
 from pydantic_core import from_json as _from_json
 
 from domain.log import SessionLog
@@ -366,67 +365,6 @@ class LogSource:
         with recorder._database_lock:  # noqa: SLF001 - the in-memory log has no query language
             index = recorder._stored_events_index.get(str(log_id), {})  # noqa: SLF001
             return [(v, index[v], recorder._stored_events[index[v]]) for v in versions if v in index]  # noqa: SLF001
-
-    # A snapshot holds the whole aggregate (its invocation index grows with the session); time
-    # travel needs only the session's state and artifacts. SQLite extracts them (its JSON parser
-    # in C is quick); PostgreSQL's is slower than decoding the payload here.
-    SNAPSHOT_PG = (
-        "SELECT originator_version, state FROM {table}"
-        " WHERE originator_id = %s AND originator_version <= %s ORDER BY originator_version DESC LIMIT 1"
-    )
-    SNAPSHOT_PARTS_SQLITE = (
-        "SELECT originator_version, json_extract(state, '$.class_version'), json_extract(state, '$.state.state'),"
-        " json_extract(state, '$.state.artifacts') FROM {table}"
-        " WHERE originator_id = ? AND originator_version <= ? ORDER BY originator_version DESC LIMIT 1"
-    )
-
-    def snapshot(self, log_id: UUID, version: int) -> tuple[int, dict[str, Any]] | None:
-        """The session log's latest snapshot at or before ``version``: (its version, the parts of
-        the aggregate time travel reads: ``state`` and ``artifacts``), or None."""
-        snapshots = self.store.application.snapshots
-        if snapshots is None:
-            return None
-        recorder: Any = snapshots.recorder
-        if isinstance(recorder, PostgresAggregateRecorder):
-            from psycopg.rows import tuple_row
-
-            with recorder.datastore.get_connection() as conn, conn.cursor(row_factory=tuple_row) as curs:
-                curs.execute(self.SNAPSHOT_PG.format(table=recorder.events_table_name), (log_id, version),
-                             prepare=True, binary=True)
-                row = curs.fetchone()
-            return None if row is None else self.decode_snapshot(StoredEvent(log_id, row[0], "", row[1]))
-        if isinstance(recorder, SQLiteAggregateRecorder):
-            with recorder.datastore.transaction(commit=False) as c:
-                c.execute(self.SNAPSHOT_PARTS_SQLITE.format(table=recorder.events_table_name), (log_id.hex, version))
-                row = c.fetchone()
-            return self.snapshot_parts(log_id, None if row is None else tuple(row))
-        rows = recorder.select_events(log_id, desc=True, limit=1, lte=version)
-        return self.decode_snapshot(rows[0]) if rows else None
-
-    def snapshot_parts(self, log_id: UUID, row: tuple[Any, ...] | None) -> tuple[int, dict[str, Any]] | None:
-        """(version, {"state", "artifacts"}) from a (version, class version, state JSON, artifacts JSON) row."""
-        if row is None:
-            return None
-        version, class_version, state, artifacts = row
-        if int(class_version or 1) != getattr(SessionLog.Snapshot, "class_version", 1):
-            # An old schema: let the application's mapper upcast the whole snapshot.
-            stored = self.store.application.snapshots.recorder.select_events(  # type: ignore[union-attr]
-                log_id, gt=version - 1, lte=version
-            )
-            return self.decode_snapshot(stored[0])
-        return version, {
-            "state": from_json(state) if state else {},
-            "artifacts": from_json(artifacts) if artifacts else {},
-        }
-
-    def decode_snapshot(self, stored: StoredEvent) -> tuple[int, dict[str, Any]]:
-        # json.loads, not from_json: a snapshot's invocation index has thousands of distinct keys,
-        # where the key cache of pydantic's parser costs more than it saves.
-        payload = json.loads(stored.state)
-        if payload.get("class_version", 1) != getattr(SessionLog.Snapshot, "class_version", 1):
-            snapshot = self.store.application.mapper.to_domain_event(stored)
-            return stored.originator_version, dict(snapshot.state)
-        return stored.originator_version, payload["state"]
 
     def event_at(self, log_id: UUID, version: int) -> LogEvent | None:
         rows = self.recorder.select_events(log_id, gt=version - 1, lte=version)

@@ -39,6 +39,7 @@ from runtime.projections.runner import ProjectionRunner, runner_for
 from runtime.projections.source import LogSource
 from runtime.projections.storage_postgres import PostgresProjectionStorage
 from runtime.stores import Store, open_store
+from runtime.stores.snapshots import SNAPSHOT_PG, decode_snapshot, nearest_snapshot
 
 
 @dataclass(frozen=True)
@@ -276,7 +277,7 @@ class TimeTravel:
         log), the read models' positions and the shared views as of that position."""
         if isinstance(self.storage, PostgresProjectionStorage):
             return self._reads_postgres(log_id, version, mode, reads)
-        snapshot = self.source.snapshot(log_id, version)
+        snapshot = nearest_snapshot(self.store, log_id, version)
         start = snapshot[0] if snapshot is not None else 0
         last = version + 1 if mode == "before" else version
         window = self.source.window(log_id, min(start + 1, version), last)
@@ -316,7 +317,7 @@ class TimeTravel:
         read_sql, read_params = storage.read_at_query(position_sql, position_params, reads)
         with self.recorder.datastore.get_connection() as conn, conn.pipeline():
             snap = conn.cursor(row_factory=tuple_row)
-            snap.execute(self.source.SNAPSHOT_PG.format(table=snapshots), (log_id, version), prepare=True, binary=True)
+            snap.execute(SNAPSHOT_PG.format(table=snapshots), (log_id, version), prepare=True, binary=True)
             rows = conn.cursor(row_factory=tuple_row)
             rows.execute(
                 f"SELECT notification_id, originator_version, topic, state FROM {events}"
@@ -330,7 +331,7 @@ class TimeTravel:
             snap_row, window_rows, shared_rows = snap.fetchone(), rows.fetchall(), shared.fetchall()
         snapshot = None
         if snap_row is not None:
-            snapshot = self.source.decode_snapshot(StoredEvent(log_id, snap_row[0], "", snap_row[1]))
+            snapshot = decode_snapshot(self.store, StoredEvent(log_id, snap_row[0], "", snap_row[1]))
         decode = self.source._decode_row  # noqa: SLF001
         window = [e for e in (decode(p, log_id, v, t, b) for p, v, t, b in window_rows) if e is not None]
         position, positions, views = storage.parse_read_at(shared_rows, reads)
