@@ -10,6 +10,7 @@ from uuid import UUID
 from eventsourcing.persistence import StoredEvent
 from eventsourcing.postgres import PostgresAggregateRecorder, PostgresApplicationRecorder, PostgresDatastore
 from psycopg.rows import tuple_row
+from pydantic_core import to_json
 from psycopg.sql import SQL
 
 from domain.errors import StoreError
@@ -41,19 +42,17 @@ _CREATE = [
 ]
 
 
-def _catalog_json(row: CatalogRow) -> dict[str, Any]:
-    return {**row.__dict__, "log_id": str(row.log_id)}
-
-
 def _side_json(side: SideRows) -> str:
-    return json.dumps(
+    # pydantic-core writes the UUIDs and catalog rows as they are, several times faster
+    # than the json module.
+    return to_json(
         {
-            "claims": [[str(log_id), event_id, version] for log_id, event_id, version in side.claims],
-            "new_sessions": [_catalog_json(r) for r in side.new_sessions],
-            "updated_sessions": [_catalog_json(r) for r in side.updated_sessions],
+            "claims": side.claims,
+            "new_sessions": [vars(r) for r in side.new_sessions],
+            "updated_sessions": [vars(r) for r in side.updated_sessions],
             "scoped": [[a, u, k, json.loads(v)] for a, u, k, v in side.sorted_scoped()],
         }
-    )
+    ).decode()
 
 
 # Rows are written in a fixed order (sorted scoped keys) so concurrent appends cannot deadlock.
