@@ -52,9 +52,10 @@ class _StatementCachingPool(SQLiteConnectionPool):
 
 
 class _Datastore(SQLiteDatastore):
-    """Writes go through one connection kept for them, under a lock: the pool's own
-    writer interlock and checkout cost a tenth of a durable append. A private in-memory
-    database keeps the pool's reader/writer interlock, which shared-cache mode needs."""
+    """Writes go through one connection kept for them, under a lock, instead of a pool
+    checkout with the pool's writer interlock (several µs of a durable append). A private
+    in-memory database keeps the pool's reader/writer interlock, which shared-cache mode
+    needs."""
 
     def __init__(self, db_name: str, *, lock_timeout: int, pool_size: int):
         super().__init__(db_name, lock_timeout=lock_timeout, pool_size=pool_size)
