@@ -10,8 +10,8 @@ from uuid import UUID
 from eventsourcing.persistence import StoredEvent
 from eventsourcing.postgres import PostgresAggregateRecorder, PostgresApplicationRecorder, PostgresDatastore
 from psycopg.rows import tuple_row
-from pydantic_core import to_json
 from psycopg.sql import SQL
+from pydantic_core import to_json
 
 from domain.errors import StoreError
 from runtime.stores.base import CatalogRow, Listing, RowReads, SideRows, Store, select_events_sql
