@@ -3,21 +3,27 @@
 One session, 2,000 events of ~240 characters with a 2-key state delta and a `user:` key
 every 10th event; loads of all events and of the newest 20 at 2,000 and 20,000 events;
 the last 100 of 10,000 appends against the first 100; 16 concurrent writers and two
-writers on one session (PostgreSQL); list_sessions over 10,000 sessions.
-Each figure is the median of several runs.
+writers on one session (PostgreSQL); list_sessions over 10,000 sessions. Beside SQLite's
+appends, the same rows written by bare SQL through one thread: the floor, and Chronicle's
+share of it. Each figure is the median of several runs.
 """
 
 from __future__ import annotations
 
 import asyncio
 import gc
+import hashlib
+import sqlite3
 import time
 import uuid
 
 from google.genai import types
+from pydantic_core import to_json
 
 from domain import Event, EventActions, StaleSessionError
 from runtime.sessions import GetSessionConfig, session_service_from_url
+from runtime.stores.io_threads import IoThreads
+from runtime.stores.sqlite import sqlite_path
 from tools.bench_common import Stopwatch, bench_stores, median, print_table
 
 TEXT = ("The quick brown fox jumps over the lazy dog while the agent keeps its log. " * 4)[:240]
@@ -51,6 +57,38 @@ async def _append_run(url: str, n: int) -> tuple[float, list[float], object, str
         blocks.append(time.perf_counter() - t)
     rate = n / (time.perf_counter() - start)
     return rate, blocks, svc, app + "\x00" + session.id
+
+
+async def _bare_sqlite_rate(url: str, n: int) -> float:
+    """The floor under a durable SQLite append here: each event's JSON and SHA-256, then the
+    same three rows (event, event id, catalog) inserted and committed through one store
+    thread with no session logic. Run beside Chronicle's appends, so the ratio holds even
+    when the host's speed does not."""
+    connection = sqlite3.connect(sqlite_path(url), isolation_level=None, check_same_thread=False)
+    connection.execute("PRAGMA journal_mode=WAL")
+    connection.execute("CREATE TABLE events (log TEXT, version INTEGER, state BLOB, PRIMARY KEY (log, version))")
+    connection.execute("CREATE TABLE ids (log TEXT, event_id TEXT, version INTEGER, PRIMARY KEY (log, event_id)) WITHOUT ROWID")
+    connection.execute("CREATE TABLE catalog (log TEXT PRIMARY KEY, version INTEGER, updated REAL, state TEXT)")
+    connection.execute("INSERT INTO catalog VALUES ('log', 0, 0, '{}')")
+
+    def append(version: int, event: dict) -> None:
+        state = to_json({"event": event, "digest": hashlib.sha256(to_json(event)).hexdigest()})
+        cursor = connection.cursor()
+        cursor.execute("BEGIN")
+        cursor.execute("INSERT INTO events VALUES ('log', ?, ?)", (version, state))
+        cursor.execute("INSERT INTO ids VALUES ('log', ?, ?)", (event["id"], version))
+        cursor.execute("UPDATE catalog SET version = ?, updated = ?, state = ? WHERE log = 'log'",
+                       (version, event["timestamp"], to_json(event["actions"]["state_delta"]).decode()))
+        connection.commit()
+
+    threads = IoThreads(1)
+    events = [workload_event(i) for i in range(n)]
+    with Stopwatch() as sw:
+        for version, event in enumerate(events, start=1):
+            await threads.call(append, version, event.to_json_dict())
+    threads.close()
+    connection.close()
+    return n / sw.seconds
 
 
 async def _load_ms(svc, key: str, config: GetSessionConfig | None, runs: int = 7, warmup: int = 10) -> float:
@@ -133,16 +171,21 @@ async def run_async(kinds: list[str], *, runs: int = 3, quick: bool = False, pos
     with bench_stores(kinds, postgres_url) as stores:
         for kind in kinds:
             r = results[kind]
-            rates, loads, loads20 = [], [], []
+            rates, loads, loads20, bare = [], [], [], []
             for _ in range(runs):
                 gc.collect()  # the earlier runs' garbage is not this run's cost
                 rate, _, svc, key = await _append_run(stores.fresh(kind), n_short)
                 rates.append(rate)
+                if kind == "sqlite":
+                    bare.append(await _bare_sqlite_rate(stores.fresh(kind), n_short))
                 loads.append(await _load_ms(svc, key, None))
                 loads20.append(await _load_ms(svc, key, GetSessionConfig(num_recent_events=20)))
                 await svc.close()
                 del svc
             r["appends"] = f"{median(rates):,.0f}/s"
+            if bare:
+                ratio = median([ours / floor for ours, floor in zip(rates, bare)])
+                r["bare"] = f"{median(bare):,.0f}/s (Chronicle at {ratio:.0%})"
             r["load_all"] = f"{median(loads):.1f} ms"
             r["load20"] = f"{median(loads20):.2f} ms"
 
@@ -159,6 +202,7 @@ async def run_async(kinds: list[str], *, runs: int = 3, quick: bool = False, pos
                 r["two_writers"] = f"{stored} stored once each, {stale} stale refused"
     rows_spec = [
         ("appends", f"durable appends, one writer ({n_short:,} events)", "≥20,000/s mem · ≥2,000 SQLite · ≥1,000 PG"),
+        ("bare", "the same rows, bare SQL through one thread (floor)", "–"),
         ("load_all", f"load the {n_short:,}-event session, all events", "≤40 ms"),
         ("load20", f"load with num_recent_events=20 ({n_short:,} events)", "≤3 ms"),
         ("load20_long", f"load with num_recent_events=20 ({n_long:,} events)", "≤3 ms, flat"),
