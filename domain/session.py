@@ -31,6 +31,12 @@ class Session(BaseModel):
         private = self.__pydantic_private__
         return private.get("_version") if private else None
 
+    def advance(self, version: int, last_update_time: float) -> None:
+        """Move this view to a version the service just stored (its event already appended).
+        Set directly: pydantic's ``__setattr__`` is a slow path, twice per append."""
+        self.__dict__["last_update_time"] = last_update_time
+        self.__pydantic_private__["_version"] = version  # type: ignore[index]
+
     @classmethod
     def from_store(
         cls,

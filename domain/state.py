@@ -114,7 +114,7 @@ def check_json_state(delta: Mapping[str, Any] | None, what: str = "state") -> No
     """Refuse keys and values that cannot be stored as JSON, before anything is written."""
     if delta is None:
         return
-    if not isinstance(delta, Mapping):
+    if type(delta) is not dict and not isinstance(delta, Mapping):  # the ABC check is the slow one
         raise InvalidArgumentError(f"{what} must be a dict of JSON values, got {type(delta).__name__}")
     for key, value in delta.items():
         if not isinstance(key, str) or not key:

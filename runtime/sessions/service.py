@@ -133,8 +133,7 @@ class LogSessionService(BaseSessionService):
             return duplicate
         session.state.update(delta)
         session.events.append(event)
-        session.last_update_time = event.timestamp
-        session._version = version
+        session.advance(version, event.timestamp)
         return event
 
     async def rewind_session(
