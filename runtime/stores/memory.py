@@ -20,17 +20,22 @@ class MemoryLogRecorder(POPOApplicationRecorder):
         self._catalog: dict[UUID, CatalogRow] = {}
         self._scoped: dict[tuple[str, str], dict[str, str]] = {}  # values as JSON text
 
-    def _assert_uniqueness(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> None:
-        super()._assert_uniqueness(stored_events, **kwargs)
-        side: SideRows | None = kwargs.get("side")
-        for log_id, event_id, _ in side.claims if side else ():
-            if (log_id, event_id) in self._claims:
-                raise IntegrityError(f"Event {event_id!r} already recorded")
-
-    def _update_table(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int] | None:
-        ids = super()._update_table(stored_events, **kwargs)
-        side: SideRows | None = kwargs.get("side")
-        if side:
+    def _insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int] | None:
+        # The library's checks and writes in one pass, each log's index looked up once (an
+        # in-memory append is mostly bookkeeping); everything is checked before anything
+        # is written.
+        side: SideRows = kwargs.get("side") or SideRows()
+        with self._database_lock:
+            placed = [(self._stored_events_index[str(s.originator_id)], s) for s in stored_events]
+            versions = {(id(index), s.originator_version) for index, s in placed}
+            if len(versions) < len(placed) or any(s.originator_version in index for index, s in placed):
+                raise IntegrityError(f"Stored event already recorded: {stored_events}")
+            for log_id, event_id, _ in side.claims:
+                if (log_id, event_id) in self._claims:
+                    raise IntegrityError(f"Event {event_id!r} already recorded")
+            for index, s in placed:
+                index[s.originator_version] = len(self._stored_events)
+                self._stored_events.append(s)
             for log_id, event_id, version in side.claims:
                 self._claims[(log_id, event_id)] = version
             for row in side.new_sessions:
@@ -41,7 +46,7 @@ class MemoryLogRecorder(POPOApplicationRecorder):
                 self._catalog[row.log_id] = row
             for app_name, user_id, key, value in side.sorted_scoped() if side.scoped else ():
                 self._scoped.setdefault((app_name, user_id), {})[key] = value
-        return ids
+        return None
 
     def select_events(
         self, originator_id: UUID | str, *, gt: int | None = None, lte: int | None = None,
