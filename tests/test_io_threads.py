@@ -61,3 +61,16 @@ async def test_close_finishes_queued_calls_then_refuses_new_ones():
     await asyncio.gather(*calls)
     with pytest.raises(RuntimeError, match="closed"):
         await threads.call(int)
+
+
+async def test_a_call_racing_close_is_served_or_refused_never_left_waiting():
+    loop = asyncio.get_running_loop()
+    for _ in range(50):
+        threads = IoThreads(1)
+        await threads.call(int)  # threads running
+        closing = loop.run_in_executor(None, threads.close)
+        try:
+            assert await asyncio.wait_for(threads.call(lambda: "served"), timeout=5) == "served"
+        except RuntimeError as refused:
+            assert "closed" in str(refused)
+        await closing

@@ -27,42 +27,40 @@ class IoThreads:
         self._name = name
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._threads: list[threading.Thread] = []
-        self._start_lock = threading.Lock()
+        self._lock = threading.Lock()  # held briefly: to flip state, queue a call, start threads
         self._closed = False
 
     async def call(self, fn: Callable[..., T], *args: Any) -> T:
-        if self._closed:
-            raise RuntimeError("the store is closed")
-        if not self._threads:
-            self._start()
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
-        self._queue.put((fn, args, future, loop))
+        with self._lock:  # so a call is either queued before close()'s stop marks or refused
+            if self._closed:
+                raise RuntimeError("the store is closed")
+            if not self._threads:
+                self._start()
+            self._queue.put((fn, args, future, loop))
         return await future
 
     def close(self) -> None:
-        """Wait for the calls already queued, then stop the threads."""
-        with self._start_lock:
+        """Let the calls already queued finish, then stop the threads."""
+        with self._lock:
             self._closed = True
             threads, self._threads = self._threads, []
-        for _ in threads:
-            self._queue.put(_STOP)
+            for _ in threads:
+                self._queue.put(_STOP)
         for thread in threads:
             if thread is not threading.current_thread():
                 thread.join()
 
     def _start(self) -> None:
-        with self._start_lock:
-            if self._threads or self._closed:
-                return
-            # Daemon threads: a store nobody closed must not keep the interpreter alive.
-            # An unfinished transaction at exit is rolled back by the database.
-            self._threads = [
-                threading.Thread(target=self._work, name=f"{self._name}-{i}", daemon=True)
-                for i in range(self._count)
-            ]
-            for thread in self._threads:
-                thread.start()
+        # Daemon threads: a store nobody closed must not keep the interpreter alive.
+        # An unfinished transaction at exit is rolled back by the database.
+        self._threads = [
+            threading.Thread(target=self._work, name=f"{self._name}-{i}", daemon=True)
+            for i in range(self._count)
+        ]
+        for thread in self._threads:
+            thread.start()
 
     def _work(self) -> None:
         while True:
