@@ -33,6 +33,7 @@ from eventsourcing.sqlite import SQLiteApplicationRecorder
 
 from domain.errors import StoreError
 from runtime.stores import Store
+from runtime.stores.base import sql_filters
 
 ViewId = tuple[str, str]  # (fold, key)
 
@@ -77,19 +78,12 @@ def history_sql(
 ) -> tuple[str, list[Any]]:
     """The query the SQL storages read a projection's history with (``mark``: the driver's
     placeholder); rows come as ``HistoryRow`` fields, in position order."""
+    where, params = sql_filters(mark, [("fold =", fold), ("key =", key), ("position <=", upto)])
     sql = (
         "SELECT fold, key, item, position, value, removed, session, version, event_id, author"
-        f" FROM chronicle_projection_history WHERE projection = {mark} AND position > {mark}"
+        f" FROM chronicle_projection_history WHERE projection = {mark} AND position > {mark}{where}"
     )
-    params: list[Any] = [name, after]
-    for column, value in (("fold", fold), ("key", key)):
-        if value is not None:
-            sql += f" AND {column} = {mark}"
-            params.append(value)
-    if upto is not None:
-        sql += f" AND position <= {mark}"
-        params.append(upto)
-    return sql + " ORDER BY position, fold, key, item", params
+    return sql + " ORDER BY position, fold, key, item", [name, after, *params]
 
 
 class ProjectionStorage(ABC):

@@ -13,7 +13,6 @@ adapter only executes the writes.
 
 from __future__ import annotations
 
-import json
 import sys
 import threading
 from dataclasses import dataclass, field
@@ -71,11 +70,12 @@ class SideRows:
     updated_sessions: list[CatalogRow] = field(default_factory=list)
     scoped: list[tuple[str, str, str, Any]] = field(default_factory=list)  # (app, user|'', key, value)
 
-    def sorted_scoped(self) -> list[tuple[str, str, str, str]]:
-        # A fixed order keeps two writers of the same keys from deadlocking; the last
-        # write of a key within one group wins, as it would have one by one.
+    def sorted_scoped(self) -> list[tuple[str, str, str, Any]]:
+        """(app, user, key, value) in key order, values as given (each adapter encodes them
+        its own way). A fixed order keeps two writers of the same keys from deadlocking; the
+        last write of a key within one group wins, as it would have one by one."""
         latest = {(a, u, k): v for a, u, k, v in self.scoped}
-        return sorted((a, u, k, json.dumps(v)) for (a, u, k), v in latest.items())
+        return [(a, u, k, v) for (a, u, k), v in sorted(latest.items(), key=lambda item: item[0])]
 
     @classmethod
     def merge(cls, sides: list["SideRows"]) -> "SideRows":
@@ -90,25 +90,27 @@ class SideRows:
         return merged
 
 
+def sql_filters(mark: str, conditions: Sequence[tuple[str, Any]]) -> tuple[str, list[Any]]:
+    """`` AND column op <mark>`` for each (``"column op"``, value) whose value is not None,
+    and those values: the optional filters of a SQL read, ``mark`` being the driver's
+    placeholder."""
+    present = [(condition, value) for condition, value in conditions if value is not None]
+    return "".join(f" AND {condition} {mark}" for condition, _ in present), [value for _, value in present]
+
+
 def select_events_sql(
     table: str, mark: str, log_id: Any, gt: int | None, lte: int | None, desc: bool, limit: int | None
 ) -> tuple[str, list[Any]]:
     """The query the SQL stores read a log's events with: the three columns a reader needs
     (the library's version reads them all into dict rows and parses each row's id again),
     ``mark`` being the driver's placeholder."""
-    sql = f"SELECT originator_version, topic, state FROM {table} WHERE originator_id = {mark}"
-    params: list[Any] = [log_id]
-    if gt is not None:
-        sql += f" AND originator_version > {mark}"
-        params.append(gt)
-    if lte is not None:
-        sql += f" AND originator_version <= {mark}"
-        params.append(lte)
+    where, params = sql_filters(mark, [("originator_version >", gt), ("originator_version <=", lte)])
+    sql = f"SELECT originator_version, topic, state FROM {table} WHERE originator_id = {mark}{where}"
     sql += " ORDER BY originator_version DESC" if desc else " ORDER BY originator_version"
     if limit is not None:
         sql += f" LIMIT {mark}"
         params.append(limit)
-    return sql, params
+    return sql, [log_id, *params]
 
 
 class RowReads:

@@ -45,7 +45,7 @@ class MemoryLogRecorder(POPOApplicationRecorder):
                     row = replace(row, state=self._catalog[row.log_id].state)
                 self._catalog[row.log_id] = row
             for app_name, user_id, key, value in side.sorted_scoped() if side.scoped else ():
-                self._scoped.setdefault((app_name, user_id), {})[key] = value
+                self._scoped.setdefault((app_name, user_id), {})[key] = json.dumps(value)
         return None
 
     def select_events(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any, Sequence
 from urllib.parse import unquote, urlparse
 from uuid import UUID
@@ -50,7 +49,7 @@ def _side_json(side: SideRows) -> str:
             "claims": side.claims,
             "new_sessions": [vars(r) for r in side.new_sessions],
             "updated_sessions": [vars(r) for r in side.updated_sessions],
-            "scoped": [[a, u, k, json.loads(v)] for a, u, k, v in side.sorted_scoped()],
+            "scoped": side.sorted_scoped(),
         }
     ).decode()
 

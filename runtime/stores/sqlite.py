@@ -175,7 +175,7 @@ class SqliteLogRecorder(RowReads, SQLiteApplicationRecorder):
                 c.executemany(
                     "INSERT INTO chronicle_scoped_state VALUES (?, ?, ?, ?)"
                     " ON CONFLICT (app_name, user_id, key) DO UPDATE SET value = excluded.value",
-                    side.sorted_scoped(),
+                    [(a, u, k, json.dumps(v)) for a, u, k, v in side.sorted_scoped()],
                 )
         return None
 
