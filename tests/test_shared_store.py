@@ -6,6 +6,7 @@ import asyncio
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 
@@ -153,3 +154,24 @@ async def test_a_postgres_store_made_by_an_earlier_version_gets_the_current_appe
     again = await later.get_session(app_name="app", user_id="u1", session_id="old")
     assert again.state == {"k": 2} and len(again.events) == 2
     await later.close()
+
+
+async def test_a_lone_writer_keeps_to_one_warm_postgres_connection(postgres_url):
+    """Calls one after another reuse the connection returned last (its server process
+    warm), while the connections opened for a burst stay in the pool."""
+    svc = session_service_from_url(postgres_url)
+    datastore = svc.store.recorder.datastore
+
+    def backend(hold_s: float = 0.0) -> int:
+        with datastore.get_connection() as conn:
+            time.sleep(hold_s)
+            return conn.execute("SELECT pg_backend_pid() AS pid").fetchone()["pid"]
+
+    # A burst: eight calls at once make the pool hold several connections.
+    await asyncio.gather(*(svc.store.call(backend, 0.05) for _ in range(8)))
+    assert len(datastore.pool._pool) > 1
+    s = await svc.create_session(app_name="app", user_id="u")
+    for i in range(5):
+        await svc.append_event(s, Event(author="user", actions=EventActions(state_delta={"i": i})))
+    assert len({await svc.store.call(backend) for _ in range(10)}) == 1
+    await svc.close()

@@ -7,7 +7,12 @@ from urllib.parse import unquote, urlparse
 from uuid import UUID
 
 from eventsourcing.persistence import StoredEvent
-from eventsourcing.postgres import PostgresAggregateRecorder, PostgresApplicationRecorder, PostgresDatastore
+from eventsourcing.postgres import (
+    ConnectionPool,
+    PostgresAggregateRecorder,
+    PostgresApplicationRecorder,
+    PostgresDatastore,
+)
 from psycopg.rows import tuple_row
 from psycopg.sql import SQL
 from pydantic_core import to_json
@@ -85,6 +90,31 @@ BEGIN
 END
 $body$
 """
+
+
+class _WarmestFirstPool(ConnectionPool):
+    """Hands out the connection returned last, not the one idle longest.
+
+    psycopg's pool rotates through its idle connections, so a lone writer's every call
+    lands on the server process that has waited longest, its caches cold: about 120 µs
+    more per append, measured here against one connection reused. Taking the warmest
+    first also leaves the spare connections idle, where the pool's own shrinking
+    (which closes from the cold end) can retire them.
+    """
+
+    def _get_ready_connection(self, timeout: float | None) -> Any:
+        # The pool takes from the front of its deque and returns to the back: bring the
+        # back one to the front (under the pool's lock, as this is called).
+        self._pool.rotate(1)
+        return super()._get_ready_connection(timeout)
+
+
+class _Datastore(PostgresDatastore):
+    def __init__(self, **kwargs: Any):
+        super().__init__(**kwargs)
+        # The library builds its pool itself; this subclass only changes which idle
+        # connection a checkout takes.
+        self.pool.__class__ = _WarmestFirstPool
 
 
 class PostgresLogRecorder(RowReads, PostgresApplicationRecorder):
@@ -234,7 +264,7 @@ def _create_schema_once(
 
 def open_postgres_store(url: str, *, pool_size: int = 4, max_overflow: int = 16) -> Store:
     try:
-        datastore = PostgresDatastore(**parse_postgres_url(url), pool_size=pool_size, max_overflow=max_overflow)
+        datastore = _Datastore(**parse_postgres_url(url), pool_size=pool_size, max_overflow=max_overflow)
         # Open once here: the library's lazy open races when many threads start at once.
         datastore.pool.open(wait=True, timeout=10)
         recorder = PostgresLogRecorder(datastore)
