@@ -14,8 +14,8 @@ def _text(text: str, event_id: str = "") -> dict:
     return Event(id=event_id, author="user", invocation_id="e-1", content={"role": "user", "parts": [{"text": text}]}).to_json_dict()
 
 
-async def test_writers_arriving_together_each_get_their_own_outcome(sqlite_url):
-    service = session_service_from_url(sqlite_url)
+async def test_writers_arriving_together_each_get_their_own_outcome(shared_store_url):
+    service = session_service_from_url(shared_store_url)
     sessions = [await service.create_session(app_name="app", user_id=f"u{i}") for i in range(8)]
     repeated = await service.create_session(app_name="app", user_id="again")
     await service.append_event(repeated, Event(id="once", author="user", content={"parts": [{"text": "once"}]}))

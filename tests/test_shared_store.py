@@ -140,9 +140,10 @@ async def test_a_postgres_store_made_by_an_earlier_version_gets_the_current_appe
     s = await first.create_session(app_name="app", user_id="u1", session_id="old")
     await first.append_event(s, Event(author="user", actions=EventActions(state_delta={"k": 1})))
     await first.close()
-    # As an earlier release left it: tables and data, but not this release's append function.
+    # As an earlier release left it: tables and data, but not this release's append functions.
     with psycopg.connect(**parse_postgres_url(postgres_url), autocommit=True) as conn:
         conn.execute("DROP FUNCTION chronicle_append_v2(uuid[], bigint[], text[], bytea[], jsonb)")
+        conn.execute("DROP FUNCTION chronicle_append_one(uuid, bigint, text, bytea, jsonb)")
         conn.execute(  # and the catalog index it had, which every append had to update
             "CREATE INDEX chronicle_sessions_by_app ON chronicle_sessions (app_name, user_id, last_update_time)"
         )
