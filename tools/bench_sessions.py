@@ -4,8 +4,8 @@ One session, 2,000 events of ~240 characters with a 2-key state delta and a `use
 every 10th event; loads of all events and of the newest 20 at 2,000 and 20,000 events;
 the last 100 of 10,000 appends against the first 100; 16 concurrent writers and two
 writers on one session (PostgreSQL); list_sessions over 10,000 sessions. Beside SQLite's
-appends, the same rows written by bare SQL through one thread: the floor, and Chronicle's
-share of it. Each figure is the median of several runs.
+and PostgreSQL's appends, the same rows written by bare SQL through one thread: the
+floor, and Chronicle's share of it. Each figure is the median of several runs.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import sqlite3
 import time
 import uuid
 
+import psycopg
 from google.genai import types
 from pydantic_core import to_json
 
@@ -87,6 +88,39 @@ async def _bare_sqlite_rate(url: str, n: int) -> float:
         for version, event in enumerate(events, start=1):
             await threads.call(append, version, event.to_json_dict())
     threads.close()
+    connection.close()
+    return n / sw.seconds
+
+
+async def _bare_postgres_rate(url: str, n: int) -> float:
+    """PostgreSQL's floor, as ``_bare_sqlite_rate`` is SQLite's: the same JSON and SHA-256,
+    then the three rows written by one statement (so one round trip and one commit, as a
+    Chronicle append is) through one store thread on one connection."""
+    connection = psycopg.connect(url, autocommit=True)
+    suffix = uuid.uuid4().hex[:8]  # a given database may be reused
+    events, ids, catalog = (f"bare_{name}_{suffix}" for name in ("events", "ids", "catalog"))
+    connection.execute(f"CREATE TABLE {events} (log text, version bigint, state bytea, PRIMARY KEY (log, version))")
+    connection.execute(f"CREATE TABLE {ids} (log text, event_id text, version bigint, PRIMARY KEY (log, event_id))")
+    connection.execute(f"CREATE TABLE {catalog} (log text PRIMARY KEY, version bigint, updated float8, state jsonb)")
+    connection.execute(f"INSERT INTO {catalog} VALUES ('log', 0, 0, '{{}}')")
+    sql = (
+        f"WITH e AS (INSERT INTO {events} VALUES ('log', %s, %s)), i AS (INSERT INTO {ids} VALUES ('log', %s, %s))"
+        f" UPDATE {catalog} SET version = %s, updated = %s, state = %s WHERE log = 'log'"
+    )
+
+    def append(version: int, event: dict) -> None:
+        state = to_json({"event": event, "digest": hashlib.sha256(to_json(event)).hexdigest()})
+        delta = to_json(event["actions"]["state_delta"]).decode()
+        connection.execute(sql, (version, state, event["id"], version, version, event["timestamp"], delta), prepare=True)
+
+    threads = IoThreads(1)
+    events_in = [workload_event(i) for i in range(n)]
+    with Stopwatch() as sw:
+        for version, event in enumerate(events_in, start=1):
+            await threads.call(append, version, event.to_json_dict())
+    threads.close()
+    for table in (events, ids, catalog):
+        connection.execute(f"DROP TABLE {table}")
     connection.close()
     return n / sw.seconds
 
@@ -180,6 +214,8 @@ async def run_async(kinds: list[str], *, runs: int = 3, quick: bool = False, pos
                 rates.append(rate)
                 if kind == "sqlite":
                     bare.append(await _bare_sqlite_rate(stores.fresh(kind), n_short))
+                elif kind == "postgresql":
+                    bare.append(await _bare_postgres_rate(stores.fresh(kind), n_short))
                 loads.append(await _load_ms(svc, key, None))
                 loads20.append(await _load_ms(svc, key, GetSessionConfig(num_recent_events=20)))
                 await svc.close()
