@@ -16,6 +16,7 @@ import hashlib
 import sqlite3
 import time
 import uuid
+from typing import Callable
 
 import psycopg
 from google.genai import types
@@ -82,13 +83,21 @@ async def _bare_sqlite_rate(url: str, n: int) -> float:
                        (version, event["timestamp"], to_json(event["actions"]["state_delta"]).decode()))
         connection.commit()
 
+    try:
+        return await _rate_through_one_thread(append, n)
+    finally:
+        connection.close()
+
+
+async def _rate_through_one_thread(append: Callable[[int, dict], None], n: int) -> float:
+    """Appends/s of ``append(version, event JSON)`` over n workload events, each encoded
+    and then called through one store thread, as Chronicle's appends are."""
     threads = IoThreads(1)
     events = [workload_event(i) for i in range(n)]
     with Stopwatch() as sw:
         for version, event in enumerate(events, start=1):
             await threads.call(append, version, event.to_json_dict())
     threads.close()
-    connection.close()
     return n / sw.seconds
 
 
@@ -113,16 +122,12 @@ async def _bare_postgres_rate(url: str, n: int) -> float:
         delta = to_json(event["actions"]["state_delta"]).decode()
         connection.execute(sql, (version, state, event["id"], version, version, event["timestamp"], delta), prepare=True)
 
-    threads = IoThreads(1)
-    events_in = [workload_event(i) for i in range(n)]
-    with Stopwatch() as sw:
-        for version, event in enumerate(events_in, start=1):
-            await threads.call(append, version, event.to_json_dict())
-    threads.close()
-    for table in (events, ids, catalog):
-        connection.execute(f"DROP TABLE {table}")
-    connection.close()
-    return n / sw.seconds
+    try:
+        return await _rate_through_one_thread(append, n)
+    finally:
+        for table in (events, ids, catalog):
+            connection.execute(f"DROP TABLE {table}")
+        connection.close()
 
 
 async def _load_ms(svc, key: str, config: GetSessionConfig | None, runs: int = 7, warmup: int = 10) -> float:
