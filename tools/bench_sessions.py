@@ -130,6 +130,11 @@ async def _bare_postgres_rate(url: str, n: int) -> float:
         connection.close()
 
 
+def _growth(blocks: list[float], at: int) -> float:
+    """How much longer the 100 appends ending at append ``at`` took than the first 100."""
+    return blocks[at // 100 - 1] / blocks[0]
+
+
 async def _load_ms(svc, key: str, config: GetSessionConfig | None, runs: int = 7, warmup: int = 10) -> float:
     """Steady-state load time. The first calls on a new service cost more: PostgreSQL plans
     each prepared statement afresh for its first five runs on each pooled connection."""
@@ -234,9 +239,15 @@ async def run_async(kinds: list[str], *, runs: int = 3, quick: bool = False, pos
 
             _, blocks, svc, key = await _append_run(stores.fresh(kind), n_long)
             r["load20_long"] = f"{await _load_ms(svc, key, GetSessionConfig(num_recent_events=20)):.2f} ms"
-            tenth = n_long // 2 // 100  # the 100 appends ending at half the long run (10,000)
-            r["growth"] = f"{blocks[tenth - 1] / blocks[0]:.2f}x"
             await svc.close()
+            # One block of 100 appends against another is at the mercy of a single stall
+            # (a full garbage collection, the host), so the ratio is the median of three runs.
+            growths = [_growth(blocks, n_long // 2)]
+            for _ in range(2):
+                _, blocks, svc, _ = await _append_run(stores.fresh(kind), n_long // 2)
+                await svc.close()
+                growths.append(_growth(blocks, n_long // 2))
+            r["growth"] = f"{median(growths):.2f}x"
 
             r["list"] = f"{await _list_ms(stores.fresh(kind), n_list):.1f} ms"
             if kind == "postgresql":
@@ -249,7 +260,7 @@ async def run_async(kinds: list[str], *, runs: int = 3, quick: bool = False, pos
         ("load_all", f"load the {n_short:,}-event session, all events", "≤40 ms"),
         ("load20", f"load with num_recent_events=20 ({n_short:,} events)", "≤3 ms"),
         ("load20_long", f"load with num_recent_events=20 ({n_long:,} events)", "≤3 ms, flat"),
-        ("growth", f"appends {n_long // 2 - 99:,}–{n_long // 2:,} vs 1–100 (time ratio)", "≤1.5x"),
+        ("growth", f"appends {n_long // 2 - 99:,}–{n_long // 2:,} vs 1–100 (time ratio, median of 3)", "≤1.5x"),
         ("list", f"list_sessions over {n_list:,} sessions", "≤100 ms"),
         ("writers16", "16 writers on 16 sessions, together", "≥1,500/s (PG)"),
         ("two_writers", "two writers on one session", "each version once"),
