@@ -18,6 +18,8 @@ import tempfile
 from contextlib import ExitStack
 from pathlib import Path
 
+from tools.bench_common import bench_stores
+
 ROOT = Path(__file__).resolve().parent.parent
 
 _RUN = """
@@ -32,33 +34,19 @@ asyncio.run(main())
 """
 
 
-def _fresh_url(kind: str, directory: str, server, n: int) -> str:
-    if kind == "memory":
-        return "memory://"
-    if kind == "sqlite":
-        return f"sqlite:///{directory}/run{n}.db"
-    return server.create_database(f"compare{n}")
-
-
 def compare(rev: str, kind: str, measure: str, rounds: int) -> str:
     with ExitStack() as stack:
         directory = stack.enter_context(tempfile.TemporaryDirectory(prefix="chronicle-compare-"))
         tree = f"{directory}/{rev}"
         subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", tree, rev], check=True)
         stack.callback(subprocess.run, ["git", "-C", str(ROOT), "worktree", "remove", "--force", tree])
-        server = None
-        if kind == "postgresql":
-            from tools.pg_server import start_postgres
-
-            server = start_postgres()
-            stack.callback(server.stop)
+        stores = stack.enter_context(bench_stores([kind]))
         figures: dict[str, list[float]] = {rev: [], "this checkout": []}
         for n in range(rounds):
             order = [(rev, tree), ("this checkout", str(ROOT))]
             for name, path in order if n % 2 else reversed(order):
-                url = _fresh_url(kind, directory, server, len(figures[rev]) + len(figures["this checkout"]))
                 out = subprocess.run(
-                    [sys.executable, "-c", _RUN.format(url=url, measure=measure)],
+                    [sys.executable, "-c", _RUN.format(url=stores.fresh(kind), measure=measure)],
                     capture_output=True, text=True, cwd=directory, env={**os.environ, "PYTHONPATH": path},
                 )
                 if out.returncode != 0:
