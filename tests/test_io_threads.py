@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+import weakref
 
 import pytest
 
@@ -74,3 +75,19 @@ async def test_a_call_racing_close_is_served_or_refused_never_left_waiting():
         except RuntimeError as refused:
             assert "closed" in str(refused)
         await closing
+
+
+async def test_a_result_is_freed_where_its_caller_lets_go_of_it():
+    # Freeing a large result (a long session's events) takes milliseconds: it must happen
+    # when the caller drops it, not later in the next call's time or on a store thread.
+    class Result:
+        pass
+
+    threads = IoThreads(1)
+    for _ in range(20):
+        result = await threads.call(Result)
+        freed_by = []
+        weakref.finalize(result, lambda: freed_by.append(threading.current_thread()))
+        del result
+        assert freed_by == [threading.current_thread()]
+    threads.close()
