@@ -91,3 +91,38 @@ async def test_a_result_is_freed_where_its_caller_lets_go_of_it():
         del result
         assert freed_by == [threading.current_thread()]
     threads.close()
+
+
+async def test_a_lone_caller_keeps_to_one_thread_and_no_more_are_started():
+    threads = IoThreads(8, name="lone-caller")
+    ran_in = {await threads.call(threading.current_thread) for _ in range(20)}
+    assert len(ran_in) == 1
+    assert [t for t in threading.enumerate() if t.name.startswith("lone-caller")] == list(ran_in)
+    threads.close()
+
+
+async def test_calls_run_side_by_side_up_to_the_thread_count_then_wait_their_turn():
+    threads = IoThreads(3, name="side-by-side")
+    together = threading.Barrier(3, timeout=5)  # breaks unless three calls run at once
+
+    def meet() -> str:
+        together.wait()
+        return threading.current_thread().name
+
+    met = asyncio.gather(*(threads.call(meet) for _ in range(3)))
+    later = asyncio.gather(*(threads.call(lambda i=i: i * i) for i in range(10)))
+    assert len(set(await met)) == 3
+    assert await later == [i * i for i in range(10)]
+    assert len([t for t in threading.enumerate() if t.name.startswith("side-by-side")]) == 3
+    threads.close()
+
+
+async def test_the_thread_that_went_idle_last_takes_the_next_call():
+    threads = IoThreads(3)
+    together = threading.Barrier(3, timeout=5)
+    names = await asyncio.gather(*(threads.call(lambda: (together.wait(), threading.current_thread().name)[1]) for _ in range(3)))
+    assert len(set(names)) == 3
+    for _ in range(10):
+        last = await threads.call(lambda: threading.current_thread().name)
+        assert await threads.call(lambda: threading.current_thread().name) == last
+    threads.close()
