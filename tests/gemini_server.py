@@ -24,7 +24,6 @@ import json
 import threading
 import time
 from dataclasses import dataclass, field
-from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Iterator, Optional, Union
 from urllib.parse import parse_qs, unquote, urlsplit

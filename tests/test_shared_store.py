@@ -57,7 +57,7 @@ async def test_a_windowed_read_catches_up_with_another_instances_writes(shared_s
 
 async def test_another_process_sees_writes_when_append_returns(shared_store_url):
     svc = session_service_from_url(shared_store_url)
-    s = await svc.create_session(app_name="app", user_id="u1", session_id="s1")
+    await svc.create_session(app_name="app", user_id="u1", session_id="s1")
     child = textwrap.dedent(
         f"""
         import asyncio, sys
