@@ -107,6 +107,16 @@ def test_bench_is_wired_to_every_benchmark():
     assert cli("bench", "nope", expect=2).returncode == 2
 
 
+def test_bench_adk_without_google_adk_says_how_to_install_it(tmp_path):
+    # A google.adk that cannot be imported, whether or not the real one is installed.
+    (tmp_path / "google" / "adk").mkdir(parents=True)
+    (tmp_path / "google" / "adk" / "__init__.py").write_text("raise ImportError('no google-adk here')\n")
+    done = cli("bench", "adk", "--stores", "memory", "--quick", expect=1,
+               env={"PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}"})
+    assert "google-adk is not installed" in done.stderr
+    assert "pip install -e '.[adk]'" in done.stderr and "Traceback" not in done.stderr
+
+
 def run_on_terminal(*args: str, store: str) -> tuple[str, str]:
     """Runs the command with stdout and stderr on pseudo-terminals, as a person at a terminal would."""
     out_master, out_slave = pty.openpty()

@@ -32,15 +32,16 @@ TEXT = ("The quick brown fox jumps over the lazy dog while the agent keeps its l
 KINDS = ["memory", "sqlite", "postgresql"]
 
 
-def workload_event(i: int) -> Event:
+def workload_event(i: int, event_class: type = Event, actions_class: type = EventActions):
+    """The i-th event of the workload; ``bench adk`` builds the same events from ADK's classes."""
     delta = {"turn": i, "last_author": "model" if i % 2 else "user"}
     if i % 10 == 0:
         delta["user:turns_seen"] = i
-    return Event(
+    return event_class(
         author="model" if i % 2 else "user",
         invocation_id=f"e-{i // 2}",
         content=types.Content(role="model" if i % 2 else "user", parts=[types.Part(text=TEXT)]),
-        actions=EventActions(state_delta=delta),
+        actions=actions_class(state_delta=delta),
     )
 
 

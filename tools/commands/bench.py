@@ -16,6 +16,7 @@ WHAT = {
     "artifacts": "artifact saves and loads, memory search",
     "projections": "rebuild rates, state_at latency, worker lag",
     "rewind": "rewinding and forking long sessions",
+    "adk": "the sessions workload on google-adk's own services beside Chronicle's, as ratios",
 }
 
 
@@ -65,6 +66,8 @@ def run(args: argparse.Namespace, out: Output) -> int:
         table = module.run(kinds, runs=args.runs, quick=args.quick, postgres_url=args.postgres)
     except (ValueError, KeyError) as e:  # an unknown store kind, said by the benchmark
         raise CliError(f"bench {args.what}: {e}") from None
+    except ImportError as e:  # bench adk without google-adk: the message says how to install it
+        raise CliError(str(e)) from None
     if out.json_mode:  # the benchmark printed its table as it went; scripts get it as a string too
         out.json({"benchmark": args.what, "table": table})
     return 0
