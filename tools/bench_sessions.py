@@ -23,7 +23,9 @@ from google.genai import types
 from pydantic_core import to_json
 
 from domain import Event, EventActions, StaleSessionError
+from domain.log import session_log_id
 from runtime.sessions import GetSessionConfig, session_service_from_url
+from runtime.sessions.service import decode_events
 from runtime.stores.io_threads import IoThreads
 from runtime.stores.sqlite import sqlite_path
 from tools.bench_common import Stopwatch, bench_stores, median, print_table
@@ -152,6 +154,20 @@ async def _load_ms(svc, key: str, config: GetSessionConfig | None, runs: int = 7
     return median(times)
 
 
+def _decode_ms(svc, key: str, runs: int = 7) -> float:
+    """The floor under a full load: the same rows, read once beforehand, turned into events
+    by the service's own decoder (garbage-collector pass included), on the calling thread."""
+    app, session_id = key.split("\x00")
+    rows = svc._recorder.select_rows(session_log_id(app, "u", session_id))
+    times = []
+    for _ in range(runs):
+        with Stopwatch() as sw:
+            events = decode_events(rows, [])
+        times.append(sw.seconds * 1000)
+        del events
+    return median(times)
+
+
 async def _concurrent_writers(url: str, writers: int = 16, per_writer: int = 200) -> float:
     svc = session_service_from_url(url)
     app = f"bench_{uuid.uuid4().hex[:8]}"
@@ -218,7 +234,7 @@ async def run_async(kinds: list[str], *, runs: int = 3, quick: bool = False, pos
     with bench_stores(kinds, postgres_url) as stores:
         for kind in kinds:
             r = results[kind]
-            rates, loads, loads20, bare = [], [], [], []
+            rates, loads, loads20, bare, decodes = [], [], [], [], []
             for _ in range(runs):
                 gc.collect()  # the earlier runs' garbage is not this run's cost
                 rate, _, svc, key = await _append_run(stores.fresh(kind), n_short)
@@ -228,6 +244,7 @@ async def run_async(kinds: list[str], *, runs: int = 3, quick: bool = False, pos
                 elif kind == "postgresql":
                     bare.append(await _bare_postgres_rate(stores.fresh(kind), n_short))
                 loads.append(await _load_ms(svc, key, None))
+                decodes.append(_decode_ms(svc, key))
                 loads20.append(await _load_ms(svc, key, GetSessionConfig(num_recent_events=20)))
                 await svc.close()
                 del svc
@@ -236,6 +253,8 @@ async def run_async(kinds: list[str], *, runs: int = 3, quick: bool = False, pos
                 ratio = median([ours / floor for ours, floor in zip(rates, bare)])
                 r["bare"] = f"{median(bare):,.0f}/s (Chronicle at {ratio:.0%})"
             r["load_all"] = f"{median(loads):.1f} ms"
+            share = median([floor / ours for ours, floor in zip(loads, decodes)])
+            r["decode"] = f"{median(decodes):.1f} ms (Chronicle at {share:.0%})"
             r["load20"] = f"{median(loads20):.2f} ms"
 
             _, blocks, svc, key = await _append_run(stores.fresh(kind), n_long)
@@ -259,6 +278,7 @@ async def run_async(kinds: list[str], *, runs: int = 3, quick: bool = False, pos
         ("appends", f"durable appends, one writer ({n_short:,} events)", "≥20,000/s mem · ≥2,000 SQLite · ≥1,000 PG"),
         ("bare", "the same rows, bare SQL through one thread (floor)", "–"),
         ("load_all", f"load the {n_short:,}-event session, all events", "≤40 ms"),
+        ("decode", "decoding the same rows alone, read beforehand (floor)", "–"),
         ("load20", f"load with num_recent_events=20 ({n_short:,} events)", "≤3 ms"),
         ("load20_long", f"load with num_recent_events=20 ({n_long:,} events)", "≤3 ms, flat"),
         ("growth", f"appends {n_long // 2 - 99:,}–{n_long // 2:,} vs 1–100 (time ratio, median of 3)", "≤1.5x"),

@@ -62,6 +62,17 @@ def parse_recorded_state(state: bytes) -> Event:
     return _StoredRecorded.model_validate_json(state).event
 
 
+def decode_events(rows: Sequence[tuple[int, str, bytes]], hidden: list[tuple[int, int]]) -> list[Event]:
+    """The ADK events of a log's (version, topic, state) rows, skipping rewound ones: all of a
+    full load's work once the rows are read."""
+    with gc_paused():
+        return [
+            parse_recorded_state(state)
+            for at, topic, state in rows
+            if topic in RECORDED_TOPICS and not is_hidden(at, hidden)
+        ]
+
+
 def _copy_state(state: dict[str, Any]) -> dict[str, Any]:
     # Callers may mutate what they get; the cached log must not change with it.
     return {k: copy.deepcopy(v) if isinstance(v, (dict, list)) else v for k, v in state.items()}
@@ -485,12 +496,7 @@ class LogSessionService(BaseSessionService):
             return row.topic in RECORDED_TOPICS and not is_hidden(row.originator_version, hidden)
 
         if not limit and after is None:
-            with gc_paused():
-                return [
-                    parse_recorded_state(state)
-                    for at, topic, state in self._recorder.select_rows(log_id, lte=version)
-                    if topic in RECORDED_TOPICS and not is_hidden(at, hidden)
-                ]
+            return decode_events(self._recorder.select_rows(log_id, lte=version), hidden)
         # Newest first, a page at a time, until enough or older than after_timestamp.
         newest_first: list[Event] = []
         upper = version
