@@ -40,25 +40,35 @@ INSTALL = (
 )
 
 
-def _adk() -> Any:
+# How a side of the comparison makes a service (kind, url), the i-th event, and a newest-20 config.
+Side = tuple[Callable[[str, str], Any], Callable[[int], Any], Callable[[], Any]]
+
+
+def _adk_side() -> Side:
     try:
-        import google.adk.events as events
-        import google.adk.sessions as sessions
+        from google.adk.events import Event, EventActions
+        from google.adk.sessions import DatabaseSessionService, InMemorySessionService
         from google.adk.sessions.base_session_service import GetSessionConfig as AdkConfig
         from google.adk.sessions.sqlite_session_service import SqliteSessionService
     except ImportError as e:
         raise ImportError(INSTALL) from e
-    return events, sessions, AdkConfig, SqliteSessionService
+
+    def service(kind: str, url: str) -> Any:
+        if kind == "memory":
+            return InMemorySessionService()
+        if kind == "sqlite":
+            return SqliteSessionService(url.removeprefix("sqlite:///"))
+        # SQLAlchemy's async engine, on the same psycopg 3 driver Chronicle uses.
+        return DatabaseSessionService(url.replace("postgresql://", "postgresql+psycopg://", 1))
+
+    return service, lambda i: workload_event(i, Event, EventActions), lambda: AdkConfig(num_recent_events=20)
 
 
-def _adk_service(kind: str, url: str) -> Any:
-    _, sessions, _, SqliteSessionService = _adk()
-    if kind == "memory":
-        return sessions.InMemorySessionService()
-    if kind == "sqlite":
-        return SqliteSessionService(url.removeprefix("sqlite:///"))
-    # SQLAlchemy's async engine, on the same psycopg 3 driver Chronicle uses.
-    return sessions.DatabaseSessionService(url.replace("postgresql://", "postgresql+psycopg://", 1))
+CHRONICLE_SIDE: Side = (
+    lambda kind, url: session_service_from_url(url),
+    workload_event,
+    lambda: GetSessionConfig(num_recent_events=20),
+)
 
 
 async def _measure(svc: Any, make_event: Callable[[int], Any], config: Callable[[], Any], n: int) -> dict[str, float]:
@@ -88,23 +98,8 @@ async def _close(svc: Any) -> None:
 
 
 async def run_async(kinds: list[str], *, runs: int = 3, quick: bool = False, postgres_url: str | None = None) -> str:
-    events_module, _, AdkConfig, _ = _adk()
-    unknown = [k for k in kinds if k not in KINDS]
-    if unknown:
-        raise ValueError(f"unknown store kind(s) {', '.join(unknown)}; choose from {', '.join(KINDS)}")
     n = 300 if quick else 2000
-    sides: dict[str, tuple[Callable[[str, str], Any], Callable[[int], Any], Callable[[], Any]]] = {
-        "adk": (
-            _adk_service,
-            lambda i: workload_event(i, events_module.Event, events_module.EventActions),
-            lambda: AdkConfig(num_recent_events=20),
-        ),
-        "chronicle": (
-            lambda kind, url: session_service_from_url(url),
-            workload_event,
-            lambda: GetSessionConfig(num_recent_events=20),
-        ),
-    }
+    sides = {"adk": _adk_side(), "chronicle": CHRONICLE_SIDE}
     figures: dict[tuple[str, str], list[dict[str, float]]] = {}
     with warnings.catch_warnings(), bench_stores(kinds, postgres_url) as stores:
         warnings.simplefilter("ignore")  # ADK's notices about experimental features
