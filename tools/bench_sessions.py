@@ -47,19 +47,26 @@ def workload_event(i: int, event_class: type = Event, actions_class: type = Even
     )
 
 
-async def _append_run(url: str, n: int) -> tuple[float, list[float], object, str]:
-    """Appends n events to one new session; returns appends/s and per-100 block times."""
+async def _append_run(
+    url: str, n: int, latencies: list[float] | None = None
+) -> tuple[float, list[float], object, str]:
+    """Appends n events to one new session; returns appends/s and per-100 block times, and
+    puts each append's seconds in ``latencies`` when given. (tools/bench_compare.py runs
+    this function on older commits too, so its signature only grows.)"""
     svc = session_service_from_url(url)
     app = f"bench_{uuid.uuid4().hex[:8]}"
     session = await svc.create_session(app_name=app, user_id="u")
     events = [workload_event(i) for i in range(n)]
+    each = latencies if latencies is not None else []
     blocks: list[float] = []
     start = time.perf_counter()
     for b in range(0, n, 100):
-        t = time.perf_counter()
+        block_start = time.perf_counter()
         for event in events[b : b + 100]:
+            t = time.perf_counter()
             await svc.append_event(session, event)
-        blocks.append(time.perf_counter() - t)
+            each.append(time.perf_counter() - t)
+        blocks.append(time.perf_counter() - block_start)
     rate = n / (time.perf_counter() - start)
     return rate, blocks, svc, app + "\x00" + session.id
 
@@ -234,11 +241,15 @@ async def run_async(kinds: list[str], *, runs: int = 3, quick: bool = False, pos
     with bench_stores(kinds, postgres_url) as stores:
         for kind in kinds:
             r = results[kind]
-            rates, loads, loads20, bare, decodes = [], [], [], [], []
+            rates, loads, loads20, bare, decodes, latency_p50, latency_p99 = [], [], [], [], [], [], []
             for _ in range(runs):
                 gc.collect()  # the earlier runs' garbage is not this run's cost
-                rate, _, svc, key = await _append_run(stores.fresh(kind), n_short)
+                each: list[float] = []
+                rate, _, svc, key = await _append_run(stores.fresh(kind), n_short, each)
                 rates.append(rate)
+                each.sort()
+                latency_p50.append(each[len(each) // 2] * 1e6)
+                latency_p99.append(each[len(each) * 99 // 100] * 1e6)
                 if kind == "sqlite":
                     bare.append(await _bare_sqlite_rate(stores.fresh(kind), n_short))
                 elif kind == "postgresql":
@@ -249,6 +260,7 @@ async def run_async(kinds: list[str], *, runs: int = 3, quick: bool = False, pos
                 await svc.close()
                 del svc
             r["appends"] = f"{median(rates):,.0f}/s"
+            r["latency"] = f"{median(latency_p50):,.0f} · {median(latency_p99):,.0f} µs"
             if bare:
                 ratio = median([ours / floor for ours, floor in zip(rates, bare)])
                 r["bare"] = f"{median(bare):,.0f}/s (Chronicle at {ratio:.0%})"
@@ -276,6 +288,7 @@ async def run_async(kinds: list[str], *, runs: int = 3, quick: bool = False, pos
                 r["two_writers"] = f"{stored} stored once each, {stale} stale refused"
     rows_spec = [
         ("appends", f"durable appends, one writer ({n_short:,} events)", "≥20,000/s mem · ≥2,000 SQLite · ≥1,000 PG"),
+        ("latency", "one append's time, median · 99th percentile", "–"),
         ("bare", "the same rows, bare SQL through one thread (floor)", "–"),
         ("load_all", f"load the {n_short:,}-event session, all events", "≤40 ms"),
         ("decode", "decoding the same rows alone, read beforehand (floor)", "–"),
