@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 from runtime.sessions import GetSessionConfig, session_service_from_url
 from tools.bench_common import Stopwatch, bench_stores, median, print_table
-from tools.bench_sessions import _load_ms, workload_event
+from tools.bench_sessions import _load_ms, timed_appends, workload_event
 
 KINDS = ["memory", "sqlite", "postgresql"]
 
@@ -78,8 +78,7 @@ async def _measure(svc: Any, make_event: Callable[[int], Any], config: Callable[
     events = [make_event(i) for i in range(n)]
     gc.collect()  # the previous run's garbage is not this run's cost
     with Stopwatch() as sw:
-        for event in events:
-            await svc.append_event(session, event)
+        await timed_appends(svc, session, events)
     key = app + "\x00" + session.id
     loaded = await svc.get_session(app_name=app, user_id="u", session_id=session.id)
     assert len(loaded.events) == n, "an append was lost"

@@ -47,6 +47,16 @@ def workload_event(i: int, event_class: type = Event, actions_class: type = Even
     )
 
 
+async def timed_appends(svc, session, events: list) -> list[float]:
+    """Appends the events in turn; returns each append's seconds."""
+    each = []
+    for event in events:
+        t = time.perf_counter()
+        await svc.append_event(session, event)
+        each.append(time.perf_counter() - t)
+    return each
+
+
 async def _append_run(
     url: str, n: int, latencies: list[float] | None = None
 ) -> tuple[float, list[float], object, str]:
@@ -57,17 +67,12 @@ async def _append_run(
     app = f"bench_{uuid.uuid4().hex[:8]}"
     session = await svc.create_session(app_name=app, user_id="u")
     events = [workload_event(i) for i in range(n)]
-    each = latencies if latencies is not None else []
-    blocks: list[float] = []
     start = time.perf_counter()
-    for b in range(0, n, 100):
-        block_start = time.perf_counter()
-        for event in events[b : b + 100]:
-            t = time.perf_counter()
-            await svc.append_event(session, event)
-            each.append(time.perf_counter() - t)
-        blocks.append(time.perf_counter() - block_start)
+    each = await timed_appends(svc, session, events)
     rate = n / (time.perf_counter() - start)
+    if latencies is not None:
+        latencies.extend(each)
+    blocks = [sum(each[b : b + 100]) for b in range(0, n, 100)]
     return rate, blocks, svc, app + "\x00" + session.id
 
 
