@@ -1,0 +1,160 @@
+"""Runs one parity app in this interpreter and prints its transcript as JSON.
+
+    python -m tools.parity.transcript APP --side adk         # as written, on google-adk
+    python -m tools.parity.transcript APP --side chronicle   # `google.adk` rewritten to `runtime`
+
+On Chronicle's side the app's source is rewritten as a porting user would rewrite it: every
+`google.adk` becomes `runtime`, nothing else. The transcript keeps what a user relies on and
+leaves out what is random by design (ids, timestamps): per event its author, invocation (as an
+ordinal), texts, calls, responses, state delta, artifact keys, transfer, escalation, error and
+whether it waits for the client; the state at the end; and what the model was shown each time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import importlib.abc
+import importlib.util
+import json
+import re
+import sys
+from typing import Any
+
+APPS_PACKAGE = "tools.parity.apps"
+REWRITE = re.compile(r"\bgoogle\.adk\b")
+USER, SESSION = "parity_user", "parity_session"
+
+
+class RewritingFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Loads the apps' modules with `google.adk` rewritten to `runtime` in their source."""
+
+    def find_spec(self, fullname, path, target=None):
+        if not fullname.startswith(APPS_PACKAGE + "."):
+            return None
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(fullname, path, target)
+            if spec is not None and spec.origin and spec.origin.endswith(".py"):
+                return importlib.util.spec_from_file_location(fullname, spec.origin, loader=self)
+        return None
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        with open(module.__spec__.origin, encoding="utf-8") as f:
+            source = REWRITE.sub("runtime", f.read())
+        exec(compile(source, module.__spec__.origin, "exec"), module.__dict__)
+
+
+def _part(part: Any) -> Any:
+    if part.function_call is not None:
+        return {"call": part.function_call.name, "args": dict(part.function_call.args or {})}
+    if part.function_response is not None:
+        return {"response": part.function_response.name, "result": _plain(part.function_response.response)}
+    if part.text is not None and not part.thought:
+        return {"text": part.text}
+    return None
+
+
+def _plain(value: Any) -> Any:
+    """JSON-ready, with pydantic models dumped the way ADK's clients see them."""
+    return json.loads(json.dumps(value, default=lambda v: v.model_dump(mode="json", exclude_none=True, by_alias=True)))
+
+
+def _contents(contents: list) -> list:
+    return [{"role": c.role, "parts": [p for p in map(_part, c.parts or []) if p is not None]} for c in contents]
+
+
+def _event(event: Any, invocations: dict[str, int]) -> dict[str, Any]:
+    number = invocations.setdefault(event.invocation_id, len(invocations) + 1)
+    actions = event.actions
+    row: dict[str, Any] = {"author": event.author, "invocation": number}
+    if event.content is not None:
+        row["parts"] = [p for p in map(_part, event.content.parts or []) if p is not None]
+    if actions.state_delta:
+        row["state_delta"] = _plain(dict(actions.state_delta))
+    if actions.artifact_delta:
+        row["artifacts"] = sorted(actions.artifact_delta)
+    if actions.transfer_to_agent:
+        row["transfer_to_agent"] = actions.transfer_to_agent
+    if actions.escalate:
+        row["escalate"] = True
+    if event.long_running_tool_ids:
+        row["waits_for_client"] = True
+    if getattr(event, "error_code", None):
+        row["error"] = event.error_code
+    return row
+
+
+def _answer(turn: dict[str, Any], events: list, types: Any) -> Any:
+    """The user's message that answers the pending confirmation or long-running call."""
+    answered = {p.function_response.id for e in events for p in (e.content.parts if e.content else []) or []
+                if p.function_response is not None}
+    for event in reversed(events):
+        for call in event.get_function_calls():
+            if call.id in answered or call.id not in (event.long_running_tool_ids or set()):
+                continue
+            if "confirm" in turn and call.name == "adk_request_confirmation":
+                response = {"confirmed": turn["confirm"]}
+            elif "respond" in turn and call.name != "adk_request_confirmation":
+                response = turn["respond"]
+            else:
+                continue
+            part = types.Part(function_response=types.FunctionResponse(id=call.id, name=call.name, response=response))
+            return types.Content(role="user", parts=[part])
+    raise LookupError(f"no pending call to answer with {turn}")
+
+
+async def transcript(app_name: str, prefix: str) -> dict[str, Any]:
+    from google.genai import types
+
+    module = importlib.import_module(f"{APPS_PACKAGE}.{app_name}")
+    seen = importlib.import_module(f"{APPS_PACKAGE}.rule_model").SEEN
+    runners = importlib.import_module(f"{prefix}.runners")
+    if hasattr(module, "app"):
+        runner = runners.InMemoryRunner(app=module.app)
+    else:
+        runner = runners.InMemoryRunner(agent=module.root_agent, app_name="parity")
+    service = runner.session_service
+    await service.create_session(
+        app_name=runner.app_name, user_id=USER, session_id=SESSION, state=dict(getattr(module, "INITIAL_STATE", {}))
+    )
+    invocations: dict[str, int] = {}
+    events: list = []
+    rows: list = []
+    for turn in module.TURNS:
+        if isinstance(turn, str):
+            message = types.Content(role="user", parts=[types.Part(text=turn)])
+        else:
+            message = _answer(turn, events, types)
+        async for event in runner.run_async(user_id=USER, session_id=SESSION, new_message=message):
+            if event.partial:
+                continue
+            events.append(event)
+            rows.append(_event(event, invocations))
+    session = await service.get_session(app_name=runner.app_name, user_id=USER, session_id=SESSION)
+    return {
+        "events": rows,
+        "state": _plain({k: session.state[k] for k in sorted(session.state)}),
+        "model_saw": [_contents(contents) for contents in seen],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("app")
+    parser.add_argument("--side", choices=["adk", "chronicle"], required=True)
+    args = parser.parse_args(argv)
+    if args.side == "chronicle":
+        sys.meta_path.insert(0, RewritingFinder())
+    prefix = "google.adk" if args.side == "adk" else "runtime"
+    print(json.dumps(asyncio.run(transcript(args.app, prefix)), indent=1, sort_keys=True))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
