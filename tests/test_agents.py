@@ -25,6 +25,7 @@ from runtime import (
     SequentialAgent,
     ToolContext,
 )
+from projections.llm_context import OTHER_AGENT_PREAMBLE, quote_untrusted
 from tests.rt_helpers import content_texts, new_runner, send, stored, texts
 
 
@@ -168,7 +169,9 @@ async def test_other_agents_turns_are_reframed_as_context():
     events = await send(runner, "write something")
     assert texts(events) == ["A draft.", "Looks good."]
     contents = reviewer_model.requests[0].contents
-    assert content_texts(contents) == ["user:write something", "user:For context:", "user:[writer] said: A draft."]
+    assert content_texts(contents) == [
+        "user:write something", f"user:{OTHER_AGENT_PREAMBLE}", f"user:[writer] said:\n{quote_untrusted('A draft.')}"
+    ]
     assert reviewer_model.requests[0].config.system_instruction.startswith("Review: A draft.")
 
 

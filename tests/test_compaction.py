@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from domain import Event, EventActions
 from domain.events import EventCompaction
-from projections.llm_context import SUMMARY_PREFIX, LlmContextTracker, fold_all, request_contents
+from projections.llm_context import OTHER_AGENT_PREAMBLE, SUMMARY_PREFIX, quote_untrusted, LlmContextTracker, fold_all, request_contents
 from runtime import (
     App,
     GetSessionConfig,
@@ -62,7 +62,7 @@ def test_the_summary_replaces_exactly_the_covered_events():
     three = [text_event("user", "q3", inv="i3"), text_event("b", "b3", inv="i3")]
     c = compaction(one + two[:2] + two[2:], "S12", "ic")
     events = one + two + three + [c]
-    assert contents(events) == [f"user:{SUMMARY_PREFIX}", "user:S12", "user:q3", "user:For context:", "user:[b] said: b3"]
+    assert contents(events) == [f"user:{SUMMARY_PREFIX}", "user:S12", "user:q3", f"user:{OTHER_AGENT_PREAMBLE}", f"user:[b] said:\n{quote_untrusted('b3')}"]
     # the view keeps folding after it
     tracker = LlmContextTracker()
     tracker.contents(events[:-1], agent_name="a", branch=None)

@@ -20,6 +20,7 @@ import tools.parity.apps as apps_package
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEFAULT_ADK_PYTHON = os.path.join(".venv-adk", "bin", "python")
+FAILED = "failed: "  # how a side that did not finish reads, so two failures never count as the same
 
 
 @dataclass
@@ -42,13 +43,13 @@ def transcript(python: str, app: str, side: str) -> str:
     )
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["(no output)"])[-1]
-        return f"failed: {last}\n"
+        return f"{FAILED}{last}\n"
     return done.stdout
 
 
 def compare(app: str, adk_python: str, *, context: int = 3, limit: int = 60) -> Outcome:
     adk, chronicle = transcript(adk_python, app, "adk"), transcript(sys.executable, app, "chronicle")
-    if adk == chronicle:
+    if adk == chronicle and not adk.startswith(FAILED):
         return Outcome(app, True, "")
     lines = difflib.unified_diff(
         adk.splitlines(), chronicle.splitlines(), "google-adk 2.13", "chronicle", n=context, lineterm=""

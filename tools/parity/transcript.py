@@ -92,8 +92,7 @@ def _event(event: Any, invocations: dict[str, int]) -> dict[str, Any]:
 
 def _answer(turn: dict[str, Any], events: list, types: Any) -> Any:
     """The user's message that answers the pending confirmation or long-running call."""
-    answered = {p.function_response.id for e in events for p in (e.content.parts if e.content else []) or []
-                if p.function_response is not None}
+    answered = {r.id for e in events if e.author == "user" for r in e.get_function_responses()}
     for event in reversed(events):
         for call in event.get_function_calls():
             if call.id in answered or call.id not in (event.long_running_tool_ids or set()):
