@@ -20,7 +20,7 @@ import warnings
 from typing import Any, Callable
 
 from runtime.sessions import GetSessionConfig, session_service_from_url
-from tools.bench_common import Stopwatch, bench_stores, median, print_table
+from tools.bench_common import Stopwatch, Table, bench_stores, median
 from tools.bench_sessions import _load_ms, timed_appends, workload_event
 
 KINDS = ["memory", "sqlite", "postgresql"]
@@ -96,7 +96,7 @@ async def _close(svc: Any) -> None:
         await close()
 
 
-async def run_async(kinds: list[str], *, runs: int = 3, quick: bool = False, postgres_url: str | None = None) -> str:
+async def run_async(kinds: list[str], *, runs: int = 3, quick: bool = False, postgres_url: str | None = None) -> Table:
     n = 300 if quick else 2000
     sides = {"adk": _adk_side(), "chronicle": CHRONICLE_SIDE}
     figures: dict[tuple[str, str], list[dict[str, float]]] = {}
@@ -112,7 +112,7 @@ async def run_async(kinds: list[str], *, runs: int = 3, quick: bool = False, pos
                         figures.setdefault((kind, side), []).append(await _measure(svc, make_event, config, n))
                     finally:
                         await _close(svc)
-    return print_table(
+    return Table(
         f"chronicle bench adk: google-adk's session services and Chronicle's, side by side ({n:,} events; "
         f"median of {runs} interleaved runs)",
         ["store", "measure", "ADK here", "Chronicle here", "Chronicle / ADK", "target / ADK in issue 2"],
@@ -139,5 +139,5 @@ def _rows(kind: str, adk: list[dict[str, float]], ours: list[dict[str, float]]) 
     ]
 
 
-def run(kinds: list[str] | None = None, **kwargs: Any) -> str:
+def run(kinds: list[str] | None = None, **kwargs: Any) -> Table:
     return asyncio.run(run_async(kinds or KINDS, **kwargs))

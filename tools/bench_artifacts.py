@@ -24,7 +24,7 @@ from google.genai import types
 from domain import Event, Session
 from runtime.artifacts import artifact_service_from_url
 from runtime.memory import memory_service_from_url
-from tools.bench_common import Stopwatch, bench_stores, median, print_table
+from tools.bench_common import Stopwatch, Table, bench_stores, median
 
 KINDS = ["memory", "sqlite", "file", "postgresql"]
 MIB = 1 << 20
@@ -133,7 +133,7 @@ async def _memory_run(url: str, total: int, per_session: int, queries: int) -> t
 
 async def run_async(
     kinds: list[str], *, runs: int = 3, quick: bool = False, postgres_url: str | None = None
-) -> str:
+) -> Table:
     n_artifacts = 16 if quick else 64
     total, per_session, queries = (10_000, 1_000, 50) if quick else (100_000, 1_000, 200)
     results: dict[str, dict[str, str]] = {k: {} for k in kinds}
@@ -180,14 +180,14 @@ async def run_async(
     ]
     headers = ["measure", *kinds, "target"]
     rows = [[label, *(results[k].get(key, "–") for k in kinds), target] for key, label, target in rows_spec]
-    return print_table(f"chronicle bench artifacts (median of {runs} runs)", headers, rows)
+    return Table(f"chronicle bench artifacts (median of {runs} runs)", headers, rows)
 
 
-def run(kinds: list[str] | None = None, *, runs: int = 3, quick: bool = False, postgres_url: str | None = None) -> str:
-    """Runs the benchmark on the given stores (memory, sqlite, file, postgresql); prints and
+def run(kinds: list[str] | None = None, *, runs: int = 3, quick: bool = False, postgres_url: str | None = None) -> Table:
+    """Runs the benchmark on the given stores (memory, sqlite, file, postgresql);
     returns the table."""
     return asyncio.run(run_async(kinds or KINDS, runs=runs, quick=quick, postgres_url=postgres_url))
 
 
 if __name__ == "__main__":
-    run(quick=True)
+    print(run(quick=True).text())

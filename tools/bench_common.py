@@ -1,4 +1,4 @@
-"""Shared pieces of the benchmarks: stores to run on, medians, and a plain table."""
+"""Shared pieces of the benchmarks: stores to run on, medians, and the table of results."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import contextlib
 import statistics
 import tempfile
 import time
+from dataclasses import dataclass
 from typing import Iterator
 
 from tools.pg_server import PgServer, start_postgres
@@ -54,11 +55,24 @@ class StoreFactory:
         return self.postgres_url  # a given database is reused: bench ids are unique per run
 
 
-def print_table(title: str, headers: list[str], rows: list[list[str]]) -> str:
-    widths = [max(len(str(r[i])) for r in [headers, *rows]) for i in range(len(headers))]
-    line = lambda cells: "| " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths)) + " |"  # noqa: E731
-    out = [f"{title}", line(headers), "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
-    out += [line(r) for r in rows]
-    text = "\n".join(out)
-    print(text)
-    return text
+@dataclass(frozen=True)
+class Table:
+    """A benchmark's figures: a title, column headers and rows of preformatted cells. The one
+    place a bench's result is rendered, as aligned text for a terminal or as markdown for docs."""
+
+    title: str
+    headers: list[str]
+    rows: list[list[str]]
+
+    def text(self) -> str:
+        widths = [max(len(str(r[i])) for r in [self.headers, *self.rows]) for i in range(len(self.headers))]
+        line = lambda cells: "| " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths)) + " |"  # noqa: E731
+        out = [self.title, line(self.headers), "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
+        return "\n".join(out + [line(r) for r in self.rows])
+
+    def markdown(self) -> str:
+        """The title in bold, a blank line, then a GitHub-flavoured table (cells' pipes escaped)."""
+        cell = lambda c: str(c).replace("|", "\\|")  # noqa: E731
+        line = lambda cells: "| " + " | ".join(cell(c) for c in cells) + " |"  # noqa: E731
+        out = [f"**{self.title}**", "", line(self.headers), "|" + "|".join("---" for _ in self.headers) + "|"]
+        return "\n".join(out + [line(r) for r in self.rows])

@@ -30,7 +30,7 @@ import uuid
 from typing import Any
 
 from domain.log import SessionLog
-from tools.bench_common import Stopwatch, bench_stores, median, print_table
+from tools.bench_common import Stopwatch, Table, bench_stores, median
 
 KINDS = ["memory", "sqlite", "postgresql"]
 TEXT = ("The quick brown fox jumps over the lazy dog while the agent keeps its log. " * 4)[:240]
@@ -417,7 +417,7 @@ def _renamed(projection: Any, name: str) -> Any:
 # -- the table ----------------------------------------------------------------------------
 
 
-def run(kinds: list[str] | None = None, *, runs: int = 3, quick: bool = False, postgres_url: str | None = None) -> str:
+def run(kinds: list[str] | None = None, *, runs: int = 3, quick: bool = False, postgres_url: str | None = None) -> Table:
     kinds = kinds or KINDS
     n_rebuild, n_state, per_writer = (20_000, 2_000, 100) if quick else (100_000, 10_000, 400)
     results: dict[str, dict[str, str]] = {k: {} for k in kinds}
@@ -452,8 +452,8 @@ def run(kinds: list[str] | None = None, *, runs: int = 3, quick: bool = False, p
     rows = [[label, *(results[k].get(key, "–") for k in kinds), target] for key, label, target in rows_spec]
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     title = f"chronicle bench projections (median of {runs} runs; load average {load:.1f} on {os.cpu_count()} CPUs)"
-    return print_table(title, headers, rows)
+    return Table(title, headers, rows)
 
 
 if __name__ == "__main__":
-    run(quick="--quick" in sys.argv)
+    print(run(quick="--quick" in sys.argv).text())

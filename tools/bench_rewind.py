@@ -32,7 +32,7 @@ from runtime.artifacts import LogArtifactService
 from runtime.models import ScriptedLlm
 from runtime.runner import Runner
 from runtime.sessions import session_service_from_url
-from tools.bench_common import bench_stores, median, print_table
+from tools.bench_common import Table, bench_stores, median
 
 KINDS = ["memory", "sqlite", "postgresql"]
 APP = "bench_rewind"
@@ -121,8 +121,8 @@ async def _measure(url: str, sizes: tuple[int, ...]) -> dict[tuple[str, int], li
 
 def run(
     kinds: Optional[list[str]] = None, *, runs: int = 3, quick: bool = False, postgres_url: Optional[str] = None
-) -> str:
-    """Runs the rewind benchmark on the given stores; prints and returns the table."""
+) -> Table:
+    """Runs the rewind benchmark on the given stores; returns the table."""
     kinds = kinds or KINDS
     unknown = [k for k in kinds if k not in KINDS]
     if unknown:
@@ -143,7 +143,7 @@ def run(
                 fork_median = median(times[("fork", turns)])
                 rows.append([kind, f"{turns:,}", f"{runner_median:.2f}", f"{service_median:.2f}", f"{ratio:.2f}",
                              f"{fork_median:.1f}"])
-    return print_table(
+    return Table(
         f"Rewind of the latest turn (medians of {runs} runs x {REWINDS_PER_RUN} rewinds); fork of the whole session",
         ["store", "turns", "runner.rewind_async ms", "rewind_session ms", f"rewind vs {small:,} turns", "fork_session ms"],
         rows,
@@ -157,7 +157,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--postgres", help="use this PostgreSQL URL instead of starting a server")
     args = parser.parse_args(argv)
-    run(args.stores.split(",") if args.stores else None, runs=args.runs, quick=args.quick, postgres_url=args.postgres)
+    table = run(args.stores.split(",") if args.stores else None, runs=args.runs, quick=args.quick, postgres_url=args.postgres)
+    print(table.text())
     return 0
 
 

@@ -31,6 +31,7 @@ from runtime.models import LlmResponse, ScriptedLlm
 from runtime.runner import Runner
 from runtime.sessions import session_service_from_url
 from runtime.tools.tool_context import ToolContext
+from tools.bench_common import Table
 
 APP_NAME = "bench_runtime"
 
@@ -120,15 +121,13 @@ def run_benchmark(store_urls: list[str], turns: int = 200) -> list[dict[str, Any
     return [asyncio.run(_bench_store(url, turns)) for url in store_urls]
 
 
-def format_table(results: list[dict[str, Any]]) -> str:
-    header = f"{'store':<40} {'turns/s':>9} {'first 20':>9} {'10th ms':>9} {'last ms':>9} {'last/10th':>9}"
-    lines = [header, "-" * len(header)]
-    for r in results:
-        lines.append(
-            f"{r['store']:<40} {r['turns_per_s']:>9} {r['first20_turns_per_s']:>9} "
-            f"{r['turn_10_ms']:>9} {r['turn_last_ms']:>9} {r['last_vs_10th']:>9}"
-        )
-    return "\n".join(lines)
+def table(results: list[dict[str, Any]]) -> Table:
+    return Table(
+        "chronicle bench runtime: turns of a scripted tool-calling agent in one session",
+        ["store", "turns", "turns/s", "turns/s, first 20", "10th turn ms", "last turn ms", "last / 10th"],
+        [[r.get("kind", r["store"]), f"{r['turns']:,}", f"{r['turns_per_s']:,.1f}", f"{r['first20_turns_per_s']:,.1f}",
+          f"{r['turn_10_ms']:.2f}", f"{r['turn_last_ms']:.2f}", f"{r['last_vs_10th']:.2f}"] for r in results],
+    )
 
 
 def _redact(url: str) -> str:
@@ -153,7 +152,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--turns", type=int, default=200)
     args = parser.parse_args(argv)
     results = run_benchmark(args.urls or default_store_urls(), turns=args.turns)
-    print(format_table(results))
+    print(table(results).text())
     return 0
 
 

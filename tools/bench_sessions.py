@@ -28,7 +28,7 @@ from runtime.sessions import GetSessionConfig, session_service_from_url
 from runtime.sessions.service import decode_events
 from runtime.stores.io_threads import IoThreads
 from runtime.stores.sqlite import sqlite_path
-from tools.bench_common import Stopwatch, bench_stores, median, print_table
+from tools.bench_common import Stopwatch, Table, bench_stores, median
 
 TEXT = ("The quick brown fox jumps over the lazy dog while the agent keeps its log. " * 4)[:240]
 KINDS = ["memory", "sqlite", "postgresql"]
@@ -240,7 +240,7 @@ async def _list_ms(url: str, sessions: int) -> float:
     return median(times)
 
 
-async def run_async(kinds: list[str], *, runs: int = 3, quick: bool = False, postgres_url: str | None = None) -> str:
+async def run_async(kinds: list[str], *, runs: int = 3, quick: bool = False, postgres_url: str | None = None) -> Table:
     n_short, n_long, n_list = (500, 2000, 1000) if quick else (2000, 20000, 10000)
     results: dict[str, dict[str, str]] = {k: {} for k in kinds}
     with bench_stores(kinds, postgres_url) as stores:
@@ -306,12 +306,12 @@ async def run_async(kinds: list[str], *, runs: int = 3, quick: bool = False, pos
     ]
     headers = ["measure", *kinds, "target"]
     rows = [[label, *(results[k].get(key, "–") for k in kinds), target] for key, label, target in rows_spec]
-    return print_table(f"chronicle bench sessions (median of {runs} runs)", headers, rows)
+    return Table(f"chronicle bench sessions (median of {runs} runs)", headers, rows)
 
 
-def run(kinds: list[str] | None = None, **kwargs) -> str:
+def run(kinds: list[str] | None = None, **kwargs) -> Table:
     return asyncio.run(run_async(kinds or KINDS, **kwargs))
 
 
 if __name__ == "__main__":
-    run(quick=True)
+    print(run(quick=True).text())

@@ -34,6 +34,7 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
     p.add_argument("--runs", type=int, default=3, help="runs per figure; the median is reported (default 3)")
     p.add_argument("--quick", action="store_true", help="smaller workloads, for a smoke test")
     p.add_argument("--postgres", metavar="URL", help="use this PostgreSQL database instead of starting a server")
+    p.add_argument("--markdown", action="store_true", help="print the figures as a markdown table (as in docs/benchmarks.md)")
     p.set_defaults(func=run)
 
 
@@ -57,19 +58,21 @@ def run(args: argparse.Namespace, out: Output) -> int:
         raise CliError(f"bench {args.what}: unknown store kind(s) {', '.join(unknown)}; choose from {', '.join(known)}.")
     if args.what == "runtime":
         results = _runtime(module, kinds, args)
-        if out.json_mode:
+        if out.json_mode:  # each store's figures as numbers, for scripts
             out.json(results)
-        else:
-            out.line(module.format_table(results))
-        return 0
-    try:
-        table = module.run(kinds, runs=args.runs, quick=args.quick, postgres_url=args.postgres)
-    except (ValueError, KeyError) as e:  # an unknown store kind, said by the benchmark
-        raise CliError(f"bench {args.what}: {e}") from None
-    except ImportError as e:  # bench adk without google-adk: the message says how to install it
-        raise CliError(str(e)) from None
-    if out.json_mode:  # the benchmark printed its table as it went; scripts get it as a string too
-        out.json({"benchmark": args.what, "table": table})
+            return 0
+        table = module.table(results)
+    else:
+        try:
+            table = module.run(kinds, runs=args.runs, quick=args.quick, postgres_url=args.postgres)
+        except (ValueError, KeyError) as e:  # an unknown store kind, said by the benchmark
+            raise CliError(f"bench {args.what}: {e}") from None
+        except ImportError as e:  # bench adk without google-adk: the message says how to install it
+            raise CliError(str(e)) from None
+        if out.json_mode:
+            out.json({"benchmark": args.what, "title": table.title, "headers": table.headers, "rows": table.rows})
+            return 0
+    out.line(table.markdown() if args.markdown else table.text())
     return 0
 
 
