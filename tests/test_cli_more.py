@@ -107,6 +107,22 @@ def test_bench_is_wired_to_every_benchmark():
     assert cli("bench", "nope", expect=2).returncode == 2
 
 
+def test_bench_markdown_prints_a_table_docs_can_paste():
+    lines = cli("bench", "runtime", "--stores", "memory", "--quick", "--runs", "1", "--markdown").stdout.splitlines()
+    title = next(i for i, line in enumerate(lines) if line.startswith("**"))
+    header, rule, first = lines[title + 2], lines[title + 3], lines[title + 4]
+    assert lines[title + 1] == ""
+    assert header.startswith("| ") and rule.startswith("|---|") and rule.count("|") == header.count("|")
+    assert first.startswith("| memory |") and first.count("|") == header.count("|")
+
+
+def test_markdown_cells_keep_their_pipes_inside_the_cell():
+    from tools.bench_common import Table
+
+    table = Table("t", ["a", "b"], [["x|y", "2"]])
+    assert table.markdown().splitlines()[-1] == "| x\\|y | 2 |"
+
+
 def test_bench_adk_without_google_adk_says_how_to_install_it(tmp_path):
     # A google.adk that cannot be imported, whether or not the real one is installed.
     (tmp_path / "google" / "adk").mkdir(parents=True)
