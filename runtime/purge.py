@@ -41,7 +41,6 @@ from eventsourcing.persistence import IntegrityError, OperationalError
 from domain import chain as hash_chain
 from domain.errors import InvalidArgumentError, StoreError
 from domain.log import SessionLog
-from runtime.purge_sql import PurgeSql, check_store
 from runtime.stores import CatalogRow, Store
 
 PURGE_LOG_ID = uuid.UUID("5d1b7f0e-2c4a-4e8b-9a61-0c7e3f2b8d41")
@@ -169,7 +168,7 @@ def plan_purge(
 ) -> PurgePlan:
     """What purging a user (``user_id``) or a session (``session_id``, with ``user_id`` to
     disambiguate) of ``app_name`` would destroy. Reads only."""
-    check_store(store)
+    store.purge_statements()  # a store that cannot purge says so before anything is read
     if user_id is None and session_id is None:
         raise InvalidArgumentError("Purge a user (user_id=...) or a session (session_id=...), of one app.")
     from runtime.artifacts.names import ArtifactScope
@@ -347,7 +346,7 @@ def _audit_events(store: Store, plan: PurgePlan, by: str, reason: str, counts: d
 
 def _delete(store: Store, plan: PurgePlan, by: str, reason: str) -> tuple[dict[str, int], int, float]:
     """One transaction: the deletes, then the audit event that counts them."""
-    sql = PurgeSql.for_store(store)
+    sql = store.purge_statements()
     session_ids = [s.row.log_id for s in plan.sessions]
     every_log = [*session_ids, *plan.artifact_logs, *([plan.memory_log] if plan.memory_log else [])]
     counts = {"sessions": len(plan.sessions), "artifact_logs": len(plan.artifact_logs)}
@@ -386,16 +385,16 @@ def _delete(store: Store, plan: PurgePlan, by: str, reason: str) -> tuple[dict[s
 def _delete_blobs(store: Store, plan: PurgePlan) -> int:
     """Removes the bytes of purged versions that no remaining version names (checked again now)."""
     gone = _unreferenced(store, plan.unreferenced_blobs, set())
-    return PurgeSql.for_store(store).delete_blobs(store, sorted(gone)) if gone else 0
+    return store.purge_statements().delete_blobs(store, sorted(gone)) if gone else 0
 
 
 def _rebuild_projections(store: Store, plan: PurgePlan) -> tuple[list[str], list[str]]:
     """Drops every read model (they folded the purged events) and refolds the built-in ones; then
     rewrites the app:/user: state rows the purge affected from the refolded scoped state."""
     from projections.state import SCOPED_STATE
-    from runtime.projections import Projector, builtin_projections, storage_for
+    from runtime.projections import Projector, builtin_projections
 
-    storage = storage_for(store)
+    storage = store.projection_storage()
     builtin = {p.name for p in builtin_projections()}
     dropped = [name for name in storage.names() if name not in builtin]
     for name in dropped:
@@ -412,7 +411,7 @@ def _rebuild_projections(store: Store, plan: PurgePlan) -> tuple[list[str], list
     if plan.session_id is not None:
         for user in users:
             rows += [(plan.app_name, user, k, v) for k, v in projector.user_state(plan.app_name, user).items()]
-    PurgeSql.for_store(store).rewrite_scoped(plan.app_name, sorted(users) if plan.session_id else [], rows)
+    store.purge_statements().rewrite_scoped(plan.app_name, sorted(users) if plan.session_id else [], rows)
     assert SCOPED_STATE.name in rebuilt
     return rebuilt, dropped
 
@@ -431,4 +430,4 @@ def _evict(store: Store, log_ids: Iterable[Optional[UUID]]) -> None:
 
 
 def _erase_free_pages(store: Store) -> None:
-    PurgeSql.for_store(store).erase_free_pages()
+    store.purge_statements().erase_free_pages()

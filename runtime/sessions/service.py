@@ -30,7 +30,6 @@ from domain.validation import check_ids
 from runtime.gc_pause import gc_paused
 from runtime.sessions.base import BaseSessionService, GetSessionConfig, ListSessionsResponse
 from runtime.stores import CatalogRow, SideRows, Store, open_store
-from runtime.stores.snapshots import nearest_snapshot
 
 _PAGE = 64  # events read per round trip when only the newest are wanted
 _REWIND_ATTEMPTS = 5
@@ -388,7 +387,7 @@ class LogSessionService(BaseSessionService):
         in the result): the nearest snapshot's state and artifacts, read without its invocation
         index (which grows with the session), then the events after it, applied by the domain's
         own rules -- so the cost does not grow with history."""
-        snapshot = nearest_snapshot(self.store, log.id, version)
+        snapshot = self.store.nearest_snapshot(log.id, version)
         if snapshot is None:
             return self._application.repository.get(log.id, version=version)
         snapshot_version, parts = snapshot

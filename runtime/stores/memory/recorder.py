@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 from uuid import UUID
 
 from eventsourcing.persistence import IntegrityError, StoredEvent
-from eventsourcing.popo import POPOAggregateRecorder, POPOApplicationRecorder
+from eventsourcing.popo import POPOApplicationRecorder
 
-from runtime.stores.base import CatalogRow, Listing, SideRows, Store
+from runtime.stores.base import CatalogRow, Listing, SideRows
 
 
 class MemoryLogRecorder(POPOApplicationRecorder):
@@ -69,6 +69,12 @@ class MemoryLogRecorder(POPOApplicationRecorder):
                 versions = versions[:limit]
             return [self._stored_events[index[v]] for v in versions]
 
+    def at_versions(self, log_id: UUID, versions: Iterable[int]) -> list[tuple[int, int, StoredEvent]]:
+        """(version, log position, stored event) of a log's events at those versions."""
+        with self._database_lock:
+            index = self._stored_events_index.get(str(log_id), {})
+            return [(v, index[v] + 1, self._stored_events[index[v]]) for v in versions if v in index]
+
     def select_rows(
         self, log_id: UUID, *, gt: int | None = None, lte: int | None = None, desc: bool = False,
         limit: int | None = None,
@@ -107,7 +113,3 @@ class MemoryLogRecorder(POPOApplicationRecorder):
         with self._database_lock:
             rows = [(user_id, dict(values)) for (app, user_id), values in self._scoped.items() if app == app_name]
         return {user_id: {k: json.loads(v) for k, v in values.items()} for user_id, values in rows}
-
-
-def open_memory_store(url: str = "memory://") -> Store:
-    return Store(url, MemoryLogRecorder(), POPOAggregateRecorder(), threads=0)

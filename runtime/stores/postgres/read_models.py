@@ -1,4 +1,4 @@
-"""Read-model rows and positions for PostgreSQL stores (see runtime/projections/storage.py)."""
+"""Read-model rows and positions for PostgreSQL stores (the interface: runtime/projections/storage.py)."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from typing import Any, Iterable, Sequence
 
 from eventsourcing.postgres import PostgresTrackingRecorder
 
+from runtime.stores.sql import history_sql
 from runtime.projections.storage import (
     _EPOCH,
     Batch,
@@ -13,7 +14,6 @@ from runtime.projections.storage import (
     PositionMoved,
     ProjectionStorage,
     ViewId,
-    history_sql,
 )
 
 

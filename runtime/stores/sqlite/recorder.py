@@ -7,12 +7,11 @@ import sqlite3
 import threading
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Sequence, TypeVar
-from uuid import UUID, uuid4
+from uuid import UUID
 
 from eventsourcing import persistence
 from eventsourcing.persistence import StoredEvent
 from eventsourcing.sqlite import (
-    SQLiteAggregateRecorder,
     SQLiteApplicationRecorder,
     SQLiteConnection,
     SQLiteConnectionPool,
@@ -21,13 +20,12 @@ from eventsourcing.sqlite import (
 )
 from pydantic_core import to_json
 
-from domain.errors import StoreError
-from runtime.stores.base import CatalogRow, Listing, RowReads, SideRows, Store, select_events_sql
+from runtime.stores.base import CatalogRow, Listing, SideRows
+from runtime.stores.sql import RowReads, select_events_sql
 
 T = TypeVar("T")
 
 EVENTS_TABLE = "chronicle_events"
-SNAPSHOTS_TABLE = "chronicle_snapshots"
 
 _CATALOG_COLUMNS = "log_id, app_name, user_id, session_id, created_time, last_update_time, version, deleted, state"
 
@@ -247,27 +245,3 @@ class SqliteLogRecorder(RowReads, SQLiteApplicationRecorder):
         for user_id, key, value in rows:
             by_user.setdefault(user_id, {})[key] = json.loads(value)
         return by_user
-
-
-def sqlite_path(url_or_path: str) -> str:
-    if url_or_path.startswith("sqlite:///"):
-        return url_or_path[len("sqlite:///"):] or ":memory:"
-    if url_or_path.startswith("sqlite://"):
-        raise StoreError(f"Bad SQLite URL {url_or_path!r}: use sqlite:///relative.db or sqlite:////abs/path.db")
-    return url_or_path
-
-
-def open_sqlite_store(url_or_path: str) -> Store:
-    path = sqlite_path(url_or_path)
-    # A private in-memory database must be shared by the pool's connections.
-    db_name = f"file:chronicle-{uuid4().hex}?mode=memory&cache=shared" if path == ":memory:" else path
-    try:
-        datastore = _Datastore(db_name, lock_timeout=30, pool_size=4)
-        recorder = SqliteLogRecorder(datastore, events_table_name=EVENTS_TABLE)
-        recorder.create_table()
-        snapshots = SQLiteAggregateRecorder(datastore, events_table_name=SNAPSHOTS_TABLE)
-        snapshots.create_table()
-    except Exception as e:  # sqlite3 or eventsourcing errors: say which file and why
-        raise StoreError(f"Cannot open SQLite store {path!r}: {e}") from e
-    url = url_or_path if url_or_path.startswith("sqlite:") else f"sqlite:///{path}"
-    return Store(url, recorder, snapshots, threads=2)
