@@ -11,9 +11,9 @@ import uuid
 from functools import lru_cache
 from typing import Any, Mapping
 
-from eventsourcing.domain import Aggregate
 
 from domain import chain as hash_chain
+from domain.chained import ChainedAggregate
 from domain.rewind import active_ranges, is_hidden
 from domain.state import apply_delta, is_user_scoped, split_scopes
 
@@ -26,33 +26,21 @@ def session_log_id(app_name: str, user_id: str, session_id: str) -> uuid.UUID:
     return uuid.uuid5(_NAMESPACE, f"{app_name}\x1f{user_id}\x1f{session_id}")
 
 
-class SessionLog(Aggregate):
+class SessionLog(ChainedAggregate):
     TOPIC = "chronicle:SessionLog"
 
-    class Snapshot(Aggregate.Snapshot):
+    class Snapshot(ChainedAggregate.Snapshot):
         TOPIC = "chronicle:SessionLog.Snapshot"
 
-    class Chained(Aggregate.Event):
-        """Base of the log's events: each carries its payload digest and chain link."""
+    class Chained(ChainedAggregate.Chained):
+        """Base of the log's events after its genesis (each carries its digest and link)."""
 
         TOPIC = "chronicle:SessionLog.Chained"
 
-        TOPIC = "chronicle:SessionLog.Chained"
-
-        digest: str
-        chain: str
-
-        def mutate(self, aggregate: Any) -> Any:
-            log = super().mutate(aggregate)
-            log.chain_head = self.chain
-            return log
-
-    class Created(Aggregate.Created):
+    class Created(ChainedAggregate.Created):
         """Genesis: carries the initial state, so a rewind can restore it."""
 
         TOPIC = "chronicle:SessionLog.Created"
-        digest: str
-        chain: str
         app_name: str
         user_id: str
         session_id: str
@@ -164,22 +152,10 @@ class SessionLog(Aggregate):
     def start(
         cls, app_name: str, user_id: str, session_id: str, state: dict[str, Any], created_time: float
     ) -> SessionLog:
-        payload = dict(
-            app_name=app_name, user_id=user_id, session_id=session_id, state=state, created_time=created_time
+        return cls._start(
+            cls.Created, session_log_id(app_name, user_id, session_id),
+            app_name=app_name, user_id=user_id, session_id=session_id, state=state, created_time=created_time,
         )
-        digest = hash_chain.digest(cls.Created.TOPIC, payload)
-        return cls._create(
-            cls.Created,
-            id=session_log_id(app_name, user_id, session_id),
-            digest=digest,
-            chain=hash_chain.link(hash_chain.GENESIS, cls.INITIAL_VERSION, digest),
-            **payload,
-        )
-
-    def _append(self, event_class: type[Chained], **payload: Any) -> None:
-        digest = hash_chain.digest(event_class.TOPIC, payload)
-        chain = hash_chain.link(self.chain_head, self.version + 1, digest)
-        self.trigger_event(event_class, digest=digest, chain=chain, **payload)
 
     def record(self, event: dict[str, Any]) -> None:
         self._append(self.Recorded, event=event)

@@ -35,10 +35,10 @@ from typing import Any, Callable, Iterable, Optional
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError
-from eventsourcing.domain import Aggregate
 from eventsourcing.persistence import IntegrityError, OperationalError
 
 from domain import chain as hash_chain
+from domain.chained import ChainedAggregate
 from domain.errors import InvalidArgumentError, StoreError
 from domain.log import SessionLog
 from runtime.stores import CatalogRow, Store
@@ -47,23 +47,22 @@ PURGE_LOG_ID = uuid.UUID("5d1b7f0e-2c4a-4e8b-9a61-0c7e3f2b8d41")
 _ATTEMPTS = 5
 
 
-class PurgeLog(Aggregate):
+class PurgeLog(ChainedAggregate):
     """The store's operator audit log: one ``Purged`` event per purge, hash-chained."""
 
     TOPIC = "chronicle:PurgeLog"
 
-    class Created(Aggregate.Created):
+    class Created(ChainedAggregate.Created):
         TOPIC = "chronicle:PurgeLog.Created"
-        digest: str
-        chain: str
         created_time: float
 
-    class Purged(Aggregate.Event):
+    class Chained(ChainedAggregate.Chained):
+        TOPIC = "chronicle:PurgeLog.Chained"
+
+    class Purged(Chained):
         """What one purge destroyed, why, and who ran it."""
 
         TOPIC = "chronicle:PurgeLog.Purged"
-        digest: str
-        chain: str
         by: str
         reason: str
         scope: dict[str, Any]  # {"app_name", "user_id", "session_id"}: what was asked for
@@ -72,7 +71,6 @@ class PurgeLog(Aggregate):
         purged_time: float
 
         def apply(self, log: PurgeLog) -> None:
-            log.chain_head = self.chain
             log.purges += 1
 
     def __init__(self, created_time: float, digest: str = "", chain: str = hash_chain.GENESIS):
@@ -81,17 +79,10 @@ class PurgeLog(Aggregate):
 
     @classmethod
     def start(cls, created_time: float) -> PurgeLog:
-        payload = {"created_time": created_time}
-        digest = hash_chain.digest(cls.Created.TOPIC, payload)
-        return cls._create(
-            cls.Created, id=PURGE_LOG_ID, digest=digest,
-            chain=hash_chain.link(hash_chain.GENESIS, cls.INITIAL_VERSION, digest), **payload,
-        )
+        return cls._start(cls.Created, PURGE_LOG_ID, created_time=created_time)
 
     def record(self, **payload: Any) -> None:
-        digest = hash_chain.digest(self.Purged.TOPIC, payload)
-        chain = hash_chain.link(self.chain_head, self.version + 1, digest)
-        self.trigger_event(self.Purged, digest=digest, chain=chain, **payload)
+        self._append(self.Purged, **payload)
 
 
 PURGE_TOPICS = (PurgeLog.Created.TOPIC, PurgeLog.Purged.TOPIC)
