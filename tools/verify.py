@@ -1,6 +1,7 @@
 """Checking every hash chain in a store: each session log, and the operator audit log of purges.
 
-A chain breaks where a stored event was edited, removed or moved (``domain.chain``). Beyond
+A chain breaks where a stored event was edited, removed or moved (``domain.chain``; checked by
+``runtime.sessions.verify``, the one verifier). Beyond
 the chain, each session log is compared with its catalog row: events missing from the end of
 a log (which no later link can reveal) show up as a log shorter than the catalog says, and a
 session log without a catalog row, or a catalog row without a log, is reported too.
@@ -14,9 +15,9 @@ from uuid import UUID
 
 from pydantic_core import from_json
 
-from domain.chain import verify
 from domain.log import SessionLog
 from runtime.purge import PURGE_LOG_ID
+from runtime.sessions.verify import decode_payload, verify_rows
 from runtime.stores import Store
 
 
@@ -98,11 +99,6 @@ def _geneses(store: Store) -> Iterator[tuple[UUID, dict[str, Any]]]:
 
 def check_log(store: Store, log: _Log) -> tuple[int, Optional[Broken]]:
     """(events read, the first broken link or None)."""
-    transcoder = store.application.mapper.transcoder
-
-    def decode(state: Any) -> Any:  # an SQL edit may leave text where bytes were
-        return transcoder.decode(state.encode() if isinstance(state, str) else bytes(state))
-
     rows = store.recorder.select_events(log.log_id)
 
     def broken(version: int, reason: str) -> Broken:
@@ -110,20 +106,14 @@ def check_log(store: Store, log: _Log) -> tuple[int, Optional[Broken]]:
         for row in rows:
             if row.originator_version == version and row.topic == SessionLog.Recorded.TOPIC:
                 try:
-                    event_id = decode(row.state)["event"]["id"]
+                    event_id = decode_payload(store, row.state)["event"]["id"]
                 except Exception:  # noqa: BLE001 - an unreadable row has no id to show
                     pass
         return Broken(str(log.log_id), log.app_name, log.user_id, log.session_id, version, reason, event_id)
 
-    entries = []
-    for row in rows:
-        try:
-            entries.append((row.originator_version, row.topic, decode(row.state)))
-        except Exception:  # noqa: BLE001 - a row that is no longer JSON was edited
-            return len(rows), broken(row.originator_version, "payload is not readable JSON (edited)")
     if not rows:
         return 0, broken(1, "the log has no events at all (its rows were removed)")
-    link = verify(entries)
+    link = verify_rows(store, rows)
     if link is not None:
         return len(rows), broken(link.version, link.reason)
     last = rows[-1].originator_version
