@@ -113,6 +113,15 @@ def split_scopes(delta: Mapping[str, Any] | None) -> ScopedDelta:
     return scoped
 
 
+def with_scoped(
+    state: Mapping[str, Any] | None, app_state: Mapping[str, Any] | None, user_state: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    """A session's state as a reader sees it: its own keys, then its app's ``app:`` keys, then its
+    user's ``user:`` keys. The one place the scopes are merged back together (the prefixes keep
+    the three apart, so the order only says who would win if they ever met)."""
+    return {**(state or {}), **(app_state or {}), **(user_state or {})}
+
+
 def apply_delta(state: dict[str, Any], delta: Mapping[str, Any] | None) -> dict[str, Any]:
     """Fold a delta into a state dict in place: values replace, ``None`` is stored."""
     if delta:

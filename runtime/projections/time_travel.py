@@ -27,7 +27,7 @@ from uuid import UUID
 from domain.errors import InvalidArgumentError, InvocationNotFoundError, SessionNotFoundError
 from domain.log import SessionLog, session_log_id
 from domain.session import Session
-from domain.state import split_scopes
+from domain.state import split_scopes, with_scoped
 from eventsourcing.application import AggregateNotFoundError
 from domain.log import session_artifacts
 from projections.artifacts import ARTIFACTS, USER_ARTIFACTS, fold_session_artifacts
@@ -138,7 +138,7 @@ class StateAt:
     @property
     def session_state(self) -> dict[str, Any]:
         """What ``get_session`` showed then: the session's keys merged with app: and user: keys."""
-        return {**self.state, **self.app_state, **self.user_state}
+        return with_scoped(self.state, self.app_state, self.user_state)
 
     @property
     def all_artifacts(self) -> dict[str, int]:

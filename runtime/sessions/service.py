@@ -25,7 +25,7 @@ from domain.events import Event, EventActions
 from domain.log import RECORDED_TOPICS, SessionLog, session_log_id
 from domain.rewind import active_ranges, is_hidden
 from domain.session import Session
-from domain.state import ScopedDelta, check_json_state, split_scopes, without_temp
+from domain.state import ScopedDelta, check_json_state, split_scopes, with_scoped, without_temp
 from domain.validation import check_ids
 from runtime.gc_pause import gc_paused
 from runtime.sessions.base import BaseSessionService, GetSessionConfig, ListSessionsResponse
@@ -255,13 +255,8 @@ class LogSessionService(BaseSessionService):
 
     def _list(self, app_name: str, user_id: str | None) -> ListSessionsResponse:
         rows = self._recorder.select_listing(app_name, user_id)
-        # Scoped values come in one read, not one per user.
-        if user_id is None:
-            by_user = self._recorder.select_app_scoped(app_name)
-            app_scope = by_user.pop("", {})
-            scoped_of = {user: {**app_scope, **values} for user, values in by_user.items()}
-        else:
-            app_scope, scoped_of = self._recorder.select_scoped(app_name, user_id), {}
+        scoped = self._recorder.select_scoped_rows(app_name, user_id)  # one read, not one per user
+        app_scope = scoped.get("")
         build = Session.from_store
         with gc_paused():
             sessions = [
@@ -269,10 +264,11 @@ class LogSessionService(BaseSessionService):
                     id=session_id,
                     app_name=app_name,
                     user_id=row_user,
-                    state={
-                        **(from_json(state) if isinstance(state, str) else _copy_state(state)),
-                        **scoped_of.get(row_user, app_scope),
-                    },
+                    state=with_scoped(
+                        from_json(state) if isinstance(state, str) else _copy_state(state),
+                        app_scope,
+                        scoped.get(row_user),
+                    ),
                     events=[],
                     last_update_time=last_update_time,
                     version=version,
@@ -460,12 +456,12 @@ class LogSessionService(BaseSessionService):
         )
 
     def _view(self, log: SessionLog, version: int, state: dict[str, Any], events: list[Event]) -> Session:
-        scoped = self._recorder.select_scoped(log.app_name, log.user_id)
+        scoped = self._recorder.select_scoped_rows(log.app_name, log.user_id)
         return Session.from_store(
             id=log.session_id,
             app_name=log.app_name,
             user_id=log.user_id,
-            state={**state, **scoped},
+            state=with_scoped(state, scoped.get(""), scoped.get(log.user_id)),
             events=events,
             last_update_time=log.last_update_time,
             version=version,

@@ -28,6 +28,7 @@ from uuid import UUID
 
 from eventsourcing.persistence import AggregateRecorder, IntegrityError, Notification, ProgrammingError, StoredEvent
 
+from domain.state import with_scoped
 from runtime.stores.io_threads import IoThreads
 
 if TYPE_CHECKING:
@@ -117,13 +118,33 @@ class LogRecorder(Protocol):
 
     def select_catalog(self, app_name: str | None = None, user_id: str | None = None) -> list[CatalogRow]: ...
 
-    def select_scoped(self, app_name: str, user_id: str) -> dict[str, Any]:
-        """The current ``app:`` and ``user:`` values of one user."""
+    def select_scoped_rows(self, app_name: str, user_id: str | None) -> dict[str, dict[str, Any]]:
+        """The stored ``app:`` and ``user:`` values of an app, by user id ('' for the app's own):
+        those of one user and the app's, or (``user_id`` None) of every user."""
         ...
 
-    def select_app_scoped(self, app_name: str) -> dict[str, dict[str, Any]]:
-        """Every ``app:`` and ``user:`` value of an app, by user id ('' for the app's own)."""
+    def select_scoped(self, app_name: str, user_id: str) -> dict[str, Any]:
+        """The ``app:`` and ``user:`` values a session of this user sees (``ScopedReads``)."""
         ...
+
+
+class ScopedReads:
+    """``select_scoped`` for every recorder: its raw rows, merged by the domain's one rule."""
+
+    def select_scoped_rows(self, app_name: str, user_id: str | None) -> dict[str, dict[str, Any]]:
+        raise NotImplementedError
+
+    def select_scoped(self, app_name: str, user_id: str) -> dict[str, Any]:
+        rows = self.select_scoped_rows(app_name, user_id)
+        return with_scoped(None, rows.get(""), rows.get(user_id))
+
+
+def scoped_by_user(rows: Iterable[tuple[str, str, Any]]) -> dict[str, dict[str, Any]]:
+    """(user id, key, value) rows as {user id: {key: value}}."""
+    by_user: dict[str, dict[str, Any]] = {}
+    for user_id, key, value in rows:
+        by_user.setdefault(user_id, {})[key] = value
+    return by_user
 
 
 # Rows of the whole log: (position, log id as the backend gives it, version, topic, payload).

@@ -10,10 +10,10 @@ from uuid import UUID
 from eventsourcing.persistence import IntegrityError, StoredEvent
 from eventsourcing.popo import POPOApplicationRecorder
 
-from runtime.stores.base import CatalogRow, Listing, SideRows
+from runtime.stores.base import CatalogRow, Listing, ScopedReads, SideRows
 
 
-class MemoryLogRecorder(POPOApplicationRecorder):
+class MemoryLogRecorder(ScopedReads, POPOApplicationRecorder):
     def __init__(self) -> None:
         super().__init__()
         self._claims: dict[tuple[UUID, str], int] = {}
@@ -104,12 +104,10 @@ class MemoryLogRecorder(POPOApplicationRecorder):
             ]
         return sorted(rows, key=lambda r: r.last_update_time)
 
-    def select_scoped(self, app_name: str, user_id: str) -> dict[str, Any]:
+    def select_scoped_rows(self, app_name: str, user_id: str | None) -> dict[str, dict[str, Any]]:
         with self._database_lock:
-            rows = {**self._scoped.get((app_name, ""), {}), **self._scoped.get((app_name, user_id), {})}
-        return {key: json.loads(value) for key, value in rows.items()}
-
-    def select_app_scoped(self, app_name: str) -> dict[str, dict[str, Any]]:
-        with self._database_lock:
-            rows = [(user_id, dict(values)) for (app, user_id), values in self._scoped.items() if app == app_name]
-        return {user_id: {k: json.loads(v) for k, v in values.items()} for user_id, values in rows}
+            if user_id is None:
+                rows = [(u, dict(values)) for (app, u), values in self._scoped.items() if app == app_name]
+            else:  # the hot path (every get_session): two lookups
+                rows = [(u, dict(self._scoped[(app_name, u)])) for u in ("", user_id) if (app_name, u) in self._scoped]
+        return {u: {k: json.loads(v) for k, v in values.items()} for u, values in rows}

@@ -16,7 +16,7 @@ from psycopg.rows import tuple_row
 from psycopg.sql import SQL
 from pydantic_core import to_json
 
-from runtime.stores.base import CatalogRow, Listing, SideRows
+from runtime.stores.base import CatalogRow, Listing, ScopedReads, SideRows, scoped_by_user
 from runtime.stores.sql import RowReads, select_events_sql
 
 EVENTS_TABLE = "chronicle_events"
@@ -127,7 +127,7 @@ class _Datastore(PostgresDatastore):
         self.pool.__class__ = _WarmestFirstPool
 
 
-class PostgresLogRecorder(RowReads, PostgresApplicationRecorder):
+class PostgresLogRecorder(ScopedReads, RowReads, PostgresApplicationRecorder):
     def __init__(self, datastore: PostgresDatastore, *, events_table_name: str = EVENTS_TABLE):
         super().__init__(datastore, events_table_name=events_table_name)
         self.sql_create_statements.extend(SQL(s).format() for s in _CREATE)  # type: ignore[arg-type]
@@ -212,24 +212,13 @@ class PostgresLogRecorder(RowReads, PostgresApplicationRecorder):
             for r in rows
         ]
 
-    def select_scoped(self, app_name: str, user_id: str) -> dict[str, Any]:
-        with self.datastore.get_connection() as conn, conn.cursor() as curs:
-            curs.execute(
-                "SELECT key, value FROM chronicle_scoped_state"
-                " WHERE app_name = %s AND user_id IN ('', %s)",
-                (app_name, user_id),
-                prepare=True,  # every get_session runs it
-            )
-            return {r["key"]: r["value"] for r in curs.fetchall()}
-
-    def select_app_scoped(self, app_name: str) -> dict[str, dict[str, Any]]:
+    def select_scoped_rows(self, app_name: str, user_id: str | None) -> dict[str, dict[str, Any]]:
+        sql, params = "SELECT user_id, key, value FROM chronicle_scoped_state WHERE app_name = %s", [app_name]
+        if user_id is not None:
+            sql, params = sql + " AND user_id IN ('', %s)", [app_name, user_id]
         with self.datastore.get_connection() as conn, conn.cursor(row_factory=tuple_row) as curs:
-            curs.execute("SELECT user_id, key, value FROM chronicle_scoped_state WHERE app_name = %s", (app_name,))
-            rows = curs.fetchall()
-        by_user: dict[str, dict[str, Any]] = {}
-        for user_id, key, value in rows:
-            by_user.setdefault(user_id, {})[key] = value
-        return by_user
+            curs.execute(sql, params, prepare=True)  # every get_session runs it
+            return scoped_by_user(curs.fetchall())
 
 
 def create_pg_tables(datastore: Any, statements: list[str]) -> None:

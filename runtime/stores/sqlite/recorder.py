@@ -20,7 +20,7 @@ from eventsourcing.sqlite import (
 )
 from pydantic_core import to_json
 
-from runtime.stores.base import CatalogRow, Listing, SideRows
+from runtime.stores.base import CatalogRow, Listing, ScopedReads, SideRows, scoped_by_user
 from runtime.stores.sql import RowReads, select_events_sql
 
 T = TypeVar("T")
@@ -115,7 +115,7 @@ def _persistence_error(error: BaseException) -> BaseException:
     return getattr(persistence, type(error).__name__, persistence.PersistenceError)(error)
 
 
-class SqliteLogRecorder(RowReads, SQLiteApplicationRecorder):
+class SqliteLogRecorder(ScopedReads, RowReads, SQLiteApplicationRecorder):
     def construct_create_table_statements(self) -> list[str]:
         return [
             *super().construct_create_table_statements(),
@@ -226,22 +226,11 @@ class SqliteLogRecorder(RowReads, SQLiteApplicationRecorder):
             for r in rows
         ]
 
-    def select_scoped(self, app_name: str, user_id: str) -> dict[str, Any]:
+    def select_scoped_rows(self, app_name: str, user_id: str | None) -> dict[str, dict[str, Any]]:
+        sql, params = "SELECT user_id, key, value FROM chronicle_scoped_state WHERE app_name = ?", [app_name]
+        if user_id is not None:
+            sql, params = sql + " AND user_id IN ('', ?)", [app_name, user_id]
         with self.datastore.transaction(commit=False) as c:
-            c.execute(
-                "SELECT user_id, key, value FROM chronicle_scoped_state"
-                " WHERE app_name = ? AND user_id IN ('', ?)",
-                (app_name, user_id),
-            )
+            c.execute(sql, params)
             rows = c.fetchall()
-        # App rows ('' user) first so nothing shadows them; keys never overlap anyway.
-        return {key: json.loads(value) for _, key, value in sorted(rows, key=lambda r: r[0] != "")}
-
-    def select_app_scoped(self, app_name: str) -> dict[str, dict[str, Any]]:
-        with self.datastore.transaction(commit=False) as c:
-            c.execute("SELECT user_id, key, value FROM chronicle_scoped_state WHERE app_name = ?", (app_name,))
-            rows = c.fetchall()
-        by_user: dict[str, dict[str, Any]] = {}
-        for user_id, key, value in rows:
-            by_user.setdefault(user_id, {})[key] = json.loads(value)
-        return by_user
+        return scoped_by_user((u, key, json.loads(value)) for u, key, value in rows)
