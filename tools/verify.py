@@ -4,7 +4,8 @@ A chain breaks where a stored event was edited, removed or moved (``domain.chain
 ``runtime.sessions.verify``, the one verifier). Beyond
 the chain, each session log is compared with its catalog row: events missing from the end of
 a log (which no later link can reveal) show up as a log shorter than the catalog says, and a
-session log without a catalog row, or a catalog row without a log, is reported too.
+session log without a catalog row, or a catalog row without a log, is reported too. The shared
+``app:``/``user:`` rows are checked against the log's fold of them (``scoped_state_mismatches``).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pydantic_core import from_json
 
 from domain.log import SessionLog
 from runtime.purge import PURGE_LOG_ID
-from runtime.sessions.verify import decode_payload, verify_rows
+from runtime.sessions.verify import ScopedMismatch, decode_payload, verify_rows
 from runtime.stores import Store
 
 
@@ -45,10 +46,11 @@ class Report:
     logs: int = 0
     events: int = 0
     broken: list[Broken] = field(default_factory=list)
+    scoped: list[ScopedMismatch] = field(default_factory=list)  # shared-state rows that drifted from the log
 
     @property
     def ok(self) -> bool:
-        return not self.broken
+        return not self.broken and not self.scoped
 
 
 @dataclass(frozen=True)
