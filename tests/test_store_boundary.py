@@ -14,7 +14,7 @@ DOMAIN_CODEC = {ROOT / "domain" / name for name in ("events.py", "json_content.p
 
 BACKEND_MODULES = re.compile(r"^(sqlite3|psycopg|psycopg_pool|eventsourcing\.(sqlite|postgres|popo))(\.|$)")
 LIBRARY_INTERNALS = re.compile(
-    r"\b(_insert_events|_take_snapshots|_get_ready_connection|_database_lock|_stored_events(_index)?"
+    r"\b(_insert_events|_take_snapshots|_get_ready_connection|_database_lock|_stored_events(_index)?|_pending_events"
     r"|_create_connection|_sqlite_conn|__pydantic_private__|__pydantic_fields_set__)\b"
 )
 

@@ -30,9 +30,10 @@ from domain.session import Session
 from domain.state import split_scopes, with_scoped
 from eventsourcing.application import AggregateNotFoundError
 from domain.log import session_artifacts
-from projections.artifacts import ARTIFACTS, USER_ARTIFACTS, fold_session_artifacts
+from projections.artifacts import ARTIFACTS, USER_ARTIFACTS
+from projections.session_at import session_at
 from projections.log import RECORDED, REWOUND, LogEvent
-from projections.state import APP_STATE, SCOPED_STATE, USER_STATE, fold_session_state
+from projections.state import APP_STATE, SCOPED_STATE, USER_STATE
 from projections.timeline import Timeline, fold_timeline
 from runtime.projections.runner import ProjectionRunner, runner_for
 from runtime.projections.source import LogSource
@@ -229,18 +230,8 @@ class TimeTravel:
             (ARTIFACTS.name, USER_ARTIFACTS.name, user_key),
         ]
         snapshot, window, position, positions, views = self._reads(log_id, version, mode, reads)
-        # The session's own state and artifacts: the nearest snapshot, then the events after it,
-        # folded with the same folds as everywhere.
-        start, attributes = snapshot if snapshot is not None else (0, {})
-        state: dict[str, Any] = dict(attributes.get("state") or {})
-        artifacts: dict[str, int] = dict(attributes.get("artifacts") or {})
-        event = None
-        for e in window:
-            if e.version > start and e.version <= version:
-                fold_session_state(state, e)
-                fold_session_artifacts(artifacts, e)
-            if e.version == version:
-                event = e
+        state, artifacts = session_at(snapshot, window, version)
+        event = next((e for e in window if e.version == version), None)
         if event is None or position is None:
             raise SessionNotFoundError(*identity)
         if min(positions.values()) < position:  # the read models are behind: bring them up first

@@ -27,7 +27,9 @@ from domain.rewind import active_ranges, is_hidden
 from domain.session import Session
 from domain.state import ScopedDelta, check_json_state, split_scopes, with_scoped, without_temp
 from domain.validation import check_ids
+from projections.session_at import SessionAt, session_at
 from runtime.gc_pause import gc_paused
+from runtime.projections.source import LogSource
 from runtime.sessions.base import BaseSessionService, GetSessionConfig, ListSessionsResponse
 from runtime.stores import CatalogRow, SideRows, Store, open_store
 
@@ -90,6 +92,7 @@ class LogSessionService(BaseSessionService):
         self.store = store
         self._application = store.application
         self._recorder = store.recorder
+        self._source = LogSource(store)
         self._locks: dict[UUID, threading.Lock] = {}
 
     # -- ADK API -----------------------------------------------------------------------
@@ -378,28 +381,13 @@ class LogSessionService(BaseSessionService):
                     pass  # a writer got in first: recompute against it
         raise StaleSessionError(session_id, log.version - 1, log.version)
 
-    def _state_at(self, log: SessionLog, version: int) -> SessionLog:
-        """The log's session state and artifact view at ``version`` (only those two are meaningful
-        in the result): the nearest snapshot's state and artifacts, read without its invocation
-        index (which grows with the session), then the events after it, applied by the domain's
-        own rules -- so the cost does not grow with history."""
+    def _state_at(self, log: SessionLog, version: int) -> SessionAt:
+        """The session's own state and artifact view at ``version`` (``projections.session_at``):
+        the nearest snapshot's two parts, read without its invocation index (which grows with
+        the session), then the events after it -- so the cost does not grow with history."""
         snapshot = self.store.nearest_snapshot(log.id, version)
-        if snapshot is None:
-            return self._application.repository.get(log.id, version=version)
-        snapshot_version, parts = snapshot
-        shell = copy.copy(log)
-        shell.__dict__.update(
-            _version=snapshot_version,
-            _pending_events=[],
-            state=dict(parts["state"]),
-            artifacts=dict(parts["artifacts"]),
-            invocations={},
-            rewinds=[],
-        )
-        decode = self._application.mapper.to_domain_event
-        for row in self._recorder.select_events(log.id, gt=snapshot_version, lte=version):
-            decode(row).mutate(shell)
-        return shell
+        start = snapshot[0] if snapshot is not None else 0
+        return session_at(snapshot, self._source.window(log.id, start + 1, version), version)
 
     def _fork(
         self, app_name: str, user_id: str, session_id: str, at_invocation_id: str | None, new_session_id: str
