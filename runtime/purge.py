@@ -42,6 +42,7 @@ from domain.chained import ChainedAggregate
 from domain.errors import InvalidArgumentError, StoreError
 from domain.log import SessionLog
 from runtime.stores import CatalogRow, Store
+from runtime.stores.base import as_uuid
 
 PURGE_LOG_ID = uuid.UUID("5d1b7f0e-2c4a-4e8b-9a61-0c7e3f2b8d41")
 _ATTEMPTS = 5
@@ -204,7 +205,7 @@ def _unreferenced(store: Store, candidates: set[str], purged_logs: set[UUID]) ->
     while unreferenced:
         page = store.recorder.select_notifications(start, 1000, topics=[ArtifactLog.Saved.TOPIC])
         for n in page:
-            if _as_uuid(n.originator_id) not in purged_logs:
+            if as_uuid(n.originator_id) not in purged_logs:
                 unreferenced.discard(json.loads(n.state)["sha256"])
         if len(page) < 1000:
             break
@@ -220,7 +221,7 @@ def _forks_of(store: Store, source: CatalogRow) -> list[tuple[CatalogRow, str]]:
         page = store.recorder.select_notifications(start, 1000, topics=[SessionLog.ForkedFrom.TOPIC])
         for n in page:
             payload = json.loads(n.state)
-            forked.setdefault(payload["source_log_id"], []).append(_as_uuid(n.originator_id))
+            forked.setdefault(payload["source_log_id"], []).append(as_uuid(n.originator_id))
         if len(page) < 1000:
             break
         start = page[-1].id + 1
@@ -247,10 +248,6 @@ def _add_artifact_log(store: Store, plan: PurgePlan, log_id: UUID) -> None:
     for row in rows:
         if row.topic == ArtifactLog.Saved.TOPIC:
             plan.blob_candidates.add(json.loads(row.state)["sha256"])
-
-
-def _as_uuid(value: Any) -> UUID:
-    return value if isinstance(value, UUID) else UUID(str(value))
 
 
 # -- doing it ----------------------------------------------------------------------------

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import inspect
 import json
-from collections import deque
+from collections import defaultdict, deque
 
 import psycopg_pool
 import pytest
 from eventsourcing.application import Application
 from eventsourcing.persistence import JSONTranscoder
-from eventsourcing.popo import POPOApplicationRecorder
+from eventsourcing.popo import POPOApplicationRecorder, POPOTrackingRecorder
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteConnection, SQLiteConnectionPool
 
 from domain.events import Event, EventActions
@@ -44,6 +44,14 @@ def test_the_popo_recorder_still_writes_through_insert_events_hook():
         assert isinstance(getattr(recorder, name), kind), name  # read by MemoryLogRecorder
 
 
+def test_the_popo_tracking_recorder_keeps_the_positions_the_memory_read_models_read():
+    """runtime/stores/memory/read_models.py reads and writes positions under the recorder's lock."""
+    recorder = POPOTrackingRecorder()
+    assert isinstance(recorder._max_tracking_ids, defaultdict) and recorder._max_tracking_ids["none"] is None
+    assert hasattr(recorder._database_lock, "__enter__")
+    assert _parameters(POPOTrackingRecorder._insert_tracking) == ["self", "tracking"]
+
+
 def test_the_sqlite_recorder_still_inserts_through_the_hook_the_store_overrides():
     """runtime/stores/sqlite/recorder.py overrides ``_insert_events(c, stored_events, **kwargs)``
     and builds the pool's connections itself."""
@@ -53,6 +61,7 @@ def test_the_sqlite_recorder_still_inserts_through_the_hook_the_store_overrides(
     )
     assert _parameters(SQLiteConnectionPool._create_connection) == ["self"]
     assert _parameters(SQLiteConnection.__init__) == ["self", "sqlite_conn", "max_age"]
+    assert "self._sqlite_conn = sqlite_conn" in inspect.getsource(SQLiteConnection.__init__)
 
 
 def test_save_still_calls_the_snapshot_hook_the_application_overrides():

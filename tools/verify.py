@@ -20,6 +20,7 @@ from domain.log import SessionLog
 from runtime.purge import PURGE_LOG_ID
 from runtime.sessions.verify import ScopedMismatch, decode_payload, verify_rows
 from runtime.stores import Store
+from runtime.stores.base import as_uuid
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,7 @@ def _geneses(store: Store) -> Iterator[tuple[UUID, dict[str, Any]]]:
                 payload = from_json(n.state)
             except ValueError:
                 payload = {"app_name": "?", "user_id": "?", "session_id": "?"}
-            yield (n.originator_id if isinstance(n.originator_id, UUID) else UUID(str(n.originator_id))), payload
+            yield as_uuid(n.originator_id), payload
         if len(page) < 1000:
             return
         start = page[-1].id + 1

@@ -25,6 +25,7 @@ from pydantic_core import from_json as _from_json
 from domain.log import SessionLog
 from projections.log import CREATED, DELETED, FORKED, RECORDED, REWOUND, LogEvent
 from runtime.stores import Store
+from runtime.stores.base import as_uuid
 
 def from_json(data: bytes) -> Any:
     # Rust's JSON parser (pydantic's), with dict keys interned: several times json.loads's speed.
@@ -221,7 +222,7 @@ class LogSource:
             if forks is not None:  # reading the whole log: remember the session, and if it is a fork
                 log_id = self._remember(raw_id, *identity, forks.get(raw_id, 0))[3]
             else:
-                log_id = _as_uuid(raw_id)
+                log_id = as_uuid(raw_id)
             return LogEvent(
                 CREATED, *identity, version, payload["created_time"], {}, position, log_id,
                 {"state": payload["state"]},
@@ -258,7 +259,7 @@ class LogSource:
         )
 
     def _upcast(self, raw_id: Any, version: int, topic: str, state: bytes) -> dict[str, Any]:
-        stored = StoredEvent(_as_uuid(raw_id), version, topic, state)
+        stored = StoredEvent(as_uuid(raw_id), version, topic, state)
         domain_event = self.store.application.mapper.to_domain_event(stored)
         return dict(vars(domain_event))
 
@@ -268,7 +269,7 @@ class LogSource:
         return known[0], known[1], known[2]
 
     def _lookup(self, raw_id: Any) -> _Known:
-        log_id = _as_uuid(raw_id)
+        log_id = as_uuid(raw_id)
         rows: Sequence[StoredEvent] = self.recorder.select_events(log_id, lte=1)
         if not rows or rows[0].topic != SessionLog.Created.TOPIC:
             raise LookupError(f"Log {log_id} has no genesis event; is it a session log?")
@@ -277,7 +278,7 @@ class LogSource:
         return self._remember(raw_id, payload["app_name"], payload["user_id"], payload["session_id"], fork)
 
     def _remember(self, raw_id: Any, app_name: str, user_id: str, session_id: str, fork: int) -> _Known:
-        known = [app_name, user_id, session_id, _as_uuid(raw_id), fork,
+        known = [app_name, user_id, session_id, as_uuid(raw_id), fork,
                  f"{app_name}/{user_id}/{session_id}", f"{app_name}/{user_id}"]
         with self._lock:
             if len(self._known) >= self._max_identities:
@@ -286,7 +287,3 @@ class LogSource:
             self._known[raw_id] = known
             self._known[known[3]] = known
         return known
-
-
-def _as_uuid(raw_id: Any) -> UUID:
-    return raw_id if isinstance(raw_id, UUID) else UUID(str(raw_id))

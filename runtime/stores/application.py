@@ -29,7 +29,7 @@ from eventsourcing.utils import get_topic
 from pydantic_core import to_json
 
 from domain.log import SessionLog
-from runtime.stores.base import SideRows
+from runtime.stores.rows import SideRows
 
 SNAPSHOT_INTERVAL = 100
 

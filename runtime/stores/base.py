@@ -22,14 +22,15 @@ from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Protocol, Sequence, TypeVar
 from uuid import UUID
 
 from eventsourcing.persistence import AggregateRecorder, IntegrityError, Notification, ProgrammingError, StoredEvent
 
 from domain.state import with_scoped
+from runtime.stores.application import GroupCommit, LogApplication
 from runtime.stores.io_threads import IoThreads
+from runtime.stores.rows import CatalogRow, Listing, SideRows
 
 if TYPE_CHECKING:
     from runtime.artifacts.blobs import BlobStore
@@ -38,53 +39,6 @@ if TYPE_CHECKING:
     from runtime.purge_sql import PurgeSql
 
 T = TypeVar("T")
-
-@dataclass
-class CatalogRow:
-    log_id: UUID
-    app_name: str
-    user_id: str
-    session_id: str
-    created_time: float
-    last_update_time: float
-    version: int
-    deleted: bool = False
-    state: dict[str, Any] | None = None  # None: unchanged by this write
-
-
-# What list_sessions shows of a session: (session id, user id, last update, version, state).
-# The state is a dict, or its JSON text where decoding is left to the caller.
-Listing = tuple[str, str, float, int, Any]
-
-
-@dataclass
-class SideRows:
-    """The derived rows one append (or one group of appends) writes along with its events."""
-
-    claims: list[tuple[UUID, str, int]] = field(default_factory=list)  # (log, event id, version)
-    new_sessions: list[CatalogRow] = field(default_factory=list)
-    updated_sessions: list[CatalogRow] = field(default_factory=list)
-    scoped: list[tuple[str, str, str, Any]] = field(default_factory=list)  # (app, user|'', key, value)
-
-    def sorted_scoped(self) -> list[tuple[str, str, str, Any]]:
-        """(app, user, key, value) in key order, values as given (each adapter encodes them
-        its own way). A fixed order keeps two writers of the same keys from deadlocking; the
-        last write of a key within one group wins, as it would have one by one."""
-        latest = {(a, u, k): v for a, u, k, v in self.scoped}
-        return [(a, u, k, v) for (a, u, k), v in sorted(latest.items(), key=lambda item: item[0])]
-
-    @classmethod
-    def merge(cls, sides: list["SideRows"]) -> "SideRows":
-        if len(sides) == 1:
-            return sides[0]
-        merged = cls()
-        for side in sides:
-            merged.claims += side.claims
-            merged.new_sessions += side.new_sessions
-            merged.updated_sessions += side.updated_sessions
-            merged.scoped += side.scoped
-        return merged
-
 
 class LogRecorder(Protocol):
     """What services read and write through a store's recorder: eventsourcing's application
@@ -128,6 +82,11 @@ class LogRecorder(Protocol):
         ...
 
 
+def as_uuid(raw_id: Any) -> UUID:
+    """A log id as a UUID (rows name a log by UUID, by its text or by its hex, depending on the store)."""
+    return raw_id if isinstance(raw_id, UUID) else UUID(str(raw_id))
+
+
 class ScopedReads:
     """``select_scoped`` for every recorder: its raw rows, merged by the domain's one rule."""
 
@@ -162,11 +121,8 @@ class Store(ABC):
     objects kept per store (read-model storage, memory index, blobs, runners, locks)."""
 
     def __init__(self, url: str, recorder: LogRecorder, snapshot_recorder: AggregateRecorder, *, threads: int):
-        from runtime.stores.application import GroupCommit, LogApplication
-
         self.url = url
         self.recorder: LogRecorder = recorder
-        self.snapshot_recorder = snapshot_recorder
         self.application = LogApplication(recorder, snapshot_recorder)  # type: ignore[arg-type]
         self._group_commit = GroupCommit(self.application)
         # The eventsourcing library is synchronous: store I/O runs in a few threads so

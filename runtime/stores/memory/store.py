@@ -11,15 +11,11 @@ from eventsourcing.popo import POPOAggregateRecorder
 
 from domain.errors import StoreError
 from domain.log import SessionLog
-from runtime.stores.base import LogRow, SnapshotParts, Store, WindowRow
+from runtime.stores.base import LogRow, SnapshotParts, Store, WindowRow, as_uuid
 from runtime.stores.memory.recorder import MemoryLogRecorder
 from runtime.stores.snapshots import decode_snapshot
 
 _FORKED_TOPIC = SessionLog.ForkedFrom.TOPIC
-
-
-def _as_uuid(raw_id: Any) -> UUID:
-    return raw_id if isinstance(raw_id, UUID) else UUID(str(raw_id))
 
 
 class MemoryStore(Store):
@@ -57,7 +53,7 @@ class MemoryStore(Store):
     def fork_versions(self, raw_ids: Iterable[Any]) -> dict[Any, int]:
         out = {}
         for x in dict.fromkeys(raw_ids):
-            for stored in self.recorder.select_events(_as_uuid(x)):
+            for stored in self.recorder.select_events(as_uuid(x)):
                 if stored.topic == _FORKED_TOPIC:
                     out[x] = stored.originator_version
         return out

@@ -16,7 +16,7 @@ from psycopg.sql import SQL, Identifier
 
 from domain.errors import StoreError
 from domain.log import SessionLog
-from runtime.stores.base import LogRow, SnapshotParts, StateReads, Store, WindowRow
+from runtime.stores.base import LogRow, SnapshotParts, StateReads, Store, WindowRow, as_uuid
 from runtime.stores.postgres.recorder import PostgresLogRecorder, _Datastore
 from runtime.stores.snapshots import decode_snapshot
 
@@ -50,10 +50,6 @@ _VERSION_AT_TIME = (
     " SELECT (SELECT lo FROM s WHERE hi - lo <= 1), (SELECT (convert_from(state, 'UTF8')::json->>'created_time')"
     "::float8 FROM {table} WHERE originator_id = %(id)s AND originator_version = 1)"
 )
-
-
-def _as_uuid(raw_id: Any) -> UUID:
-    return raw_id if isinstance(raw_id, UUID) else UUID(str(raw_id))
 
 
 class PostgresStore(Store):
@@ -114,7 +110,7 @@ class PostgresStore(Store):
                 ([str(x) for x in ids], _FORKED_TOPIC),
             )
             found = {r[0]: r[1] for r in curs.fetchall()}
-        return {x: found[_as_uuid(x)] for x in ids if _as_uuid(x) in found}
+        return {x: found[as_uuid(x)] for x in ids if as_uuid(x) in found}
 
     def window_rows(self, log_id: UUID, first: int, last: int) -> Sequence[WindowRow]:
         return self._fetch(  # type: ignore[return-value]

@@ -7,7 +7,6 @@ from typing import Any, Iterator, Sequence
 
 from eventsourcing.sqlite import SQLiteTrackingRecorder
 
-from runtime.stores.sql import history_sql
 from runtime.projections.storage import (
     _EPOCH,
     Batch,
@@ -16,6 +15,7 @@ from runtime.projections.storage import (
     ProjectionStorage,
     ViewId,
 )
+from runtime.stores.sql import history_sql
 
 
 def _chunks(seq: Sequence[str], n: int) -> Iterator[Sequence[str]]:

@@ -10,7 +10,7 @@ from pydantic_core import from_json
 
 from domain.errors import StoreError
 from domain.log import SessionLog
-from runtime.stores.base import LogRow, SnapshotParts, Store, WindowRow
+from runtime.stores.base import LogRow, SnapshotParts, Store, WindowRow, as_uuid
 from runtime.stores.snapshots import SNAPSHOT_CLASS_VERSION, decode_snapshot
 from runtime.stores.sqlite.recorder import EVENTS_TABLE, SqliteLogRecorder, _Datastore
 
@@ -45,10 +45,6 @@ _VERSION_AT_TIME = (
     " SELECT (SELECT lo FROM s WHERE hi - lo <= 1), (SELECT json_extract(state, '$.created_time') FROM {table}"
     " WHERE originator_id = :id AND originator_version = 1)"
 )
-
-
-def _as_uuid(raw_id: Any) -> UUID:
-    return raw_id if isinstance(raw_id, UUID) else UUID(str(raw_id))
 
 
 class SqliteStore(Store):
@@ -115,9 +111,9 @@ class SqliteStore(Store):
             found = dict(self._fetch(
                 f"SELECT originator_id, originator_version FROM {self.events_table}"
                 f" WHERE originator_id IN ({','.join('?' * len(chunk))}) AND topic = ?",
-                [_as_uuid(x).hex for x in chunk] + [_FORKED_TOPIC],
+                [as_uuid(x).hex for x in chunk] + [_FORKED_TOPIC],
             ))
-            out.update({x: found[_as_uuid(x).hex] for x in chunk if _as_uuid(x).hex in found})
+            out.update({x: found[as_uuid(x).hex] for x in chunk if as_uuid(x).hex in found})
         return out
 
     def window_rows(self, log_id: UUID, first: int, last: int) -> Sequence[WindowRow]:
