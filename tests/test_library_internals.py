@@ -22,7 +22,7 @@ from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteConnection, SQ
 from domain.events import Event, EventActions
 from domain.log import SessionLog, session_log_id
 from domain.session import Session
-from runtime.projections.source import _recorded_event
+from runtime.stores.application import recorded_event as _recorded_event
 from runtime.sessions import session_service_from_url
 from runtime.stores import open_store
 from runtime.stores.application import LogApplication, VersionedMapper, make_transcoder

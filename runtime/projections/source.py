@@ -25,6 +25,7 @@ from pydantic_core import from_json as _from_json
 from domain.log import SessionLog
 from projections.log import CREATED, DELETED, FORKED, RECORDED, REWOUND, LogEvent
 from runtime.stores import Store
+from runtime.stores.application import recorded_event
 from runtime.stores.base import as_uuid
 
 def from_json(data: bytes) -> Any:
@@ -53,30 +54,6 @@ Identity = tuple[str, str, str]  # app, user, session id
 _Known = list[Any]
 
 _RECORDED_TOPIC = SessionLog.Recorded.TOPIC
-_RECORDED_TAIL = b',"class_version":%d}' % getattr(SessionLog.Recorded, "class_version", 1)
-
-
-def _recorded_event(state: bytes) -> dict[str, Any] | None:
-    """The ADK event of a current ``Recorded`` payload, decoding that part of it only (or None:
-    then decode the whole payload).
-
-    A payload is ``{"timestamp": …, "digest": …, "chain": …, "event": {…}, "class_version": N}``:
-    the event is most of it, and the rest is not needed here. The text between the first
-    ``,"event":`` and a final ``,"class_version":N}`` (N current) is exactly the event whenever it
-    parses: an unescaped quote cannot occur inside a JSON string, so those markers are
-    structural; a first ``"event"`` key nested deeper, or another key after the event, would
-    leave unbalanced brackets or a stray member in the slice, which does not parse.
-    """
-    if not state.endswith(_RECORDED_TAIL):
-        return None
-    start = state.find(b',"event":')
-    if start < 0:
-        return None
-    try:
-        data = _from_json(state[start + 9 : len(state) - len(_RECORDED_TAIL)], cache_strings="keys")
-    except ValueError:
-        return None
-    return data if type(data) is dict else None
 
 
 class LogSource:
@@ -124,7 +101,7 @@ class LogSource:
             if topic == _RECORDED_TOPIC:
                 known = known_get(raw_id)
                 if known is not None:
-                    data = _recorded_event(state)
+                    data = recorded_event(state)
                     if data is not None:
                         append(LogEvent(
                             RECORDED, known[0], known[1], known[2], version, data.get("timestamp", 0.0), data,

@@ -1,8 +1,8 @@
 """The eventsourcing application every store runs over its recorders, and its group commit.
 
 The one place outside the backend packages that reaches into eventsourcing: ``LogApplication``
-overrides the library's ``_take_snapshots`` hook (``save`` calls it), and ``VersionedMapper``
-writes the stored JSON's byte layout itself. ``tests/test_library_internals.py`` fails loudly
+overrides the library's ``_take_snapshots`` hook (``save`` calls it), ``VersionedMapper``
+writes the stored JSON's byte layout itself, and ``recorded_event`` reads it back. ``tests/test_library_internals.py`` fails loudly
 if the library changes either.
 """
 
@@ -26,7 +26,7 @@ from eventsourcing.persistence import (
     UUIDAsHex,
 )
 from eventsourcing.utils import get_topic
-from pydantic_core import to_json
+from pydantic_core import from_json, to_json
 
 from domain.log import SessionLog
 from runtime.stores.rows import SideRows
@@ -205,3 +205,28 @@ class GroupCommit:
         self._application.record(events, logs, side=SideRows.merge([m.side for m in group]))
 
 
+_RECORDED_TAIL = b',"class_version":%d}' % getattr(SessionLog.Recorded, "class_version", 1)
+
+
+def recorded_event(state: bytes) -> dict[str, Any] | None:
+    """The ADK event of a current ``Recorded`` payload, decoding that part of it only (or None:
+    then decode the whole payload). It reads the layout ``VersionedMapper`` writes, so it lives
+    beside it.
+
+    A payload is ``{"timestamp": …, "digest": …, "chain": …, "event": {…}, "class_version": N}``:
+    the event is most of it, and the rest is not needed here. The text between the first
+    ``,"event":`` and a final ``,"class_version":N}`` (N current) is exactly the event whenever it
+    parses: an unescaped quote cannot occur inside a JSON string, so those markers are
+    structural; a first ``"event"`` key nested deeper, or another key after the event, would
+    leave unbalanced brackets or a stray member in the slice, which does not parse.
+    """
+    if not state.endswith(_RECORDED_TAIL):
+        return None
+    start = state.find(b',"event":')
+    if start < 0:
+        return None
+    try:
+        data = from_json(state[start + 9 : len(state) - len(_RECORDED_TAIL)], cache_strings="keys")
+    except ValueError:
+        return None
+    return data if type(data) is dict else None
