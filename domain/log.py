@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import uuid
 from functools import lru_cache
-from typing import Any
+from typing import Any, Mapping
 
-from eventsourcing.domain import Aggregate
 
 from domain import chain as hash_chain
+from domain.chained import ChainedAggregate
 from domain.rewind import active_ranges, is_hidden
-from domain.state import apply_delta, split_scopes
+from domain.state import apply_delta, is_user_scoped, split_scopes
 
 _NAMESPACE = uuid.UUID("6f1f0c52-3b1e-4f43-9c1a-6c7a1e0b8d2a")
 
@@ -26,33 +26,21 @@ def session_log_id(app_name: str, user_id: str, session_id: str) -> uuid.UUID:
     return uuid.uuid5(_NAMESPACE, f"{app_name}\x1f{user_id}\x1f{session_id}")
 
 
-class SessionLog(Aggregate):
+class SessionLog(ChainedAggregate):
     TOPIC = "chronicle:SessionLog"
 
-    class Snapshot(Aggregate.Snapshot):
+    class Snapshot(ChainedAggregate.Snapshot):
         TOPIC = "chronicle:SessionLog.Snapshot"
 
-    class Chained(Aggregate.Event):
-        """Base of the log's events: each carries its payload digest and chain link."""
+    class Chained(ChainedAggregate.Chained):
+        """Base of the log's events after its genesis (each carries its digest and link)."""
 
         TOPIC = "chronicle:SessionLog.Chained"
 
-        TOPIC = "chronicle:SessionLog.Chained"
-
-        digest: str
-        chain: str
-
-        def mutate(self, aggregate: Any) -> Any:
-            log = super().mutate(aggregate)
-            log.chain_head = self.chain
-            return log
-
-    class Created(Aggregate.Created):
+    class Created(ChainedAggregate.Created):
         """Genesis: carries the initial state, so a rewind can restore it."""
 
         TOPIC = "chronicle:SessionLog.Created"
-        digest: str
-        chain: str
         app_name: str
         user_id: str
         session_id: str
@@ -87,7 +75,7 @@ class SessionLog(Aggregate):
         def apply(self, log: SessionLog) -> None:
             actions = self.event.get("actions") or {}
             apply_delta(log.state, split_scopes(actions.get("state_delta")).session)
-            log.artifacts.update(session_artifacts(actions.get("artifact_delta")))
+            fold_artifact_view(log.artifacts, actions.get("artifact_delta"))
             log.note_event(self.event, self.originator_version)
 
     class Rewound(Chained):
@@ -105,7 +93,7 @@ class SessionLog(Aggregate):
 
         def apply(self, log: SessionLog) -> None:
             log.state = dict(self.restored_state)
-            log.artifacts = dict(self.restored_artifacts)
+            fold_artifact_view(log.artifacts, restored=self.restored_artifacts)
             log.rewinds = [*log.rewinds, [self.originator_version, self.start_version]]
             log.note_event(self.event, self.originator_version)
 
@@ -164,22 +152,10 @@ class SessionLog(Aggregate):
     def start(
         cls, app_name: str, user_id: str, session_id: str, state: dict[str, Any], created_time: float
     ) -> SessionLog:
-        payload = dict(
-            app_name=app_name, user_id=user_id, session_id=session_id, state=state, created_time=created_time
+        return cls._start(
+            cls.Created, session_log_id(app_name, user_id, session_id),
+            app_name=app_name, user_id=user_id, session_id=session_id, state=state, created_time=created_time,
         )
-        digest = hash_chain.digest(cls.Created.TOPIC, payload)
-        return cls._create(
-            cls.Created,
-            id=session_log_id(app_name, user_id, session_id),
-            digest=digest,
-            chain=hash_chain.link(hash_chain.GENESIS, cls.INITIAL_VERSION, digest),
-            **payload,
-        )
-
-    def _append(self, event_class: type[Chained], **payload: Any) -> None:
-        digest = hash_chain.digest(event_class.TOPIC, payload)
-        chain = hash_chain.link(self.chain_head, self.version + 1, digest)
-        self.trigger_event(event_class, digest=digest, chain=chain, **payload)
 
     def record(self, event: dict[str, Any]) -> None:
         self._append(self.Recorded, event=event)
@@ -207,9 +183,23 @@ class SessionLog(Aggregate):
         self._append(self.Deleted, deleted_time=deleted_time)
 
 
-def session_artifacts(artifact_delta: dict[str, int] | None) -> dict[str, int]:
+def session_artifacts(artifact_delta: Mapping[str, int] | None) -> dict[str, int]:
     """The part of an artifact delta that belongs to the session (``user:`` files are shared)."""
-    return {name: v for name, v in (artifact_delta or {}).items() if not name.startswith("user:")}
+    return {name: v for name, v in (artifact_delta or {}).items() if not is_user_scoped(name)}
+
+
+def fold_artifact_view(
+    view: dict[str, int], artifact_delta: Mapping[str, int] | None = None, *, restored: Mapping[str, int] | None = None
+) -> dict[str, int]:
+    """The session's artifact view (filename -> version) after one event, updated in place: a
+    rewind's ``restored`` view replaces it; any other event's session files take their new
+    versions. The one fold of that view, wherever it is kept."""
+    if restored is not None:
+        view.clear()
+        view.update(restored)
+    elif artifact_delta:
+        view.update(session_artifacts(artifact_delta))
+    return view
 
 
 # Topics of the events that carry ADK events (a rewind's marker is one); projections read these.

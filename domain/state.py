@@ -17,6 +17,16 @@ from typing import Any, Iterator, Mapping, MutableMapping
 from domain.errors import InvalidArgumentError
 
 
+# The user scope's one spelling, for state keys and artifact filenames alike: a key or file
+# that starts with it belongs to the user, shared by all of the user's sessions.
+USER_PREFIX = "user:"
+
+
+def is_user_scoped(name: str) -> bool:
+    """Whether a state key or an artifact filename belongs to the user, not the session."""
+    return name.startswith(USER_PREFIX)
+
+
 class State(MutableMapping[str, Any]):
     """A session's state: the committed value plus the not-yet-committed delta.
 
@@ -25,7 +35,7 @@ class State(MutableMapping[str, Any]):
     """
 
     APP_PREFIX = "app:"
-    USER_PREFIX = "user:"
+    USER_PREFIX = USER_PREFIX
     TEMP_PREFIX = "temp:"
 
     def __init__(self, value: dict[str, Any], delta: dict[str, Any]):
@@ -96,11 +106,20 @@ def split_scopes(delta: Mapping[str, Any] | None) -> ScopedDelta:
             scoped.session[key] = value
         elif key.startswith(State.APP_PREFIX):
             scoped.app[key] = value
-        elif key.startswith(State.USER_PREFIX):
+        elif is_user_scoped(key):
             scoped.user[key] = value
         elif not is_temp(key):
             scoped.session[key] = value
     return scoped
+
+
+def with_scoped(
+    state: Mapping[str, Any] | None, app_state: Mapping[str, Any] | None, user_state: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    """A session's state as a reader sees it: its own keys, then its app's ``app:`` keys, then its
+    user's ``user:`` keys. The one place the scopes are merged back together (the prefixes keep
+    the three apart, so the order only says who would win if they ever met)."""
+    return {**(state or {}), **(app_state or {}), **(user_state or {})}
 
 
 def apply_delta(state: dict[str, Any], delta: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -35,6 +35,7 @@ from typing import Optional, Sequence
 from google.genai import types
 
 from domain.events import Event, EventCompaction
+from domain.rewind import active_ranges, is_hidden
 
 CLIENT_FUNCTION_CALL_ID_PREFIX = "adk-"
 # Calls the runtime makes to ask the user for credentials or confirmation: never model context.
@@ -231,25 +232,23 @@ def fold_all(events: Sequence[Event], *, agent_name: str, branch: Optional[str])
 
 
 def without_rewound(events: Sequence[Event]) -> list[Event]:
-    """The events that survive the history's rewinds (and no rewind events)."""
+    """The events that survive the history's rewinds (and no rewind events): the hidden ranges
+    are ``domain.rewind``'s, with an event's index in ``events`` for its version."""
     if not any(e.actions.rewind_before_invocation_id for e in events):
         return list(events)
     first_of: dict[str, int] = {}
     for i, event in enumerate(events):
         first_of.setdefault(event.invocation_id, i)
-    kept: list[Event] = []
-    i = len(events) - 1
-    while i >= 0:
-        target = events[i].actions.rewind_before_invocation_id
-        if target:
-            start = first_of.get(target)
-            if start is not None and start < i:
-                i = start
-        else:
-            kept.append(events[i])
-        i -= 1
-    kept.reverse()
-    return kept
+    rewinds = []
+    for i, event in enumerate(events):
+        target = event.actions.rewind_before_invocation_id
+        start = first_of.get(target) if target else None
+        if start is not None and start < i:
+            rewinds.append((i, start))
+    hidden = active_ranges(rewinds)
+    return [
+        e for i, e in enumerate(events) if not e.actions.rewind_before_invocation_id and not is_hidden(i, hidden)
+    ]
 
 
 def request_contents(view: LlmContextView, *, include_contents: str = "default") -> list[types.Content]:

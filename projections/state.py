@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.state import apply_delta
+from domain.state import apply_delta, with_scoped
 from projections.base import Fold, Projection, by_app, by_session, by_user
 from projections.log import CREATED, RECORDED, REWOUND, LogEvent
 
@@ -58,5 +58,5 @@ SCOPED_STATE = Projection("scoped_state", folds=[APP_STATE, USER_STATE])
 
 
 def scoped_view(app_state: StateView | None, user_state: StateView | None) -> StateView:
-    """What a session of that user sees of the shared scopes (app keys, then user keys)."""
-    return {**(app_state or {}), **(user_state or {})}
+    """What a session of that user sees of the shared scopes (``domain.state.with_scoped``)."""
+    return with_scoped(None, app_state, user_state)

@@ -35,36 +35,35 @@ from typing import Any, Callable, Iterable, Optional
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError
-from eventsourcing.domain import Aggregate
 from eventsourcing.persistence import IntegrityError, OperationalError
 
 from domain import chain as hash_chain
+from domain.chained import ChainedAggregate
 from domain.errors import InvalidArgumentError, StoreError
 from domain.log import SessionLog
-from runtime.purge_sql import PurgeSql, check_store
 from runtime.stores import CatalogRow, Store
+from runtime.stores.base import as_uuid
 
 PURGE_LOG_ID = uuid.UUID("5d1b7f0e-2c4a-4e8b-9a61-0c7e3f2b8d41")
 _ATTEMPTS = 5
 
 
-class PurgeLog(Aggregate):
+class PurgeLog(ChainedAggregate):
     """The store's operator audit log: one ``Purged`` event per purge, hash-chained."""
 
     TOPIC = "chronicle:PurgeLog"
 
-    class Created(Aggregate.Created):
+    class Created(ChainedAggregate.Created):
         TOPIC = "chronicle:PurgeLog.Created"
-        digest: str
-        chain: str
         created_time: float
 
-    class Purged(Aggregate.Event):
+    class Chained(ChainedAggregate.Chained):
+        TOPIC = "chronicle:PurgeLog.Chained"
+
+    class Purged(Chained):
         """What one purge destroyed, why, and who ran it."""
 
         TOPIC = "chronicle:PurgeLog.Purged"
-        digest: str
-        chain: str
         by: str
         reason: str
         scope: dict[str, Any]  # {"app_name", "user_id", "session_id"}: what was asked for
@@ -73,7 +72,6 @@ class PurgeLog(Aggregate):
         purged_time: float
 
         def apply(self, log: PurgeLog) -> None:
-            log.chain_head = self.chain
             log.purges += 1
 
     def __init__(self, created_time: float, digest: str = "", chain: str = hash_chain.GENESIS):
@@ -82,17 +80,10 @@ class PurgeLog(Aggregate):
 
     @classmethod
     def start(cls, created_time: float) -> PurgeLog:
-        payload = {"created_time": created_time}
-        digest = hash_chain.digest(cls.Created.TOPIC, payload)
-        return cls._create(
-            cls.Created, id=PURGE_LOG_ID, digest=digest,
-            chain=hash_chain.link(hash_chain.GENESIS, cls.INITIAL_VERSION, digest), **payload,
-        )
+        return cls._start(cls.Created, PURGE_LOG_ID, created_time=created_time)
 
     def record(self, **payload: Any) -> None:
-        digest = hash_chain.digest(self.Purged.TOPIC, payload)
-        chain = hash_chain.link(self.chain_head, self.version + 1, digest)
-        self.trigger_event(self.Purged, digest=digest, chain=chain, **payload)
+        self._append(self.Purged, **payload)
 
 
 PURGE_TOPICS = (PurgeLog.Created.TOPIC, PurgeLog.Purged.TOPIC)
@@ -169,7 +160,7 @@ def plan_purge(
 ) -> PurgePlan:
     """What purging a user (``user_id``) or a session (``session_id``, with ``user_id`` to
     disambiguate) of ``app_name`` would destroy. Reads only."""
-    check_store(store)
+    store.purge_statements()  # a store that cannot purge says so before anything is read
     if user_id is None and session_id is None:
         raise InvalidArgumentError("Purge a user (user_id=...) or a session (session_id=...), of one app.")
     from runtime.artifacts.names import ArtifactScope
@@ -214,7 +205,7 @@ def _unreferenced(store: Store, candidates: set[str], purged_logs: set[UUID]) ->
     while unreferenced:
         page = store.recorder.select_notifications(start, 1000, topics=[ArtifactLog.Saved.TOPIC])
         for n in page:
-            if _as_uuid(n.originator_id) not in purged_logs:
+            if as_uuid(n.originator_id) not in purged_logs:
                 unreferenced.discard(json.loads(n.state)["sha256"])
         if len(page) < 1000:
             break
@@ -230,7 +221,7 @@ def _forks_of(store: Store, source: CatalogRow) -> list[tuple[CatalogRow, str]]:
         page = store.recorder.select_notifications(start, 1000, topics=[SessionLog.ForkedFrom.TOPIC])
         for n in page:
             payload = json.loads(n.state)
-            forked.setdefault(payload["source_log_id"], []).append(_as_uuid(n.originator_id))
+            forked.setdefault(payload["source_log_id"], []).append(as_uuid(n.originator_id))
         if len(page) < 1000:
             break
         start = page[-1].id + 1
@@ -257,10 +248,6 @@ def _add_artifact_log(store: Store, plan: PurgePlan, log_id: UUID) -> None:
     for row in rows:
         if row.topic == ArtifactLog.Saved.TOPIC:
             plan.blob_candidates.add(json.loads(row.state)["sha256"])
-
-
-def _as_uuid(value: Any) -> UUID:
-    return value if isinstance(value, UUID) else UUID(str(value))
 
 
 # -- doing it ----------------------------------------------------------------------------
@@ -347,7 +334,7 @@ def _audit_events(store: Store, plan: PurgePlan, by: str, reason: str, counts: d
 
 def _delete(store: Store, plan: PurgePlan, by: str, reason: str) -> tuple[dict[str, int], int, float]:
     """One transaction: the deletes, then the audit event that counts them."""
-    sql = PurgeSql.for_store(store)
+    sql = store.purge_statements()
     session_ids = [s.row.log_id for s in plan.sessions]
     every_log = [*session_ids, *plan.artifact_logs, *([plan.memory_log] if plan.memory_log else [])]
     counts = {"sessions": len(plan.sessions), "artifact_logs": len(plan.artifact_logs)}
@@ -386,16 +373,16 @@ def _delete(store: Store, plan: PurgePlan, by: str, reason: str) -> tuple[dict[s
 def _delete_blobs(store: Store, plan: PurgePlan) -> int:
     """Removes the bytes of purged versions that no remaining version names (checked again now)."""
     gone = _unreferenced(store, plan.unreferenced_blobs, set())
-    return PurgeSql.for_store(store).delete_blobs(store, sorted(gone)) if gone else 0
+    return store.purge_statements().delete_blobs(store, sorted(gone)) if gone else 0
 
 
 def _rebuild_projections(store: Store, plan: PurgePlan) -> tuple[list[str], list[str]]:
     """Drops every read model (they folded the purged events) and refolds the built-in ones; then
     rewrites the app:/user: state rows the purge affected from the refolded scoped state."""
     from projections.state import SCOPED_STATE
-    from runtime.projections import Projector, builtin_projections, storage_for
+    from runtime.projections import Projector, builtin_projections
 
-    storage = storage_for(store)
+    storage = store.projection_storage()
     builtin = {p.name for p in builtin_projections()}
     dropped = [name for name in storage.names() if name not in builtin]
     for name in dropped:
@@ -412,7 +399,7 @@ def _rebuild_projections(store: Store, plan: PurgePlan) -> tuple[list[str], list
     if plan.session_id is not None:
         for user in users:
             rows += [(plan.app_name, user, k, v) for k, v in projector.user_state(plan.app_name, user).items()]
-    PurgeSql.for_store(store).rewrite_scoped(plan.app_name, sorted(users) if plan.session_id else [], rows)
+    store.purge_statements().rewrite_scoped(plan.app_name, sorted(users) if plan.session_id else [], rows)
     assert SCOPED_STATE.name in rebuilt
     return rebuilt, dropped
 
@@ -431,4 +418,4 @@ def _evict(store: Store, log_ids: Iterable[Optional[UUID]]) -> None:
 
 
 def _erase_free_pages(store: Store) -> None:
-    PurgeSql.for_store(store).erase_free_pages()
+    store.purge_statements().erase_free_pages()

@@ -24,7 +24,7 @@ from google.genai import types
 
 from domain.errors import InvalidArgumentError, SessionNotFoundError
 from domain.events import Event
-from domain.log import session_artifacts
+from domain.log import fold_artifact_view
 from runtime.sessions.base import GetSessionConfig
 
 if TYPE_CHECKING:
@@ -297,7 +297,7 @@ async def _copy_files(runner: Runner, user_id: str, source_id: str, fork_id: str
     forked = await runner.session_service.get_session(app_name=runner.app_name, user_id=user_id, session_id=fork_id)
     view: dict[str, int] = {}
     for event in forked.events:
-        view.update(session_artifacts(event.actions.artifact_delta))
+        fold_artifact_view(view, event.actions.artifact_delta)
     scope = dict(app_name=runner.app_name, user_id=user_id)
     for filename, wanted in sorted(view.items()):
         for version in await artifacts.list_versions(filename=filename, session_id=source_id, **scope):

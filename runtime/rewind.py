@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Optional
 
 from domain.events import Event
-from domain.log import RECORDED_TOPICS, session_artifacts, session_log_id
+from domain.log import RECORDED_TOPICS, fold_artifact_view, session_artifacts, session_log_id
 from runtime.sessions.base import GetSessionConfig
 
 
@@ -57,14 +57,11 @@ def _versions_from_log(store: Any, log_id: Any, marker_id: str) -> dict[str, Opt
         if row.topic not in RECORDED_TOPICS:
             continue
         domain_event = mapper.to_domain_event(row)
+        delta = (domain_event.event.get("actions") or {}).get("artifact_delta")
         nested = getattr(domain_event, "restored_artifacts", None)
-        if nested is not None:  # a rewind inside the range: the view became what it restored
-            touched.update(view, nested)
-            view = dict(nested)
-        else:
-            written = session_artifacts((domain_event.event.get("actions") or {}).get("artifact_delta"))
-            touched.update(written)
-            view.update(written)
+        # A rewind inside the range touches whatever it replaced or restored.
+        touched.update(session_artifacts(delta) if nested is None else {*view, *nested})
+        fold_artifact_view(view, delta, restored=nested)
     touched.update(k for k in {*view, *restored} if view.get(k) != restored.get(k))
     return {name: restored.get(name) for name in sorted(touched)}
 
@@ -85,7 +82,7 @@ async def versions_before(
         return {}
     before: dict[str, int] = {}
     for event in events[:start]:
-        before.update(session_artifacts(event.actions.artifact_delta))
+        fold_artifact_view(before, event.actions.artifact_delta)
     touched: set[str] = set()
     for event in events[start:]:
         touched.update(session_artifacts(event.actions.artifact_delta))

@@ -140,3 +140,28 @@ def test_logs_written_with_v1_digests_still_verify_and_catch_edits():
     edited = (1, "t", {**entries[0][2], "n": 7})
     broken = verify([edited, *entries[1:]])
     assert broken is not None and broken.version == 1 and "edited" in broken.reason
+
+
+def test_every_chained_log_stores_its_links_before_its_payload():
+    """Session logs and the purge log share one chained base; their stored JSON keeps one layout
+    (the projection source reads a Recorded event's JSON by it) and their chains verify."""
+    from domain.log import SessionLog
+    from runtime.purge import PurgeLog
+    from runtime.stores.application import VersionedMapper, make_transcoder
+
+    mapper = VersionedMapper(transcoder=make_transcoder())
+    log = SessionLog.start("a", "u", "s", {}, 1.0)
+    log.record({"id": "e", "timestamp": 1.0})
+    purges = PurgeLog.start(1.0)
+    purges.record(by="ops", reason="asked", scope={}, sessions=[], counts={}, purged_time=2.0)
+    stored = [[mapper.to_stored_event(e) for e in aggregate.collect_events()] for aggregate in (log, purges)]
+    assert [list(json.loads(s.state)) for s in stored[0] + stored[1]] == [
+        ["timestamp", "originator_topic", "digest", "chain", "app_name", "user_id", "session_id", "state",
+         "created_time", "class_version"],
+        ["timestamp", "digest", "chain", "event", "class_version"],
+        ["timestamp", "originator_topic", "digest", "chain", "created_time", "class_version"],
+        ["timestamp", "digest", "chain", "by", "reason", "scope", "sessions", "counts", "purged_time", "class_version"],
+    ]
+    for rows, aggregate in zip(stored, (log, purges)):
+        assert verify([(s.originator_version, s.topic, json.loads(s.state)) for s in rows]) is None
+        assert aggregate.chain_head == json.loads(rows[-1].state)["chain"]

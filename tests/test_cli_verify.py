@@ -91,3 +91,21 @@ def test_verify_finds_a_catalog_row_removed_or_a_genesis_removed(store_url):
     done = cli("verify", store=store_url, expect=4)
     assert "session edited" in done.stdout and "no row for this log" in done.stdout
     assert "session removed" in done.stdout and "version 1 is missing" in done.stdout
+
+
+def test_verify_finds_shared_state_rows_that_drifted_from_the_log(store_url):
+    """The app:/user: rows sessions read are a copy of what the log folds to; verify compares them."""
+    assert "every chain holds" in cli("verify", store=store_url).stdout
+    value = "'99'" if store_url.startswith("sqlite") else "'99'::jsonb"
+    sql(store_url, f"UPDATE chronicle_scoped_state SET value = {value} WHERE key = 'user:bookings_made'")
+    sql(store_url, "DELETE FROM chronicle_scoped_state WHERE key = 'user:name'")
+
+    done = cli("verify", store=store_url, expect=4)
+    drifted = sorted(line for line in done.stdout.splitlines() if line.startswith("DRIFTED"))
+    assert len(drifted) == 2 and "2 shared values drifted" in done.stdout
+    assert drifted[0].startswith("DRIFTED user:bookings_made of user ann of app demo: stored 99, the log says ")
+    assert drifted[1] == "DRIFTED user:name of user ann of app demo: the stored row is missing"
+    report = json.loads(cli("verify", "--json", "--app", "demo", "--user", "ann", store=store_url, expect=4).stdout)
+    assert report["ok"] is False and report["broken"] == []
+    assert {(m["key"], m["stored"]) for m in report["scoped"]} == {("user:bookings_made", 99), ("user:name", None)}
+    assert "every chain holds" in cli("verify", "--app", "other", store=store_url).stdout

@@ -95,7 +95,7 @@ def test_folding_deltas_is_plain_replacement_per_scope(sequence):
 
 
 def test_stored_payloads_carry_stable_topics_and_a_schema_version():
-    from runtime.stores.base import VersionedMapper, make_transcoder
+    from runtime.stores.application import VersionedMapper, make_transcoder
 
     log = SessionLog.start("app", "u", "s", {"a": 1}, 1.0)
     log.record(Event(author="user").to_json_dict())

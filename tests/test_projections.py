@@ -330,7 +330,8 @@ async def test_recorded_payloads_decode_their_event_alone_as_the_whole_payload_w
     # decoding the whole payload gives (and must be taken: a layout change would only slow it).
     import json
 
-    from runtime.projections.source import _RECORDED_TOPIC, _recorded_event
+    from runtime.projections.source import _RECORDED_TOPIC
+    from runtime.stores.application import recorded_event as _recorded_event
 
     s = await service.create_session(app_name="fast", user_id="u", state={"user:a": 1})
     await service.append_event(s, event(text='quote " and , "event": inside', delta={"app:x": {"event": 1}}))

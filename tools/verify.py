@@ -1,9 +1,11 @@
 """Checking every hash chain in a store: each session log, and the operator audit log of purges.
 
-A chain breaks where a stored event was edited, removed or moved (``domain.chain``). Beyond
+A chain breaks where a stored event was edited, removed or moved (``domain.chain``; checked by
+``runtime.sessions.verify``, the one verifier). Beyond
 the chain, each session log is compared with its catalog row: events missing from the end of
 a log (which no later link can reveal) show up as a log shorter than the catalog says, and a
-session log without a catalog row, or a catalog row without a log, is reported too.
+session log without a catalog row, or a catalog row without a log, is reported too. The shared
+``app:``/``user:`` rows are checked against the log's fold of them (``scoped_state_mismatches``).
 """
 
 from __future__ import annotations
@@ -14,10 +16,11 @@ from uuid import UUID
 
 from pydantic_core import from_json
 
-from domain.chain import verify
 from domain.log import SessionLog
 from runtime.purge import PURGE_LOG_ID
+from runtime.sessions.verify import ScopedMismatch, decode_payload, verify_rows
 from runtime.stores import Store
+from runtime.stores.base import as_uuid
 
 
 @dataclass(frozen=True)
@@ -44,10 +47,11 @@ class Report:
     logs: int = 0
     events: int = 0
     broken: list[Broken] = field(default_factory=list)
+    scoped: list[ScopedMismatch] = field(default_factory=list)  # shared-state rows that drifted from the log
 
     @property
     def ok(self) -> bool:
-        return not self.broken
+        return not self.broken and not self.scoped
 
 
 @dataclass(frozen=True)
@@ -90,7 +94,7 @@ def _geneses(store: Store) -> Iterator[tuple[UUID, dict[str, Any]]]:
                 payload = from_json(n.state)
             except ValueError:
                 payload = {"app_name": "?", "user_id": "?", "session_id": "?"}
-            yield (n.originator_id if isinstance(n.originator_id, UUID) else UUID(str(n.originator_id))), payload
+            yield as_uuid(n.originator_id), payload
         if len(page) < 1000:
             return
         start = page[-1].id + 1
@@ -98,11 +102,6 @@ def _geneses(store: Store) -> Iterator[tuple[UUID, dict[str, Any]]]:
 
 def check_log(store: Store, log: _Log) -> tuple[int, Optional[Broken]]:
     """(events read, the first broken link or None)."""
-    transcoder = store.application.mapper.transcoder
-
-    def decode(state: Any) -> Any:  # an SQL edit may leave text where bytes were
-        return transcoder.decode(state.encode() if isinstance(state, str) else bytes(state))
-
     rows = store.recorder.select_events(log.log_id)
 
     def broken(version: int, reason: str) -> Broken:
@@ -110,20 +109,14 @@ def check_log(store: Store, log: _Log) -> tuple[int, Optional[Broken]]:
         for row in rows:
             if row.originator_version == version and row.topic == SessionLog.Recorded.TOPIC:
                 try:
-                    event_id = decode(row.state)["event"]["id"]
+                    event_id = decode_payload(store, row.state)["event"]["id"]
                 except Exception:  # noqa: BLE001 - an unreadable row has no id to show
                     pass
         return Broken(str(log.log_id), log.app_name, log.user_id, log.session_id, version, reason, event_id)
 
-    entries = []
-    for row in rows:
-        try:
-            entries.append((row.originator_version, row.topic, decode(row.state)))
-        except Exception:  # noqa: BLE001 - a row that is no longer JSON was edited
-            return len(rows), broken(row.originator_version, "payload is not readable JSON (edited)")
     if not rows:
         return 0, broken(1, "the log has no events at all (its rows were removed)")
-    link = verify(entries)
+    link = verify_rows(store, rows)
     if link is not None:
         return len(rows), broken(link.version, link.reason)
     last = rows[-1].originator_version

@@ -1,9 +1,8 @@
 """Content-addressed blob stores: artifact bytes named by their sha256, each stored once.
 
-* `MemoryBlobStore` — a dict (the in-memory store);
 * `FileBlobStore(root)` — one file per blob under ``root/ab/cdef…``, written atomically;
-* `SqliteBlobStore` — tables in a SQLite file beside the store's (``chronicle.db-blobs``);
-* `PostgresBlobStore` — a ``chronicle_blobs`` table in the store's database.
+* each store's own (``Store.blob_store()``, in its package): a dict in memory, tables in a
+  SQLite file beside the store's, a table in the PostgreSQL database.
 
 A blob is written before the event that names it, so an event never points at missing
 bytes; a save that fails after its blob was written leaves an unreferenced blob (harmless,
@@ -14,13 +13,11 @@ from __future__ import annotations
 
 import hashlib
 import os
-import sqlite3
 import tempfile
 import threading
-import weakref
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Optional, Protocol
+from typing import Optional, Protocol
 
 from domain.errors import StoreError
 
@@ -58,7 +55,7 @@ _hasher_pool: Optional[ThreadPoolExecutor] = None
 _hasher_lock = threading.Lock()
 
 
-def _hasher() -> ThreadPoolExecutor:
+def hashing_pool() -> ThreadPoolExecutor:
     """A small pool that hashes bytes while the caller writes them (hashlib releases the GIL)."""
     global _hasher_pool
     if _hasher_pool is None:
@@ -81,7 +78,7 @@ def store_bytes(blobs: "BlobStore", data: bytes) -> str:
     if store is not None:
         try:
             return store(data)
-        except _AlreadyStored as stored:
+        except AlreadyStored as stored:
             return stored.sha256
     sha256 = sha256_hex(data)
     blobs.put(sha256, data)
@@ -98,28 +95,6 @@ class BlobStore(Protocol):
 
     def count(self) -> int:
         """How many distinct blobs are stored."""
-
-
-class MemoryBlobStore:
-    def __init__(self) -> None:
-        self._blobs: dict[str, bytes] = {}
-        self._lock = threading.Lock()
-
-    def put(self, sha256: str, data: bytes) -> bool:
-        with self._lock:
-            if sha256 in self._blobs:
-                return False
-            self._blobs[sha256] = bytes(data)
-            return True
-
-    def get(self, sha256: str) -> Optional[bytes]:
-        return self._blobs.get(sha256)
-
-    def exists(self, sha256: str) -> bool:
-        return sha256 in self._blobs
-
-    def count(self) -> int:
-        return len(self._blobs)
 
 
 class FileBlobStore:
@@ -139,7 +114,7 @@ class FileBlobStore:
     def store(self, data: bytes) -> str:
         """Stores `data` and returns its sha256. The bytes go to a temporary file while
         another thread hashes them (both release the GIL), then the file takes its name."""
-        future = _hasher().submit(sha256_hex, data)
+        future = hashing_pool().submit(sha256_hex, data)
         tmp = self._write_temp(data)
         try:
             sha256 = future.result()
@@ -199,202 +174,9 @@ class FileBlobStore:
         return sum(1 for _ in self.root.glob("??/*"))
 
 
-class SqliteBlobStore:
-    """Blobs in SQLite: ``chronicle_blob_data`` holds the bytes, ``chronicle_blobs`` names them
-    by sha256 (the bytes go in while another thread hashes them; both release the GIL).
-
-    For a store file ``chronicle.db`` the tables live in their own SQLite file next to it,
-    ``chronicle.db-blobs`` (64 KiB pages, rollback journal): artifact bytes are written once
-    instead of twice (into the WAL, then again at checkpoint), and a large save never pushes
-    megabytes through the WAL that every session append syncs and checkpoints. Copy both
-    files (``chronicle.db*``) to back the store up. An in-memory SQLite store keeps the tables
-    in its own database.
-    """
-
-    CREATE = [
-        "CREATE TABLE IF NOT EXISTS chronicle_blob_data (id INTEGER PRIMARY KEY, data BLOB NOT NULL)",
-        "CREATE TABLE IF NOT EXISTS chronicle_blobs ("
-        " sha256 TEXT PRIMARY KEY, size INTEGER NOT NULL, data_id INTEGER NOT NULL) WITHOUT ROWID",
-    ]
-    SELECT = (
-        "SELECT d.data FROM chronicle_blobs b JOIN chronicle_blob_data d ON d.id = b.data_id WHERE b.sha256 = ?"
-    )
-
-    def __init__(self, datastore: Any):
-        self.datastore = datastore
-        pool = getattr(datastore, "pool", None)
-        in_memory = pool is None or pool.is_sqlite_memory_mode
-        self.path: Optional[str] = None if in_memory else sidecar_path(pool.db_name)
-        self._connections: dict[int, sqlite3.Connection] = {}  # by thread
-        self._guard = threading.Lock()
-        if self.path is None:
-            with self.datastore.transaction(commit=True) as c:
-                for statement in self.CREATE:
-                    c.execute(statement)
-        else:
-            db = self._connection()
-            db.execute("PRAGMA page_size=65536")  # only takes effect while the file is empty
-            for statement in self.CREATE:
-                db.execute(statement)
-
-    def _connection(self) -> sqlite3.Connection:
-        """This thread's connection to the blob file (opened on first use, again after close)."""
-        thread = threading.get_ident()
-        db = self._connections.get(thread)
-        if db is None:
-            db = sqlite3.connect(self.path, isolation_level=None, timeout=30, check_same_thread=False)
-            db.execute("PRAGMA journal_mode=PERSIST")  # a per-connection setting
-            db.execute("PRAGMA synchronous=FULL")
-            with self._guard:
-                self._connections[thread] = db
-        return db
-
-    def store(self, data: bytes) -> str:
-        """Stores `data` (once per content) and returns its sha256."""
-        future = _hasher().submit(sha256_hex, data)
-        if self.path is None:
-            with self.datastore.transaction(commit=True) as c:
-                self._insert(c, future, data)
-            return future.result()
-        db = self._connection()
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            self._insert(db.cursor(), future, data)
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        return future.result()
-
-    @staticmethod
-    def _insert(c: Any, future: Any, data: bytes) -> None:
-        c.execute("INSERT INTO chronicle_blob_data (data) VALUES (?)", (data,))
-        data_id = c.lastrowid
-        sha256 = future.result()
-        c.execute("SELECT 1 FROM chronicle_blobs WHERE sha256 = ?", (sha256,))
-        if c.fetchone() is not None:
-            raise _AlreadyStored(sha256)  # rolls back the bytes just written
-        c.execute("INSERT INTO chronicle_blobs VALUES (?, ?, ?)", (sha256, len(data), data_id))
-
-    def put(self, sha256: str, data: bytes) -> bool:
-        if self.exists(sha256):
-            return False
-        try:
-            self.store(data)
-        except _AlreadyStored:
-            return False
-        return True
-
-    def _one(self, sql: str, params: tuple[Any, ...]) -> Any:
-        if self.path is None:
-            with self.datastore.transaction(commit=False) as c:
-                c.execute(sql, params)
-                return c.fetchone()
-        return self._connection().execute(sql, params).fetchone()
-
-    def get(self, sha256: str) -> Optional[bytes]:
-        row = self._one(self.SELECT, (sha256,))
-        return None if row is None else bytes(row[0])
-
-    def exists(self, sha256: str) -> bool:
-        return self._one("SELECT 1 FROM chronicle_blobs WHERE sha256 = ?", (sha256,)) is not None
-
-    def count(self) -> int:
-        return int(self._one("SELECT count(*) FROM chronicle_blobs", ())[0])
-
-    def close(self) -> None:
-        with self._guard:
-            connections, self._connections = self._connections, {}
-        for db in connections.values():
-            db.close()
-
-
-class _AlreadyStored(Exception):
+class AlreadyStored(Exception):
     """The content is already stored: raised to undo writing it again."""
 
     def __init__(self, sha256: str):
         super().__init__(sha256)
         self.sha256 = sha256
-
-
-def sidecar_path(db_name: str) -> str:
-    """Where a SQLite store file's blobs live: ``<store file>-blobs``."""
-    path = db_name[len("file:"):] if db_name.startswith("file:") else db_name
-    return os.path.abspath(path.split("?", 1)[0] + "-blobs")  # absolute: connections open lazily
-
-
-class PostgresBlobStore:
-    CREATE = [
-        "CREATE TABLE IF NOT EXISTS chronicle_blobs ("
-        " sha256 text PRIMARY KEY, size bigint NOT NULL, data bytea NOT NULL)",
-        # Artifacts are mostly compressed already (images, PDFs): skip TOAST compression.
-        "ALTER TABLE chronicle_blobs ALTER COLUMN data SET STORAGE EXTERNAL",
-    ]
-
-    def __init__(self, datastore: Any):
-        self.datastore = datastore
-        create_pg_tables(datastore, self.CREATE)
-
-    def put(self, sha256: str, data: bytes) -> bool:
-        if self.exists(sha256):
-            return False
-        with self.datastore.transaction(commit=True) as c:
-            c.execute(
-                "INSERT INTO chronicle_blobs (sha256, size, data) VALUES (%s, %s, %b)"
-                " ON CONFLICT (sha256) DO NOTHING",
-                (sha256, len(data), data),
-            )
-        return True
-
-    def get(self, sha256: str) -> Optional[bytes]:
-        with self.datastore.get_connection() as conn, conn.cursor(binary=True) as c:
-            c.execute("SELECT data FROM chronicle_blobs WHERE sha256 = %s", (sha256,))
-            row = c.fetchone()
-        return None if row is None else bytes(row["data"])
-
-    def exists(self, sha256: str) -> bool:
-        with self.datastore.get_connection() as conn, conn.cursor() as c:
-            c.execute("SELECT 1 FROM chronicle_blobs WHERE sha256 = %s", (sha256,))
-            return c.fetchone() is not None
-
-    def count(self) -> int:
-        with self.datastore.get_connection() as conn, conn.cursor() as c:
-            c.execute("SELECT count(*) AS n FROM chronicle_blobs")
-            return int(c.fetchone()["n"])
-
-
-def create_pg_tables(datastore: Any, statements: list[str]) -> None:
-    """Runs CREATE … IF NOT EXISTS statements; two processes creating at once may collide
-    on PostgreSQL's catalog, so a failed attempt is retried once the other has finished."""
-    import psycopg
-
-    for attempt in range(3):
-        try:
-            with datastore.transaction(commit=True) as c:
-                c.execute("SELECT pg_advisory_xact_lock(7203311)")  # one creator at a time
-                for statement in statements:
-                    c.execute(statement)
-            return
-        except (psycopg.errors.UniqueViolation, psycopg.errors.DuplicateObject):
-            if attempt == 2:
-                raise
-
-
-_shared_memory_blobs: "weakref.WeakKeyDictionary[Any, MemoryBlobStore]" = weakref.WeakKeyDictionary()
-_shared_lock = threading.Lock()
-
-
-def blob_store_for(store: Any) -> BlobStore:
-    """The blob store that lives in `store`'s own database (a dict for the in-memory store,
-    shared by every service on that store)."""
-    datastore = getattr(store.recorder, "datastore", None)
-    kind = type(datastore).__module__ if datastore is not None else ""
-    if kind.endswith("sqlite"):
-        return SqliteBlobStore(datastore)
-    if kind.endswith("postgres"):
-        return PostgresBlobStore(datastore)
-    with _shared_lock:
-        blobs = _shared_memory_blobs.get(store)
-        if blobs is None:
-            blobs = _shared_memory_blobs[store] = MemoryBlobStore()
-        return blobs

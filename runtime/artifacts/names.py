@@ -1,6 +1,6 @@
 """Artifact names and scopes, checked before anything is written.
 
-A filename that starts with ``user:`` belongs to the user (shared by all their sessions);
+A filename that starts with ``user:`` (``domain.state.is_user_scoped``) belongs to the user (shared by all their sessions);
 any other filename belongs to its session. A filename is a name, never a path: it may not
 contain path separators, ``..``, control characters or NUL, and may not be empty.
 """
@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from typing import Optional
 
 from domain.errors import InvalidArgumentError
+from domain.state import USER_PREFIX, is_user_scoped
 from domain.validation import check_ids
 
-USER_PREFIX = "user:"
 MAX_FILENAME_LENGTH = 512
 
 _NAMESPACE = uuid.UUID("0b7a3f4e-6d0c-4c55-9a51-2f1f7c8e3d10")
@@ -42,10 +42,6 @@ class ArtifactScope:
             f"artifact://apps/{self.app_name}/users/{self.user_id}/sessions/{self.session_id}"
             f"/artifacts/{filename}/versions/{version}"
         )
-
-
-def is_user_scoped(filename: str) -> bool:
-    return filename.startswith(USER_PREFIX)
 
 
 def check_filename(filename: object) -> str:

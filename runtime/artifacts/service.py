@@ -14,7 +14,6 @@ import random
 import re
 import threading
 import time
-import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Optional
@@ -27,7 +26,7 @@ from google.genai import types
 from domain.errors import InvalidArgumentError, StoreError
 from domain.validation import check_ids
 from runtime.artifacts.base import BaseArtifactService
-from runtime.artifacts.blobs import BlobStore, FileBlobStore, blob_store_for, check_blob, store_bytes
+from runtime.artifacts.blobs import BlobStore, FileBlobStore, check_blob, store_bytes
 from runtime.artifacts.log import ArtifactLog
 from runtime.artifacts.names import ArtifactScope, artifact_scope, check_filename
 from runtime.artifacts.versions import (
@@ -76,18 +75,6 @@ class _StoreLocks:
         return lock
 
 
-_locks_by_store: "weakref.WeakKeyDictionary[Store, _StoreLocks]" = weakref.WeakKeyDictionary()
-_locks_guard = threading.Lock()
-
-
-def _store_locks(store: Store) -> _StoreLocks:
-    with _locks_guard:
-        locks = _locks_by_store.get(store)
-        if locks is None:
-            locks = _locks_by_store[store] = _StoreLocks()
-        return locks
-
-
 class LogArtifactService(BaseArtifactService):
     """Artifacts as event-sourced version logs plus content-addressed blobs, in one store.
 
@@ -106,11 +93,11 @@ class LogArtifactService(BaseArtifactService):
         if not isinstance(max_artifact_bytes, int) or max_artifact_bytes < 0:
             raise InvalidArgumentError(f"max_artifact_bytes must be a non-negative int, got {max_artifact_bytes!r}")
         self.store = store
-        self.blobs: BlobStore = blobs if blobs is not None else blob_store_for(store)
+        self.blobs: BlobStore = blobs if blobs is not None else store.blob_store()
         self.max_artifact_bytes = max_artifact_bytes
         self._owns_store = owns_store
         self._application = store.application
-        self._locks = _store_locks(store)
+        self._locks = store.owned("artifact log locks", _StoreLocks)
 
     # -- ADK API -----------------------------------------------------------------------
 

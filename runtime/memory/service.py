@@ -14,7 +14,6 @@ import json
 import random
 import threading
 import time
-import weakref
 from typing import Any, Optional
 from uuid import UUID
 
@@ -39,36 +38,6 @@ CATCH_UP_PAGE = 1000  # events folded per transaction when catching up
 _ATTEMPTS = 64
 
 
-def index_for(store: Store) -> MemoryIndex:
-    """The index that lives in `store`'s own database (in-memory BM25 for the memory store)."""
-    recorder = store.recorder
-    datastore = getattr(recorder, "datastore", None)
-    kind = type(datastore).__module__ if datastore is not None else ""
-    if kind.endswith("sqlite"):
-        from runtime.memory.index_sqlite import SqliteMemoryIndex
-
-        return SqliteMemoryIndex(recorder)
-    if kind.endswith("postgres"):
-        from runtime.memory.index_postgres import PostgresMemoryIndex
-
-        return PostgresMemoryIndex(recorder)
-    return _shared_memory_index(store)
-
-
-_memory_indexes: "weakref.WeakKeyDictionary[Store, MemoryIndex]" = weakref.WeakKeyDictionary()
-_memory_indexes_lock = threading.Lock()
-
-
-def _shared_memory_index(store: Store) -> MemoryIndex:
-    from runtime.memory.index_memory import InMemoryIndex
-
-    with _memory_indexes_lock:
-        index = _memory_indexes.get(store)
-        if index is None:
-            index = _memory_indexes[store] = InMemoryIndex(store.recorder)
-        return index
-
-
 class LogMemoryService(BaseMemoryService):
     """Memory as a projection of the log in one store (memory, SQLite or PostgreSQL).
 
@@ -88,7 +57,7 @@ class LogMemoryService(BaseMemoryService):
             raise InvalidArgumentError(f"max_results must be a positive int, got {max_results!r}")
         self.store = store
         self.max_results = max_results
-        self.index = index if index is not None else index_for(store)
+        self.index = index if index is not None else store.memory_index()
         self._owns_store = owns_store
         self._application = store.application
         self._recorder = store.recorder

@@ -13,9 +13,8 @@ a rebuild's time).
 
 * ``catch_up()`` folds everything up to the end of the log, now, in the calling thread (the
   inline mode — SQLite and memory stores, tests, tools).
-* ``follow(stop)`` keeps catching up as events commit: on PostgreSQL it LISTENs on the events
-  table's channel (eventsourcing's recorder NOTIFYs on every append), on the in-memory store it
-  waits on the recorder's listener, on SQLite it polls.
+* ``follow(stop)`` keeps catching up as events commit, woken the way the store can say that
+  something was appended (``Store.follow``: LISTEN/NOTIFY, a listener, or polling).
 * ``rebuild()`` drops the rows and refolds from the start of the log.
 """
 
@@ -23,20 +22,16 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
-import weakref
 from collections import OrderedDict
 from typing import Any, Iterable, Sequence
 
-from eventsourcing.persistence import OperationalError, InterfaceError
-from eventsourcing.popo import POPOApplicationRecorder
-from eventsourcing.postgres import PostgresApplicationRecorder
+from eventsourcing.persistence import InterfaceError, OperationalError
 
 from projections.base import Fold, Projection, ViewId
 from projections.log import LogEvent
 from runtime.gc_pause import gc_paused
 from runtime.projections.source import LogSource
-from runtime.projections.storage import Batch, PositionMoved, ProjectionStorage, _dumps, storage_for
+from runtime.projections.storage import Batch, PositionMoved, ProjectionStorage, _dumps
 from runtime.stores import Store
 
 log = logging.getLogger("chronicle.projections")
@@ -128,7 +123,7 @@ class ProjectionRunner:
         self.store = store
         self.projection = projection
         self.name = projection.name
-        self.storage: ProjectionStorage = storage_for(store)
+        self.storage: ProjectionStorage = store.projection_storage()
         self.source = LogSource(store)
         self.batch_size = batch_size
         self.cache_size = cache_size
@@ -368,50 +363,12 @@ class ProjectionRunner:
 
     def follow(self, stop: threading.Event) -> None:
         """Catches up, then keeps catching up as new events commit, until ``stop`` is set."""
-        recorder = self.store.recorder
         while not stop.is_set():
             try:
-                if isinstance(recorder, PostgresApplicationRecorder):
-                    self._follow_postgres(recorder, stop)
-                elif isinstance(recorder, POPOApplicationRecorder):
-                    self._follow_memory(recorder, stop)
-                else:
-                    self._follow_polling(stop)
+                self.store.follow(self.catch_up, stop, self.poll_interval)
             except (OperationalError, InterfaceError) as e:  # the database went away: retry
                 log.warning("projection %s: %s; retrying in 1 s", self.name, e)
                 stop.wait(1.0)
-
-    def _follow_postgres(self, recorder: PostgresApplicationRecorder, stop: threading.Event) -> None:
-        from psycopg.sql import SQL, Identifier
-
-        with recorder.datastore.get_connection() as conn:
-            conn.execute(SQL("LISTEN {0}").format(Identifier(recorder.channel_name)))
-            self.catch_up()
-            last = time.monotonic()
-            while not stop.is_set():
-                notified = False
-                for _ in conn.notifies(timeout=0.25, stop_after=1):
-                    notified = True
-                # Also look every second, in case a notification was missed.
-                if notified or time.monotonic() - last > 1.0:
-                    self.catch_up()
-                    last = time.monotonic()
-
-    def _follow_memory(self, recorder: POPOApplicationRecorder, stop: threading.Event) -> None:
-        appended = threading.Event()
-        recorder.listen(appended)
-        try:
-            while not stop.is_set():
-                appended.clear()
-                self.catch_up()
-                appended.wait(0.25)
-        finally:
-            recorder.unlisten(appended)
-
-    def _follow_polling(self, stop: threading.Event) -> None:
-        while not stop.is_set():
-            if not self.catch_up():
-                stop.wait(self.poll_interval)
 
     def start(self) -> ProjectionRunner:
         """Follows the log in a background thread until ``stop()``."""
@@ -446,20 +403,12 @@ class ProjectionRunner:
 
 # -- one runner per (store, projection) ----------------------------------------------------
 
-_runners: "weakref.WeakKeyDictionary[Any, dict[str, ProjectionRunner]]" = weakref.WeakKeyDictionary()
-_runners_lock = threading.Lock()
-
-
 def runner_for(store: Store, projection: Projection, **options: Any) -> ProjectionRunner:
     """The runner of ``projection`` on ``store`` in this process (shared, so one cache)."""
-    with _runners_lock:
-        runners = _runners.setdefault(store.recorder, {})
-        runner = runners.get(projection.name)
-        if runner is None:
-            runner = runners[projection.name] = ProjectionRunner(store, projection, **options)
-        elif runner.projection.folds != projection.folds:
-            raise ValueError(f"A different projection named {projection.name!r} already runs on this store")
-        return runner
+    runner = store.owned(f"projection runner {projection.name}", lambda: ProjectionRunner(store, projection, **options))
+    if runner.projection.folds != projection.folds:
+        raise ValueError(f"A different projection named {projection.name!r} already runs on this store")
+    return runner
 
 
 def catch_up_all(runners: Iterable[ProjectionRunner]) -> dict[str, int]:

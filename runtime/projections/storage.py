@@ -13,27 +13,18 @@ notification id) the rows reflect — plus a second row counting the projection'
 epoch). ``commit`` writes a batch of rows *and* moves that position in one transaction, and only
 if position and epoch are still the ones the batch was folded from (compare-and-set): a batch
 is applied exactly once, whoever else is catching up at the same time, and a runner whose
-cache predates a rebuild cannot write over it. The tracking recorders are eventsourcing's
-(SQLite, PostgreSQL, POPO); these classes add the row tables to them.
+cache predates a rebuild cannot write over it. Each store package implements this interface
+(its ``read_models`` module) on eventsourcing's tracking recorder of its backend.
 """
 
 from __future__ import annotations
 
 import json
-import threading
-import weakref
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, Iterable, NamedTuple, Sequence
+from typing import Any, NamedTuple, Sequence
 
-from eventsourcing.persistence import IntegrityError, ProgrammingError
-from eventsourcing.popo import POPOApplicationRecorder
-from eventsourcing.postgres import PostgresApplicationRecorder
-from eventsourcing.sqlite import SQLiteApplicationRecorder
-
-from domain.errors import StoreError
 from runtime.stores import Store
-from runtime.stores.base import sql_filters
 
 ViewId = tuple[str, str]  # (fold, key)
 
@@ -71,19 +62,6 @@ class Batch:
 
     def history_rows(self) -> list[tuple[Any, ...]]:
         return [(f, k, i, p, v, v is None, s, ver, e, a) for (f, k, i, p), (v, s, ver, e, a) in self.history.items()]
-
-
-def history_sql(
-    mark: str, name: str, fold: str | None, key: str | None, after: int, upto: int | None
-) -> tuple[str, list[Any]]:
-    """The query the SQL storages read a projection's history with (``mark``: the driver's
-    placeholder); rows come as ``HistoryRow`` fields, in position order."""
-    where, params = sql_filters(mark, [("fold =", fold), ("key =", key), ("position <=", upto)])
-    sql = (
-        "SELECT fold, key, item, position, value, removed, session, version, event_id, author"
-        f" FROM chronicle_projection_history WHERE projection = {mark} AND position > {mark}{where}"
-    )
-    return sql + " ORDER BY position, fold, key, item", [name, after, *params]
 
 
 class ProjectionStorage(ABC):
@@ -155,49 +133,6 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
-# -- memory --------------------------------------------------------------------------------
-
-
-def _chunks(seq: Sequence[str], n: int) -> Iterable[Sequence[str]]:
-    for i in range(0, len(seq), n):
-        yield seq[i : i + n]
-
-
-# -- one storage per store -----------------------------------------------------------------
-
-_storages: "weakref.WeakKeyDictionary[Any, ProjectionStorage]" = weakref.WeakKeyDictionary()
-_storages_lock = threading.Lock()
-
-
 def storage_for(store: Store) -> ProjectionStorage:
     """The read-model tables of a store (created on first use; one object per store)."""
-    recorder = store.recorder
-    with _storages_lock:
-        storage = _storages.get(recorder)
-        if storage is not None:
-            return storage
-        # Each backend is its own module, imported only when a store of its kind is used.
-        if isinstance(recorder, PostgresApplicationRecorder):
-            from runtime.projections.storage_postgres import PostgresProjectionStorage
-
-            storage = PostgresProjectionStorage(recorder.datastore)
-        elif isinstance(recorder, SQLiteApplicationRecorder):
-            from runtime.projections.storage_sqlite import SqliteProjectionStorage
-
-            storage = SqliteProjectionStorage(recorder.datastore)
-        elif isinstance(recorder, POPOApplicationRecorder):
-            from runtime.projections.storage_memory import MemoryProjectionStorage
-
-            storage = MemoryProjectionStorage()
-        else:
-            raise StoreError(f"Projections cannot be stored next to a {type(recorder).__name__}")
-        for attempt in range(3):
-            try:
-                storage.create_table()  # type: ignore[attr-defined]
-                break
-            except (IntegrityError, ProgrammingError):
-                # Two processes creating the same tables at once: the loser retries.
-                if attempt == 2:
-                    raise
-        _storages[recorder] = storage
-        return storage
+    return store.projection_storage()

@@ -27,19 +27,17 @@ from uuid import UUID
 from domain.errors import InvalidArgumentError, InvocationNotFoundError, SessionNotFoundError
 from domain.log import SessionLog, session_log_id
 from domain.session import Session
-from domain.state import split_scopes
+from domain.state import split_scopes, with_scoped
 from eventsourcing.application import AggregateNotFoundError
-from eventsourcing.persistence import StoredEvent
 from domain.log import session_artifacts
-from projections.artifacts import ARTIFACTS, USER_ARTIFACTS, fold_session_artifacts
+from projections.artifacts import ARTIFACTS, USER_ARTIFACTS
+from projections.session_at import session_at
 from projections.log import RECORDED, REWOUND, LogEvent
-from projections.state import APP_STATE, SCOPED_STATE, USER_STATE, fold_session_state
+from projections.state import APP_STATE, SCOPED_STATE, USER_STATE
 from projections.timeline import Timeline, fold_timeline
 from runtime.projections.runner import ProjectionRunner, runner_for
 from runtime.projections.source import LogSource
-from runtime.projections.storage_postgres import PostgresProjectionStorage
 from runtime.stores import Store, open_store
-from runtime.stores.snapshots import SNAPSHOT_PG, decode_snapshot, nearest_snapshot
 
 
 @dataclass(frozen=True)
@@ -141,7 +139,7 @@ class StateAt:
     @property
     def session_state(self) -> dict[str, Any]:
         """What ``get_session`` showed then: the session's keys merged with app: and user: keys."""
-        return {**self.state, **self.app_state, **self.user_state}
+        return with_scoped(self.state, self.app_state, self.user_state)
 
     @property
     def all_artifacts(self) -> dict[str, int]:
@@ -232,18 +230,8 @@ class TimeTravel:
             (ARTIFACTS.name, USER_ARTIFACTS.name, user_key),
         ]
         snapshot, window, position, positions, views = self._reads(log_id, version, mode, reads)
-        # The session's own state and artifacts: the nearest snapshot, then the events after it,
-        # folded with the same folds as everywhere.
-        start, attributes = snapshot if snapshot is not None else (0, {})
-        state: dict[str, Any] = dict(attributes.get("state") or {})
-        artifacts: dict[str, int] = dict(attributes.get("artifacts") or {})
-        event = None
-        for e in window:
-            if e.version > start and e.version <= version:
-                fold_session_state(state, e)
-                fold_session_artifacts(artifacts, e)
-            if e.version == version:
-                event = e
+        state, artifacts = session_at(snapshot, window, version)
+        event = next((e for e in window if e.version == version), None)
         if event is None or position is None:
             raise SessionNotFoundError(*identity)
         if min(positions.values()) < position:  # the read models are behind: bring them up first
@@ -273,68 +261,11 @@ class TimeTravel:
         self, log_id: UUID, version: int, mode: str, reads: list[tuple[str, str, str]]
     ) -> tuple[tuple[int, dict[str, Any]] | None, list[LogEvent], int | None, dict[str, int], list[dict[str, Any]]]:
         """The nearest snapshot, the events from it to ``version``, the log position the shared
-        state is read at (``mode``: the event's own, just before the next one, or the end of the
-        log), the read models' positions and the shared views as of that position."""
-        if isinstance(self.storage, PostgresProjectionStorage):
-            return self._reads_postgres(log_id, version, mode, reads)
-        snapshot = nearest_snapshot(self.store, log_id, version)
-        start = snapshot[0] if snapshot is not None else 0
-        last = version + 1 if mode == "before" else version
-        window = self.source.window(log_id, min(start + 1, version), last)
-        position: int | None = None
-        if mode == "latest":
-            position = self.source.max_position()
-        for e in window:
-            if mode == "event" and e.version == version:
-                position = e.position
-            elif mode == "before" and e.version == version + 1:
-                # Shared state as the invocation found it: everything logged before its first
-                # event, other sessions' writes since this session's previous event included.
-                position = e.position - 1
-        if position is None:
-            return snapshot, window, None, {}, []
-        positions, views = self.storage.read_at(position, reads)
-        return snapshot, window, position, positions, views
-
-    def _reads_postgres(
-        self, log_id: UUID, version: int, mode: str, reads: list[tuple[str, str, str]]
-    ) -> tuple[tuple[int, dict[str, Any]] | None, list[LogEvent], int | None, dict[str, int], list[dict[str, Any]]]:
-        """The same reads, pipelined: one round trip to PostgreSQL."""
-        from psycopg.rows import tuple_row
-
-        storage: PostgresProjectionStorage = self.storage  # type: ignore[assignment]
-        events = self.recorder.events_table_name
-        snapshots = self.application.snapshots.recorder.events_table_name  # type: ignore[union-attr]
-        if mode == "latest":
-            position_sql, position_params = f"SELECT max(notification_id) FROM {events}", []
-        else:
-            at = version + 1 if mode == "before" else version
-            position_sql = (
-                f"SELECT notification_id{' - 1' if mode == 'before' else ''} FROM {events}"
-                " WHERE originator_id = %s AND originator_version = %s"
-            )
-            position_params = [log_id, at]
-        read_sql, read_params = storage.read_at_query(position_sql, position_params, reads)
-        with self.recorder.datastore.get_connection() as conn, conn.pipeline():
-            snap = conn.cursor(row_factory=tuple_row)
-            snap.execute(SNAPSHOT_PG.format(table=snapshots), (log_id, version), prepare=True, binary=True)
-            rows = conn.cursor(row_factory=tuple_row)
-            rows.execute(
-                f"SELECT notification_id, originator_version, topic, state FROM {events}"
-                " WHERE originator_id = %s AND originator_version BETWEEN LEAST(COALESCE(("
-                f"  SELECT max(originator_version) FROM {snapshots} WHERE originator_id = %s"
-                "  AND originator_version <= %s), 0) + 1, %s) AND %s ORDER BY originator_version",
-                (log_id, log_id, version, version, version), binary=True, prepare=True,
-            )
-            shared = conn.cursor(row_factory=tuple_row)
-            shared.execute(read_sql, read_params, prepare=True)
-            snap_row, window_rows, shared_rows = snap.fetchone(), rows.fetchall(), shared.fetchall()
-        snapshot = None
-        if snap_row is not None:
-            snapshot = decode_snapshot(self.store, StoredEvent(log_id, snap_row[0], "", snap_row[1]))
+        state is read at, the read models' positions and the shared views as of that position
+        (``Store.state_reads``: in one round trip where the store allows)."""
+        snapshot, rows, position, positions, views = self.store.state_reads(log_id, version, mode, reads)
         decode = self.source._decode_row  # noqa: SLF001
-        window = [e for e in (decode(p, log_id, v, t, b) for p, v, t, b in window_rows) if e is not None]
-        position, positions, views = storage.parse_read_at(shared_rows, reads)
+        window = [e for e in (decode(p, log_id, v, t, b) for p, v, t, b in rows) if e is not None]
         return snapshot, window, position, positions, views
 
     def _log(self, log_id: UUID, identity: tuple[str, str, str]) -> SessionLog:

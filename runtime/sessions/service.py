@@ -25,12 +25,13 @@ from domain.events import Event, EventActions
 from domain.log import RECORDED_TOPICS, SessionLog, session_log_id
 from domain.rewind import active_ranges, is_hidden
 from domain.session import Session
-from domain.state import ScopedDelta, check_json_state, split_scopes, without_temp
+from domain.state import ScopedDelta, check_json_state, split_scopes, with_scoped, without_temp
 from domain.validation import check_ids
+from projections.session_at import SessionAt, session_at
 from runtime.gc_pause import gc_paused
+from runtime.projections.source import LogSource
 from runtime.sessions.base import BaseSessionService, GetSessionConfig, ListSessionsResponse
 from runtime.stores import CatalogRow, SideRows, Store, open_store
-from runtime.stores.snapshots import nearest_snapshot
 
 _PAGE = 64  # events read per round trip when only the newest are wanted
 _REWIND_ATTEMPTS = 5
@@ -91,6 +92,7 @@ class LogSessionService(BaseSessionService):
         self.store = store
         self._application = store.application
         self._recorder = store.recorder
+        self._source = LogSource(store)
         self._locks: dict[UUID, threading.Lock] = {}
 
     # -- ADK API -----------------------------------------------------------------------
@@ -256,13 +258,8 @@ class LogSessionService(BaseSessionService):
 
     def _list(self, app_name: str, user_id: str | None) -> ListSessionsResponse:
         rows = self._recorder.select_listing(app_name, user_id)
-        # Scoped values come in one read, not one per user.
-        if user_id is None:
-            by_user = self._recorder.select_app_scoped(app_name)
-            app_scope = by_user.pop("", {})
-            scoped_of = {user: {**app_scope, **values} for user, values in by_user.items()}
-        else:
-            app_scope, scoped_of = self._recorder.select_scoped(app_name, user_id), {}
+        scoped = self._recorder.select_scoped_rows(app_name, user_id)  # one read, not one per user
+        app_scope = scoped.get("")
         build = Session.from_store
         with gc_paused():
             sessions = [
@@ -270,10 +267,11 @@ class LogSessionService(BaseSessionService):
                     id=session_id,
                     app_name=app_name,
                     user_id=row_user,
-                    state={
-                        **(from_json(state) if isinstance(state, str) else _copy_state(state)),
-                        **scoped_of.get(row_user, app_scope),
-                    },
+                    state=with_scoped(
+                        from_json(state) if isinstance(state, str) else _copy_state(state),
+                        app_scope,
+                        scoped.get(row_user),
+                    ),
                     events=[],
                     last_update_time=last_update_time,
                     version=version,
@@ -383,28 +381,13 @@ class LogSessionService(BaseSessionService):
                     pass  # a writer got in first: recompute against it
         raise StaleSessionError(session_id, log.version - 1, log.version)
 
-    def _state_at(self, log: SessionLog, version: int) -> SessionLog:
-        """The log's session state and artifact view at ``version`` (only those two are meaningful
-        in the result): the nearest snapshot's state and artifacts, read without its invocation
-        index (which grows with the session), then the events after it, applied by the domain's
-        own rules -- so the cost does not grow with history."""
-        snapshot = nearest_snapshot(self.store, log.id, version)
-        if snapshot is None:
-            return self._application.repository.get(log.id, version=version)
-        snapshot_version, parts = snapshot
-        shell = copy.copy(log)
-        shell.__dict__.update(
-            _version=snapshot_version,
-            _pending_events=[],
-            state=dict(parts["state"]),
-            artifacts=dict(parts["artifacts"]),
-            invocations={},
-            rewinds=[],
-        )
-        decode = self._application.mapper.to_domain_event
-        for row in self._recorder.select_events(log.id, gt=snapshot_version, lte=version):
-            decode(row).mutate(shell)
-        return shell
+    def _state_at(self, log: SessionLog, version: int) -> SessionAt:
+        """The session's own state and artifact view at ``version`` (``projections.session_at``):
+        the nearest snapshot's two parts, read without its invocation index (which grows with
+        the session), then the events after it -- so the cost does not grow with history."""
+        snapshot = self.store.nearest_snapshot(log.id, version)
+        start = snapshot[0] if snapshot is not None else 0
+        return session_at(snapshot, self._source.window(log.id, start + 1, version), version)
 
     def _fork(
         self, app_name: str, user_id: str, session_id: str, at_invocation_id: str | None, new_session_id: str
@@ -461,12 +444,12 @@ class LogSessionService(BaseSessionService):
         )
 
     def _view(self, log: SessionLog, version: int, state: dict[str, Any], events: list[Event]) -> Session:
-        scoped = self._recorder.select_scoped(log.app_name, log.user_id)
+        scoped = self._recorder.select_scoped_rows(log.app_name, log.user_id)
         return Session.from_store(
             id=log.session_id,
             app_name=log.app_name,
             user_id=log.user_id,
-            state={**state, **scoped},
+            state=with_scoped(state, scoped.get(""), scoped.get(log.user_id)),
             events=events,
             last_update_time=log.last_update_time,
             version=version,

@@ -1,22 +1,103 @@
-"""Check a session log's hash chain as it is stored (see domain/chain.py)."""
+"""Checking what is stored against what it must be: the one verifier, used for one session
+(``verify_log``) and by ``chronicle verify`` for a whole store.
+
+* A log's hash chain (domain/chain.py): an event edited, removed or moved breaks it.
+* The shared ``app:``/``user:`` rows each append writes (what ``get_session`` reads) against the
+  scoped-state fold of the log they derive from (``projections.state.SCOPED_STATE``): the log
+  is the one source; the rows are a copy kept for read-your-writes, and this says when they drift.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any, Sequence
 from uuid import UUID
 
-from pydantic_core import from_json
+from eventsourcing.persistence import StoredEvent
 
 from domain.chain import BrokenLink, verify
+from projections.base import fold_events
+from projections.state import APP_STATE, SCOPED_STATE
+from runtime.projections.source import LogSource
 from runtime.stores import Store
+
+_ABSENT: Any = type("Absent", (), {"__repr__": lambda self: "<absent>"})()
+
+
+def decode_payload(store: Store, state: Any) -> dict[str, Any]:
+    """A stored payload's attributes, read by the store's transcoder (an SQL edit may have
+    left text where bytes were)."""
+    return store.application.mapper.transcoder.decode(state.encode() if isinstance(state, str) else bytes(state))
+
+
+def verify_rows(store: Store, rows: Sequence[StoredEvent]) -> BrokenLink | None:
+    """The first broken link of a log's stored events (in version order), or None."""
+    entries = []
+    for row in rows:
+        try:
+            entries.append((row.originator_version, row.topic, decode_payload(store, row.state)))
+        except Exception:  # noqa: BLE001 - a row that is no longer JSON was edited
+            return BrokenLink(row.originator_version, "payload is not readable JSON (edited)")
+    return verify(entries)
 
 
 def verify_log(store: Store, log_id: UUID) -> BrokenLink | None:
-    """The first broken link of one session's log, or None if it verifies."""
-    entries = []
-    for row in store.recorder.select_events(log_id):
+    """The first broken link of one log, or None if it verifies."""
+    return verify_rows(store, store.recorder.select_events(log_id))
+
+
+@dataclass(frozen=True)
+class ScopedMismatch:
+    """A stored ``app:``/``user:`` value that is not what the log folds to."""
+
+    app_name: str
+    user_id: str  # '' for the app's own keys
+    key: str
+    stored: Any  # None when the row is missing (``reason`` says)
+    folded: Any  # None when the log never wrote the key
+    reason: str
+
+
+def scoped_state_mismatches(
+    store: Store, app_name: str | None = None, user_id: str | None = None
+) -> list[ScopedMismatch]:
+    """Where the stored shared-state rows differ from the log's scoped-state fold (of one app,
+    one user, or the whole store). A log with unreadable payloads is not folded: its chain check
+    says where it was edited."""
+    views: dict[tuple[str, str], Any] = {}
+    owner: dict[str, tuple[str, str]] = {}  # a user view's key -> (app, user)
+    source, position = LogSource(store), 0
+    while True:
         try:
-            attributes = from_json(row.state)  # as stored: no transcoder types read into it
-        except Exception:  # noqa: BLE001 - an unreadable row is a broken link
-            return BrokenLink(row.originator_version, "payload is not readable JSON (edited)")
-        entries.append((row.originator_version, row.topic, attributes))
-    return verify(entries)
+            events, last = source.read(position, 10_000)
+        except ValueError:
+            return []
+        if last == position:
+            break
+        position = last
+        mine = [e for e in events if app_name is None or e.app_name == app_name]
+        owner.update((e.user_key, (e.app_name, e.user_id)) for e in mine)
+        fold_events(SCOPED_STATE, mine, views)
+    folded: dict[tuple[str, str], dict[str, Any]] = {}
+    for (fold, key), view in views.items():
+        folded[(key, "") if fold == APP_STATE.name else owner[key]] = view
+    apps = {app for app, _ in folded} | {r.app_name for r in store.recorder.select_catalog(app_name, user_id)}
+    found = []
+    for app in sorted(apps):
+        stored = {(app, u): values for u, values in store.recorder.select_scoped_rows(app, user_id).items()}
+        scopes = {scope for scope in {*stored, *(s for s in folded if s[0] == app)}
+                  if user_id is None or scope[1] in ("", user_id)}
+        for scope in sorted(scopes):
+            have, want = stored.get(scope, {}), folded.get(scope, {})
+            for key in sorted({*have, *want}):
+                got, expected = have.get(key, _ABSENT), want.get(key, _ABSENT)
+                if got == expected:
+                    continue
+                reason = (
+                    "the stored row is missing" if got is _ABSENT
+                    else "no event of the log wrote it" if expected is _ABSENT
+                    else f"stored {got!r}, the log says {expected!r}"
+                )
+                found.append(ScopedMismatch(*scope, key, None if got is _ABSENT else got,
+                                            None if expected is _ABSENT else expected, reason))
+    return found

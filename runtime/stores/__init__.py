@@ -1,4 +1,7 @@
-"""Store adapters, chosen by URL: memory://, sqlite:///path.db, postgresql://user@host:port/db."""
+"""Stores, chosen by URL: memory://, sqlite:///path.db, postgresql://user@host:port/db.
+
+Each backend is a package here (``memory``, ``sqlite``, ``postgres``) implementing ``Store``
+(runtime/stores/base.py); it is imported only when a store of its kind is opened."""
 
 from __future__ import annotations
 

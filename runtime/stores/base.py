@@ -1,155 +1,62 @@
-"""What every store adapter provides, and the eventsourcing application over it.
+"""The one interface every store backend implements, and the rows it writes with each append.
 
-A store adapter reads and writes stored events, snapshots and a few rows derived from
-each append *in the same transaction* (so reads on any instance see them at once):
+A store is a package under ``runtime/stores/`` (``memory``, ``sqlite``, ``postgres``), the
+way eventsourcing has ``popo``, ``sqlite`` and ``postgres``. Each package holds everything its
+backend needs — the log recorder, read-model storage, memory index, blob store, purge
+statements and the raw reads of the projection source and time travel — behind ``Store``.
+Nothing above ``runtime/stores`` names a backend or reaches into a library's internals; adding
+a store means adding a package.
+
+A recorder reads and writes stored events, snapshots and a few rows derived from each append
+*in the same transaction* (so reads on any instance see them at once):
 
 * ``chronicle_event_ids`` — (log, event id) → version: appends are idempotent by event id;
 * ``chronicle_sessions`` — the session catalog that ``list_sessions`` reads;
 * ``chronicle_scoped_state`` — current ``app:``/``user:`` values.
 
 Which rows an append writes is decided by the service from the domain's rules; the
-adapter only executes the writes.
+recorder only executes the writes.
 """
 
 from __future__ import annotations
 
-import sys
 import threading
-from dataclasses import dataclass, field
-from datetime import datetime
-from typing import Any, Callable, Protocol, Sequence, TypeVar
+from abc import ABC, abstractmethod
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Protocol, Sequence, TypeVar
 from uuid import UUID
 
-from eventsourcing.application import Application
-from eventsourcing.domain import CanMutateAggregate
-from eventsourcing.persistence import (
-    AggregateRecorder,
-    ApplicationRecorder,
-    DatetimeAsISO,
-    JSONTranscoder,
-    Mapper,
-    StoredEvent,
-    Transcoder,
-    UUIDAsHex,
-)
-from eventsourcing.utils import get_topic
-from pydantic_core import to_json
+from eventsourcing.persistence import AggregateRecorder, IntegrityError, Notification, ProgrammingError, StoredEvent
 
-from domain.log import SessionLog
+from domain.state import with_scoped
+from runtime.stores.application import GroupCommit, LogApplication
 from runtime.stores.io_threads import IoThreads
+from runtime.stores.rows import CatalogRow, Listing, SideRows
+
+if TYPE_CHECKING:
+    from runtime.artifacts.blobs import BlobStore
+    from runtime.memory.index_base import MemoryIndex
+    from runtime.projections.storage import ProjectionStorage
+    from runtime.purge_sql import PurgeSql
 
 T = TypeVar("T")
 
-SNAPSHOT_INTERVAL = 100
+class LogRecorder(Protocol):
+    """What services read and write through a store's recorder: eventsourcing's application
+    recorder, plus the side rows each append writes."""
 
-
-@dataclass
-class CatalogRow:
-    log_id: UUID
-    app_name: str
-    user_id: str
-    session_id: str
-    created_time: float
-    last_update_time: float
-    version: int
-    deleted: bool = False
-    state: dict[str, Any] | None = None  # None: unchanged by this write
-
-
-# What list_sessions shows of a session: (session id, user id, last update, version, state).
-# The state is a dict, or its JSON text where decoding is left to the caller.
-Listing = tuple[str, str, float, int, Any]
-
-
-@dataclass
-class SideRows:
-    """The derived rows one append (or one group of appends) writes along with its events."""
-
-    claims: list[tuple[UUID, str, int]] = field(default_factory=list)  # (log, event id, version)
-    new_sessions: list[CatalogRow] = field(default_factory=list)
-    updated_sessions: list[CatalogRow] = field(default_factory=list)
-    scoped: list[tuple[str, str, str, Any]] = field(default_factory=list)  # (app, user|'', key, value)
-
-    def sorted_scoped(self) -> list[tuple[str, str, str, Any]]:
-        """(app, user, key, value) in key order, values as given (each adapter encodes them
-        its own way). A fixed order keeps two writers of the same keys from deadlocking; the
-        last write of a key within one group wins, as it would have one by one."""
-        latest = {(a, u, k): v for a, u, k, v in self.scoped}
-        return [(a, u, k, v) for (a, u, k), v in sorted(latest.items(), key=lambda item: item[0])]
-
-    @classmethod
-    def merge(cls, sides: list["SideRows"]) -> "SideRows":
-        if len(sides) == 1:
-            return sides[0]
-        merged = cls()
-        for side in sides:
-            merged.claims += side.claims
-            merged.new_sessions += side.new_sessions
-            merged.updated_sessions += side.updated_sessions
-            merged.scoped += side.scoped
-        return merged
-
-
-def sql_filters(mark: str, conditions: Sequence[tuple[str, Any]]) -> tuple[str, list[Any]]:
-    """`` AND column op <mark>`` for each (``"column op"``, value) whose value is not None,
-    and those values: the optional filters of a SQL read, ``mark`` being the driver's
-    placeholder."""
-    present = [(condition, value) for condition, value in conditions if value is not None]
-    return "".join(f" AND {condition} {mark}" for condition, _ in present), [value for _, value in present]
-
-
-def select_events_sql(
-    table: str, mark: str, log_id: Any, gt: int | None, lte: int | None, desc: bool, limit: int | None
-) -> tuple[str, list[Any]]:
-    """The query the SQL stores read a log's events with: the three columns a reader needs
-    (the library's version reads them all into dict rows and parses each row's id again),
-    ``mark`` being the driver's placeholder."""
-    where, params = sql_filters(mark, [("originator_version >", gt), ("originator_version <=", lte)])
-    sql = f"SELECT originator_version, topic, state FROM {table} WHERE originator_id = {mark}{where}"
-    sql += " ORDER BY originator_version DESC" if desc else " ORDER BY originator_version"
-    if limit is not None:
-        sql += f" LIMIT {mark}"
-        params.append(limit)
-    return sql, [log_id, *params]
-
-
-class RowReads:
-    """``select_events`` for a SQL adapter, on top of its ``select_rows``."""
-
-    def select_rows(
-        self, log_id: UUID, *, gt: int | None = None, lte: int | None = None, desc: bool = False,
-        limit: int | None = None,
-    ) -> list[tuple[int, str, bytes]]:
-        raise NotImplementedError
+    def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int] | None: ...
 
     def select_events(
-        self,
-        originator_id: UUID | str,
-        *,
-        gt: int | None = None,
-        lte: int | None = None,
-        desc: bool = False,
+        self, originator_id: UUID | str, *, gt: int | None = None, lte: int | None = None, desc: bool = False,
         limit: int | None = None,
-    ) -> Sequence[StoredEvent]:
-        log_id = originator_id if isinstance(originator_id, UUID) else UUID(originator_id)
-        rows = self.select_rows(log_id, gt=gt, lte=lte, desc=desc, limit=limit)
-        return [StoredEvent(log_id, version, topic, state) for version, topic, state in rows]
+    ) -> Sequence[StoredEvent]: ...
 
+    def select_notifications(
+        self, start: int | None, limit: int, stop: int | None = None, topics: Sequence[str] = (), *,
+        inclusive_of_start: bool = True,
+    ) -> Sequence[Notification]: ...
 
-class LogRecorder(Protocol):
-    """The side-table reads a store adapter adds to eventsourcing's recorder."""
-
-    def find_claim(self, log_id: UUID, event_id: str) -> int | None: ...
-
-    def select_listing(self, app_name: str, user_id: str | None) -> list[Listing]: ...
-
-    def select_catalog(self, app_name: str | None = None, user_id: str | None = None) -> list[CatalogRow]: ...
-
-    def select_scoped(self, app_name: str, user_id: str) -> dict[str, Any]: ...
-
-    def select_app_scoped(self, app_name: str) -> dict[str, dict[str, Any]]:
-        """Every ``app:`` and ``user:`` value of an app, by user id ('' for the app's own)."""
-        ...
+    def max_notification_id(self) -> int | None: ...
 
     def select_rows(
         self, log_id: UUID, *, gt: int | None = None, lte: int | None = None, desc: bool = False,
@@ -159,197 +66,72 @@ class LogRecorder(Protocol):
         building an object per event, for reads of a whole session."""
         ...
 
+    def find_claim(self, log_id: UUID, event_id: str) -> int | None: ...
 
-# A session log's own events hold JSON values only (checked before they are recorded),
-# apart from the library's timestamps; so do its snapshots, whose state is the log's
-# attributes (``domain.log.SessionLog``: JSON values, and two library datetimes).
-_JSON_PAYLOAD_EVENTS = (SessionLog.Chained, SessionLog.Created, SessionLog.Snapshot)
+    def select_listing(self, app_name: str, user_id: str | None) -> list[Listing]: ...
 
+    def select_catalog(self, app_name: str | None = None, user_id: str | None = None) -> list[CatalogRow]: ...
 
-class VersionedMapper(Mapper):
-    """Writes the schema version into every payload (eventsourcing omits version 1)."""
+    def select_scoped_rows(self, app_name: str, user_id: str | None) -> dict[str, dict[str, Any]]:
+        """The stored ``app:`` and ``user:`` values of an app, by user id ('' for the app's own):
+        those of one user and the app's, or (``user_id`` None) of every user."""
+        ...
 
-    def to_stored_event(self, domain_event: Any) -> StoredEvent:
-        state = dict(vars(domain_event))
-        originator_id = state.pop("originator_id")
-        originator_version = state.pop("originator_version")
-        state["class_version"] = getattr(type(domain_event), "class_version", 1)
-        return StoredEvent(
-            originator_id=originator_id,
-            originator_version=originator_version,
-            topic=get_topic(type(domain_event)),
-            state=self._encode(domain_event, state),
-        )
-
-    def _encode(self, domain_event: Any, state: dict[str, Any]) -> bytes:
-        if not isinstance(domain_event, _JSON_PAYLOAD_EVENTS):
-            return self.transcoder.encode(state)
-        # The same JSON the transcoder writes, many times faster (a snapshot of a long
-        # session is 100 kB): tag the library's datetimes as the transcoder would, and
-        # let pydantic-core encode the rest.
-        if isinstance(domain_event, SessionLog.Snapshot):
-            self._tag_datetimes(state)
-            state["state"] = self._tag_datetimes(dict(state["state"]))
-        else:
-            state["timestamp"] = self._tagged(state["timestamp"])
-        return to_json(state)
-
-    def _tagged(self, moment: datetime) -> dict[str, Any]:
-        transcoding = self.transcoder.types[datetime]  # type: ignore[attr-defined]
-        return {"_type_": transcoding.name, "_data_": transcoding.encode(moment)}
-
-    def _tag_datetimes(self, values: dict[str, Any]) -> dict[str, Any]:
-        for key, value in values.items():
-            if isinstance(value, datetime):
-                values[key] = self._tagged(value)
-        return values
+    def select_scoped(self, app_name: str, user_id: str) -> dict[str, Any]:
+        """The ``app:`` and ``user:`` values a session of this user sees (``ScopedReads``)."""
+        ...
 
 
-def make_transcoder() -> Transcoder:
-    transcoder = JSONTranscoder()
-    transcoder.register(UUIDAsHex())
-    transcoder.register(DatetimeAsISO())
-    return transcoder
+def as_uuid(raw_id: Any) -> UUID:
+    """A log id as a UUID (rows name a log by UUID, by its text or by its hex, depending on the store)."""
+    return raw_id if isinstance(raw_id, UUID) else UUID(str(raw_id))
 
 
-class LogApplication(Application):
-    """The eventsourcing application that stores session logs in a given recorder."""
+class ScopedReads:
+    """``select_scoped`` for every recorder: its raw rows, merged by the domain's one rule."""
 
-    name = "chronicle"
-    snapshotting_intervals = {SessionLog: SNAPSHOT_INTERVAL}
-    env = {"AGGREGATE_CACHE_MAXSIZE": "10000", "DEEPCOPY_FROM_AGGREGATE_CACHE": "n"}
+    def select_scoped_rows(self, app_name: str, user_id: str | None) -> dict[str, dict[str, Any]]:
+        raise NotImplementedError
 
-    def __init__(self, recorder: ApplicationRecorder, snapshot_recorder: AggregateRecorder):
-        self._given_recorder = recorder
-        self._given_snapshot_recorder = snapshot_recorder
-        super().__init__(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
-
-    def construct_mapper(self) -> Mapper:
-        return VersionedMapper(transcoder=make_transcoder())
-
-    def construct_recorder(self) -> ApplicationRecorder:
-        return self._given_recorder
-
-    def construct_snapshot_store(self):  # type: ignore[override]
-        return self.factory.event_store(mapper=self.mapper, recorder=self._given_snapshot_recorder)
-
-    def record(self, events: list[Any], logs: list[Any], **kwargs: Any) -> None:
-        """Store events already collected from their logs, then snapshot the logs that are
-        due. (``save`` would check every object against runtime Protocols and build
-        bookkeeping nothing here reads: a large share of an in-memory append. So would
-        ``events.put``, a recording object per event.)"""
-        self.recorder.insert_events([self.mapper.to_stored_event(e) for e in events], **kwargs)
-        if any(e.originator_version % SNAPSHOT_INTERVAL == 0 for e in events):
-            self._snapshot(events, {log.id: log for log in logs})
-
-    def _take_snapshots(self, processing_event: Any) -> None:  # the library's save() calls this
-        self._snapshot(processing_event.events, processing_event.aggregates)
-
-    def _snapshot(self, events: list[Any], logs: dict[Any, Any]) -> None:
-        # Snapshot the aggregate in hand instead of reloading it (the library's default).
-        assert self.snapshots is not None
-        for event in events:
-            if event.originator_version % SNAPSHOT_INTERVAL:
-                continue  # the cheap test first: CanMutateAggregate is a runtime Protocol
-            log = logs.get(event.originator_id)
-            if (
-                isinstance(log, SessionLog)
-                and isinstance(event, CanMutateAggregate)
-                and log.version == event.originator_version
-            ):
-                self.snapshots.put([SessionLog.Snapshot.take(log)])
+    def select_scoped(self, app_name: str, user_id: str) -> dict[str, Any]:
+        rows = self.select_scoped_rows(app_name, user_id)
+        return with_scoped(None, rows.get(""), rows.get(user_id))
 
 
-class _Pending:
-    __slots__ = ("events", "log", "side", "done", "error")
-
-    def __init__(self, log: Any, side: SideRows):
-        self.events = log.collect_events()  # taken now, so a failed group can be retried
-        self.log, self.side = log, side
-        self.done = False
-        self.error: BaseException | None = None
+def scoped_by_user(rows: Iterable[tuple[str, str, Any]]) -> dict[str, dict[str, Any]]:
+    """(user id, key, value) rows as {user id: {key: value}}."""
+    by_user: dict[str, dict[str, Any]] = {}
+    for user_id, key, value in rows:
+        by_user.setdefault(user_id, {})[key] = value
+    return by_user
 
 
-class GroupCommit:
-    """Writes concurrent appends to different sessions in one transaction.
-
-    No thread of its own: the first writer to arrive commits everything queued by then
-    (the leader); writers arriving meanwhile queue up and the next leader takes them all.
-    A lone writer pays nothing extra. If a group fails (one stale writer, one duplicate
-    event id), its members are retried one by one so each gets its own outcome.
-    """
-
-    MAX_GROUP = 256
-
-    def __init__(self, application: LogApplication):
-        self._application = application
-        self._leader = threading.Lock()
-        self._queue_lock = threading.Lock()
-        self._queue: list[_Pending] = []
-
-    def save(self, log: Any, side: SideRows) -> None:
-        if self._leader.acquire(blocking=False):
-            try:
-                if not self._queue:  # nobody waiting: commit alone, no queueing
-                    self._application.record(log.collect_events(), [log], side=side)
-                    return
-            finally:
-                self._leader.release()
-        pending = _Pending(log, side)
-        with self._queue_lock:
-            self._queue.append(pending)
-        while not pending.done:
-            with self._leader:
-                if pending.done:
-                    break
-                with self._queue_lock:
-                    group, self._queue = self._queue[: self.MAX_GROUP], self._queue[self.MAX_GROUP :]
-                self._commit(group)
-        if pending.error is not None:
-            raise pending.error
-
-    def _commit(self, group: list[_Pending]) -> None:
-        try:
-            self._save(group)
-        except Exception:
-            if len(group) == 1:
-                group[0].error = sys.exc_info()[1]
-                group[0].done = True
-                return
-            for member in group:
-                try:
-                    self._save([member])
-                except Exception as e:  # noqa: BLE001 - handed to its own writer
-                    member.error = e
-                member.done = True
-            return
-        for member in group:
-            member.done = True
-
-    def _save(self, group: list[_Pending]) -> None:
-        events = [e for member in group for e in member.events]
-        logs = [member.log for member in group]
-        self._application.record(events, logs, side=SideRows.merge([m.side for m in group]))
+# Rows of the whole log: (position, log id as the backend gives it, version, topic, payload).
+LogRow = tuple[Any, Any, int, str, bytes]
+# Rows of one session's window: (position, version, topic, payload).
+WindowRow = tuple[int, int, str, bytes]
+# A snapshot's version and the parts of it reads need: {"state": ..., "artifacts": ...}.
+SnapshotParts = tuple[int, dict[str, Any]]
+# What time travel reads for a point of a session (see ``Store.state_reads``).
+StateReads = tuple[SnapshotParts | None, Sequence[WindowRow], int | None, dict[str, int], list[dict[str, Any]]]
 
 
-class Store:
-    """One backend: its recorders, the log application over them, and where I/O runs."""
+class Store(ABC):
+    """One backend: its recorders, the log application over them, where I/O runs, and the
+    objects kept per store (read-model storage, memory index, blobs, runners, locks)."""
 
-    def __init__(
-        self,
-        url: str,
-        recorder: Any,
-        snapshot_recorder: AggregateRecorder,
-        *,
-        threads: int,
-    ):
+    def __init__(self, url: str, recorder: LogRecorder, snapshot_recorder: AggregateRecorder, *, threads: int):
         self.url = url
-        self.recorder = recorder
-        self.application = LogApplication(recorder, snapshot_recorder)
+        self.recorder: LogRecorder = recorder
+        self.application = LogApplication(recorder, snapshot_recorder)  # type: ignore[arg-type]
         self._group_commit = GroupCommit(self.application)
         # The eventsourcing library is synchronous: store I/O runs in a few threads so
         # it never blocks the event loop. The in-memory store runs inline.
         self._threads = IoThreads(threads) if threads else None
+        self._owned: dict[str, Any] = {}
+        self._owned_lock = threading.RLock()
+
+    # -- running and writing ---------------------------------------------------------
 
     async def call(self, fn: Callable[..., T], *args: Any) -> T:
         if self._threads is None:
@@ -369,3 +151,125 @@ class Store:
         if self._threads is not None:
             self._threads.close()
         self.application.close()
+
+    # -- objects kept per store --------------------------------------------------------
+
+    def owned(self, name: str, make: Callable[[], T]) -> T:
+        """The store's one ``name`` object, made on first use (so every service on the store
+        shares it, and it goes when the store goes)."""
+        with self._owned_lock:
+            if name not in self._owned:
+                self._owned[name] = make()
+            return self._owned[name]  # type: ignore[no-any-return]
+
+    def projection_storage(self) -> ProjectionStorage:
+        """The read-model tables, next to the log (created on first use)."""
+        return self.owned("projection storage", self._created_projection_storage)
+
+    def _created_projection_storage(self) -> ProjectionStorage:
+        storage = self._make_projection_storage()
+        for attempt in range(3):
+            try:
+                storage.create_table()
+                return storage
+            except (IntegrityError, ProgrammingError):
+                # Two processes creating the same tables at once: the loser retries.
+                if attempt == 2:
+                    raise
+        return storage
+
+    def memory_index(self) -> MemoryIndex:
+        """The memory read model, ranked with the backend's own full-text search."""
+        return self.owned("memory index", self._make_memory_index)
+
+    def blob_store(self) -> BlobStore:
+        """Where artifact bytes live, content-addressed, in the store's own database."""
+        return self.owned("blob store", self._make_blob_store)
+
+    @abstractmethod
+    def _make_projection_storage(self) -> ProjectionStorage: ...
+
+    @abstractmethod
+    def _make_memory_index(self) -> MemoryIndex: ...
+
+    @abstractmethod
+    def _make_blob_store(self) -> BlobStore: ...
+
+    @abstractmethod
+    def purge_statements(self) -> PurgeSql:
+        """The statements a purge runs (a StoreError where the backend cannot purge)."""
+
+    # -- raw reads of the log (the projection source's and time travel's) --------------
+
+    prefetches = False  # whether fetching the next batch in another thread overlaps real work
+
+    def max_position(self) -> int:
+        return self.recorder.max_notification_id() or 0
+
+    @abstractmethod
+    def log_rows(self, after: int, limit: int, upto: int | None) -> Sequence[LogRow]:
+        """Stored events with after < position <= upto (no bound when None), at most ``limit``."""
+
+    @abstractmethod
+    def fork_versions(self, raw_ids: Iterable[Any]) -> dict[Any, int]:
+        """{log id: version of its ForkedFrom event} for those logs that are forks (keyed as given)."""
+
+    @abstractmethod
+    def window_rows(self, log_id: UUID, first: int, last: int) -> Sequence[WindowRow]:
+        """A session's events with first <= version <= last, with their log positions."""
+
+    @abstractmethod
+    def locate_row(self, log_id: UUID, version: int) -> tuple[int, str, bytes] | None:
+        """(position, topic, payload) of a session's event at ``version`` (None: no such event)."""
+
+    def position_of(self, log_id: UUID, version: int) -> int:
+        """The log position of a session's event at ``version`` (0: no such event)."""
+        row = self.locate_row(log_id, version)
+        return 0 if row is None else row[0]
+
+    def version_at_time(self, log_id: UUID, timestamp: float) -> tuple[int | None, float | None] | None:
+        """(The session log's last version whose event is at or before ``timestamp``, its genesis
+        time), searched by the database; (None, None) when there is no such log; None when the
+        backend cannot search itself (then the caller probes ``timestamps``)."""
+        return None
+
+    def timestamps(self, log_id: UUID, versions: Sequence[int]) -> dict[int, float] | None:
+        """The timestamps of a session's events at those versions, picked out of the payloads by
+        the database; None when the backend cannot (then the caller decodes the events)."""
+        return None
+
+    @abstractmethod
+    def nearest_snapshot(self, log_id: UUID, version: int) -> SnapshotParts | None:
+        """The log's latest snapshot at or before ``version``, as its version and parts."""
+
+    def state_reads(self, log_id: UUID, version: int, mode: str, reads: Sequence[tuple[str, str, str]]) -> StateReads:
+        """What time travel reads for a session at ``version``: the nearest snapshot, the events
+        from it to ``version`` (one more with ``mode`` "before"), the log position the shared
+        state is read at (``mode``: "event", the event's own; "before", just before the next one;
+        "latest", the end of the log), the read models' positions and the (projection, fold, key)
+        item views as of that position."""
+        snapshot = self.nearest_snapshot(log_id, version)
+        start = snapshot[0] if snapshot is not None else 0
+        last = version + 1 if mode == "before" else version
+        window = self.window_rows(log_id, min(start + 1, version), last)
+        position: int | None = self.max_position() if mode == "latest" else None
+        for row_position, row_version, _, _ in window:
+            if mode == "event" and row_version == version:
+                position = row_position
+            elif mode == "before" and row_version == version + 1:
+                # Shared state as the invocation found it: everything logged before its first
+                # event, other sessions' writes since this session's previous event included.
+                position = row_position - 1
+        if position is None:
+            return snapshot, window, None, {}, []
+        positions, views = self.projection_storage().read_at(position, reads)
+        return snapshot, window, position, positions, views
+
+    # -- following the log ---------------------------------------------------------------
+
+    def follow(self, catch_up: Callable[[], int], stop: threading.Event, poll_interval: float) -> None:
+        """Calls ``catch_up`` as new events commit, until ``stop`` is set (polling, unless the
+        backend can say when something was appended)."""
+        while not stop.is_set():
+            if not catch_up():
+                stop.wait(poll_interval)

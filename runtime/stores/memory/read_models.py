@@ -1,4 +1,4 @@
-"""Read-model rows and positions for in-memory stores (see runtime/projections/storage.py)."""
+"""Read-model rows and positions for in-memory stores (the interface: runtime/projections/storage.py)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
-"""Read-model rows and positions for SQLite stores (see runtime/projections/storage.py)."""
+"""Read-model rows and positions for SQLite stores (the interface: runtime/projections/storage.py)."""
 
 from __future__ import annotations
 
 import json
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from eventsourcing.sqlite import SQLiteTrackingRecorder
 
@@ -14,9 +14,13 @@ from runtime.projections.storage import (
     PositionMoved,
     ProjectionStorage,
     ViewId,
-    history_sql,
-    _chunks,
 )
+from runtime.stores.sql import history_sql
+
+
+def _chunks(seq: Sequence[str], n: int) -> Iterator[Sequence[str]]:
+    for i in range(0, len(seq), n):
+        yield seq[i : i + n]
 
 
 _SQLITE_TABLES = [

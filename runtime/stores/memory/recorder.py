@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 from uuid import UUID
 
 from eventsourcing.persistence import IntegrityError, StoredEvent
-from eventsourcing.popo import POPOAggregateRecorder, POPOApplicationRecorder
+from eventsourcing.popo import POPOApplicationRecorder
 
-from runtime.stores.base import CatalogRow, Listing, SideRows, Store
+from runtime.stores.base import CatalogRow, Listing, ScopedReads, SideRows
 
 
-class MemoryLogRecorder(POPOApplicationRecorder):
+class MemoryLogRecorder(ScopedReads, POPOApplicationRecorder):
     def __init__(self) -> None:
         super().__init__()
         self._claims: dict[tuple[UUID, str], int] = {}
@@ -69,6 +69,12 @@ class MemoryLogRecorder(POPOApplicationRecorder):
                 versions = versions[:limit]
             return [self._stored_events[index[v]] for v in versions]
 
+    def at_versions(self, log_id: UUID, versions: Iterable[int]) -> list[tuple[int, int, StoredEvent]]:
+        """(version, log position, stored event) of a log's events at those versions."""
+        with self._database_lock:
+            index = self._stored_events_index.get(str(log_id), {})
+            return [(v, index[v] + 1, self._stored_events[index[v]]) for v in versions if v in index]
+
     def select_rows(
         self, log_id: UUID, *, gt: int | None = None, lte: int | None = None, desc: bool = False,
         limit: int | None = None,
@@ -98,16 +104,10 @@ class MemoryLogRecorder(POPOApplicationRecorder):
             ]
         return sorted(rows, key=lambda r: r.last_update_time)
 
-    def select_scoped(self, app_name: str, user_id: str) -> dict[str, Any]:
+    def select_scoped_rows(self, app_name: str, user_id: str | None) -> dict[str, dict[str, Any]]:
         with self._database_lock:
-            rows = {**self._scoped.get((app_name, ""), {}), **self._scoped.get((app_name, user_id), {})}
-        return {key: json.loads(value) for key, value in rows.items()}
-
-    def select_app_scoped(self, app_name: str) -> dict[str, dict[str, Any]]:
-        with self._database_lock:
-            rows = [(user_id, dict(values)) for (app, user_id), values in self._scoped.items() if app == app_name]
-        return {user_id: {k: json.loads(v) for k, v in values.items()} for user_id, values in rows}
-
-
-def open_memory_store(url: str = "memory://") -> Store:
-    return Store(url, MemoryLogRecorder(), POPOAggregateRecorder(), threads=0)
+            if user_id is None:
+                rows = [(u, dict(values)) for (app, u), values in self._scoped.items() if app == app_name]
+            else:  # the hot path (every get_session): two lookups
+                rows = [(u, dict(self._scoped[(app_name, u)])) for u in ("", user_id) if (app_name, u) in self._scoped]
+        return {u: {k: json.loads(v) for k, v in values.items()} for u, values in rows}

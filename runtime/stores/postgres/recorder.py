@@ -3,25 +3,23 @@
 from __future__ import annotations
 
 from typing import Any, Sequence
-from urllib.parse import unquote, urlparse
 from uuid import UUID
 
 from eventsourcing.persistence import StoredEvent
 from eventsourcing.postgres import (
     ConnectionPool,
-    PostgresAggregateRecorder,
     PostgresApplicationRecorder,
     PostgresDatastore,
 )
+import psycopg
 from psycopg.rows import tuple_row
 from psycopg.sql import SQL
 from pydantic_core import to_json
 
-from domain.errors import StoreError
-from runtime.stores.base import CatalogRow, Listing, RowReads, SideRows, Store, select_events_sql
+from runtime.stores.base import CatalogRow, Listing, ScopedReads, SideRows, scoped_by_user
+from runtime.stores.sql import RowReads, select_events_sql
 
 EVENTS_TABLE = "chronicle_events"
-SNAPSHOTS_TABLE = "chronicle_snapshots"
 
 _CATALOG_COLUMNS = "log_id, app_name, user_id, session_id, created_time, last_update_time, version, deleted, state"
 
@@ -129,7 +127,7 @@ class _Datastore(PostgresDatastore):
         self.pool.__class__ = _WarmestFirstPool
 
 
-class PostgresLogRecorder(RowReads, PostgresApplicationRecorder):
+class PostgresLogRecorder(ScopedReads, RowReads, PostgresApplicationRecorder):
     def __init__(self, datastore: PostgresDatastore, *, events_table_name: str = EVENTS_TABLE):
         super().__init__(datastore, events_table_name=events_table_name)
         self.sql_create_statements.extend(SQL(s).format() for s in _CREATE)  # type: ignore[arg-type]
@@ -214,80 +212,25 @@ class PostgresLogRecorder(RowReads, PostgresApplicationRecorder):
             for r in rows
         ]
 
-    def select_scoped(self, app_name: str, user_id: str) -> dict[str, Any]:
-        with self.datastore.get_connection() as conn, conn.cursor() as curs:
-            curs.execute(
-                "SELECT key, value FROM chronicle_scoped_state"
-                " WHERE app_name = %s AND user_id IN ('', %s)",
-                (app_name, user_id),
-                prepare=True,  # every get_session runs it
-            )
-            return {r["key"]: r["value"] for r in curs.fetchall()}
-
-    def select_app_scoped(self, app_name: str) -> dict[str, dict[str, Any]]:
+    def select_scoped_rows(self, app_name: str, user_id: str | None) -> dict[str, dict[str, Any]]:
+        sql, params = "SELECT user_id, key, value FROM chronicle_scoped_state WHERE app_name = %s", [app_name]
+        if user_id is not None:
+            sql, params = sql + " AND user_id IN ('', %s)", [app_name, user_id]
         with self.datastore.get_connection() as conn, conn.cursor(row_factory=tuple_row) as curs:
-            curs.execute("SELECT user_id, key, value FROM chronicle_scoped_state WHERE app_name = %s", (app_name,))
-            rows = curs.fetchall()
-        by_user: dict[str, dict[str, Any]] = {}
-        for user_id, key, value in rows:
-            by_user.setdefault(user_id, {})[key] = value
-        return by_user
+            curs.execute(sql, params, prepare=True)  # every get_session runs it
+            return scoped_by_user(curs.fetchall())
 
 
-def parse_postgres_url(url: str) -> dict[str, Any]:
-    parsed = urlparse(url)
-    if parsed.scheme not in ("postgresql", "postgres") or not parsed.path.strip("/"):
-        raise StoreError(f"Bad PostgreSQL URL {url!r}: use postgresql://user[:password]@host[:port]/dbname")
-    return {
-        "dbname": unquote(parsed.path.lstrip("/")),
-        "host": parsed.hostname or "localhost",
-        "port": parsed.port or 5432,
-        "user": unquote(parsed.username or "postgres"),
-        "password": unquote(parsed.password or ""),
-    }
-
-
-_SCHEMA_LOCK = 0x6368726F6E  # advisory lock key: one process creates the schema at a time
-_SCHEMA_READY = (
-    "SELECT to_regclass('chronicle_snapshots') IS NOT NULL"
-    " AND to_regprocedure('chronicle_append_v2(uuid[], bigint[], text[], bytea[], jsonb)') IS NOT NULL"
-    " AND to_regprocedure('chronicle_append_one(uuid, bigint, text, bytea, jsonb)') IS NOT NULL AS ready"
-)
-
-
-def _create_schema_once(
-    datastore: PostgresDatastore, recorder: PostgresLogRecorder, snapshots: PostgresAggregateRecorder
-) -> None:
-    """Create tables and the append function unless they exist. DDL takes locks that can
-    deadlock with appends already running, so a store that is set up runs none."""
-
-    def ready() -> bool:
-        with datastore.transaction(commit=False) as curs:
-            curs.execute(_SCHEMA_READY)
-            return bool(curs.fetchone()["ready"])  # type: ignore[index]
-
-    if not ready():
-        with datastore.get_connection() as conn:
-            conn.execute("SELECT pg_advisory_lock(%s)", (_SCHEMA_LOCK,))
-            try:
-                if not ready():
-                    recorder.create_table()
-                    snapshots.create_table()
-            finally:
-                conn.execute("SELECT pg_advisory_unlock(%s)", (_SCHEMA_LOCK,))
-    datastore.register_type_adapters()
-
-
-def open_postgres_store(url: str, *, pool_size: int = 4, max_overflow: int = 16) -> Store:
-    try:
-        datastore = _Datastore(**parse_postgres_url(url), pool_size=pool_size, max_overflow=max_overflow)
-        # Open once here: the library's lazy open races when many threads start at once.
-        datastore.pool.open(wait=True, timeout=10)
-        recorder = PostgresLogRecorder(datastore)
-        snapshots = PostgresAggregateRecorder(datastore, events_table_name=SNAPSHOTS_TABLE)
-        _create_schema_once(datastore, recorder, snapshots)
-    except StoreError:
-        raise
-    except Exception as e:
-        raise StoreError(f"Cannot open PostgreSQL store {url!r}: {e}") from e
-    return Store(url, recorder, snapshots, threads=pool_size + max_overflow)
+def create_pg_tables(datastore: Any, statements: list[str]) -> None:
+    """Runs CREATE … IF NOT EXISTS statements; two processes creating at once may collide
+    on PostgreSQL's catalog, so a failed attempt is retried once the other has finished."""
+    for attempt in range(3):
+        try:
+            with datastore.transaction(commit=True) as c:
+                c.execute("SELECT pg_advisory_xact_lock(7203311)")  # one creator at a time
+                for statement in statements:
+                    c.execute(statement)
+            return
+        except (psycopg.errors.UniqueViolation, psycopg.errors.DuplicateObject):
+            if attempt == 2:
+                raise

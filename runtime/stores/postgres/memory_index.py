@@ -9,7 +9,7 @@ from uuid import UUID
 
 from psycopg.types.json import Jsonb
 
-from runtime.artifacts.blobs import create_pg_tables
+from runtime.stores.postgres.recorder import create_pg_tables
 from runtime.memory.fold import Folded, MemoryDoc, SourceView
 from runtime.memory.index_base import LostRace, MemoryIndex
 from runtime.memory.text import words

@@ -7,12 +7,11 @@ import sqlite3
 import threading
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Sequence, TypeVar
-from uuid import UUID, uuid4
+from uuid import UUID
 
 from eventsourcing import persistence
 from eventsourcing.persistence import StoredEvent
 from eventsourcing.sqlite import (
-    SQLiteAggregateRecorder,
     SQLiteApplicationRecorder,
     SQLiteConnection,
     SQLiteConnectionPool,
@@ -21,13 +20,12 @@ from eventsourcing.sqlite import (
 )
 from pydantic_core import to_json
 
-from domain.errors import StoreError
-from runtime.stores.base import CatalogRow, Listing, RowReads, SideRows, Store, select_events_sql
+from runtime.stores.base import CatalogRow, Listing, ScopedReads, SideRows, scoped_by_user
+from runtime.stores.sql import RowReads, select_events_sql
 
 T = TypeVar("T")
 
 EVENTS_TABLE = "chronicle_events"
-SNAPSHOTS_TABLE = "chronicle_snapshots"
 
 _CATALOG_COLUMNS = "log_id, app_name, user_id, session_id, created_time, last_update_time, version, deleted, state"
 
@@ -117,7 +115,7 @@ def _persistence_error(error: BaseException) -> BaseException:
     return getattr(persistence, type(error).__name__, persistence.PersistenceError)(error)
 
 
-class SqliteLogRecorder(RowReads, SQLiteApplicationRecorder):
+class SqliteLogRecorder(ScopedReads, RowReads, SQLiteApplicationRecorder):
     def construct_create_table_statements(self) -> list[str]:
         return [
             *super().construct_create_table_statements(),
@@ -228,46 +226,11 @@ class SqliteLogRecorder(RowReads, SQLiteApplicationRecorder):
             for r in rows
         ]
 
-    def select_scoped(self, app_name: str, user_id: str) -> dict[str, Any]:
+    def select_scoped_rows(self, app_name: str, user_id: str | None) -> dict[str, dict[str, Any]]:
+        sql, params = "SELECT user_id, key, value FROM chronicle_scoped_state WHERE app_name = ?", [app_name]
+        if user_id is not None:
+            sql, params = sql + " AND user_id IN ('', ?)", [app_name, user_id]
         with self.datastore.transaction(commit=False) as c:
-            c.execute(
-                "SELECT user_id, key, value FROM chronicle_scoped_state"
-                " WHERE app_name = ? AND user_id IN ('', ?)",
-                (app_name, user_id),
-            )
+            c.execute(sql, params)
             rows = c.fetchall()
-        # App rows ('' user) first so nothing shadows them; keys never overlap anyway.
-        return {key: json.loads(value) for _, key, value in sorted(rows, key=lambda r: r[0] != "")}
-
-    def select_app_scoped(self, app_name: str) -> dict[str, dict[str, Any]]:
-        with self.datastore.transaction(commit=False) as c:
-            c.execute("SELECT user_id, key, value FROM chronicle_scoped_state WHERE app_name = ?", (app_name,))
-            rows = c.fetchall()
-        by_user: dict[str, dict[str, Any]] = {}
-        for user_id, key, value in rows:
-            by_user.setdefault(user_id, {})[key] = json.loads(value)
-        return by_user
-
-
-def sqlite_path(url_or_path: str) -> str:
-    if url_or_path.startswith("sqlite:///"):
-        return url_or_path[len("sqlite:///"):] or ":memory:"
-    if url_or_path.startswith("sqlite://"):
-        raise StoreError(f"Bad SQLite URL {url_or_path!r}: use sqlite:///relative.db or sqlite:////abs/path.db")
-    return url_or_path
-
-
-def open_sqlite_store(url_or_path: str) -> Store:
-    path = sqlite_path(url_or_path)
-    # A private in-memory database must be shared by the pool's connections.
-    db_name = f"file:chronicle-{uuid4().hex}?mode=memory&cache=shared" if path == ":memory:" else path
-    try:
-        datastore = _Datastore(db_name, lock_timeout=30, pool_size=4)
-        recorder = SqliteLogRecorder(datastore, events_table_name=EVENTS_TABLE)
-        recorder.create_table()
-        snapshots = SQLiteAggregateRecorder(datastore, events_table_name=SNAPSHOTS_TABLE)
-        snapshots.create_table()
-    except Exception as e:  # sqlite3 or eventsourcing errors: say which file and why
-        raise StoreError(f"Cannot open SQLite store {path!r}: {e}") from e
-    url = url_or_path if url_or_path.startswith("sqlite:") else f"sqlite:///{path}"
-    return Store(url, recorder, snapshots, threads=2)
+        return scoped_by_user((u, key, json.loads(value)) for u, key, value in rows)

@@ -1,10 +1,12 @@
-"""Read-model rows and positions for PostgreSQL stores (see runtime/projections/storage.py)."""
+"""Read-model rows and positions for PostgreSQL stores (the interface: runtime/projections/storage.py)."""
 
 from __future__ import annotations
 
 from typing import Any, Iterable, Sequence
 
 from eventsourcing.postgres import PostgresTrackingRecorder
+from psycopg.rows import tuple_row
+from psycopg.sql import SQL
 
 from runtime.projections.storage import (
     _EPOCH,
@@ -13,8 +15,8 @@ from runtime.projections.storage import (
     PositionMoved,
     ProjectionStorage,
     ViewId,
-    history_sql,
 )
+from runtime.stores.sql import history_sql
 
 
 _PG_TRACKING = "chronicle_projection_tracking"
@@ -38,8 +40,6 @@ class PostgresProjectionStorage(PostgresTrackingRecorder, ProjectionStorage):
     """Rows in the store's database; positions in eventsourcing's tracking table."""
 
     def __init__(self, datastore: Any) -> None:
-        from psycopg.sql import SQL
-
         super().__init__(datastore, tracking_table_name=_PG_TRACKING)
         self.tracking = self
         self.sql_create_statements.extend(SQL(s).format() for s in _PG_TABLES)  # type: ignore[arg-type]
@@ -113,8 +113,6 @@ class PostgresProjectionStorage(PostgresTrackingRecorder, ProjectionStorage):
                 curs.execute(f"DELETE FROM chronicle_projection_{table} WHERE projection = %s", (name,))
 
     def _select(self, sql: str, params: Sequence[Any]) -> list[Any]:
-        from psycopg.rows import tuple_row
-
         with self.datastore.get_connection() as conn, conn.cursor(row_factory=tuple_row) as curs:
             curs.execute(sql, params)
             return curs.fetchall()

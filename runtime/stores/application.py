@@ -1,0 +1,232 @@
+"""The eventsourcing application every store runs over its recorders, and its group commit.
+
+The one place outside the backend packages that reaches into eventsourcing: ``LogApplication``
+overrides the library's ``_take_snapshots`` hook (``save`` calls it), ``VersionedMapper``
+writes the stored JSON's byte layout itself, and ``recorded_event`` reads it back. ``tests/test_library_internals.py`` fails loudly
+if the library changes either.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from datetime import datetime
+from typing import Any
+
+from eventsourcing.application import Application
+from eventsourcing.domain import CanMutateAggregate
+from eventsourcing.persistence import (
+    AggregateRecorder,
+    ApplicationRecorder,
+    DatetimeAsISO,
+    JSONTranscoder,
+    Mapper,
+    StoredEvent,
+    Transcoder,
+    UUIDAsHex,
+)
+from eventsourcing.utils import get_topic
+from pydantic_core import from_json, to_json
+
+from domain.log import SessionLog
+from runtime.stores.rows import SideRows
+
+SNAPSHOT_INTERVAL = 100
+
+# A session log's own events hold JSON values only (checked before they are recorded),
+# apart from the library's timestamps; so do its snapshots, whose state is the log's
+# attributes (``domain.log.SessionLog``: JSON values, and two library datetimes).
+_JSON_PAYLOAD_EVENTS = (SessionLog.Chained, SessionLog.Created, SessionLog.Snapshot)
+
+
+class VersionedMapper(Mapper):
+    """Writes the schema version into every payload (eventsourcing omits version 1)."""
+
+    def to_stored_event(self, domain_event: Any) -> StoredEvent:
+        state = dict(vars(domain_event))
+        originator_id = state.pop("originator_id")
+        originator_version = state.pop("originator_version")
+        state["class_version"] = getattr(type(domain_event), "class_version", 1)
+        return StoredEvent(
+            originator_id=originator_id,
+            originator_version=originator_version,
+            topic=get_topic(type(domain_event)),
+            state=self._encode(domain_event, state),
+        )
+
+    def _encode(self, domain_event: Any, state: dict[str, Any]) -> bytes:
+        if not isinstance(domain_event, _JSON_PAYLOAD_EVENTS):
+            return self.transcoder.encode(state)
+        # The same JSON the transcoder writes, many times faster (a snapshot of a long
+        # session is 100 kB): tag the library's datetimes as the transcoder would, and
+        # let pydantic-core encode the rest.
+        if isinstance(domain_event, SessionLog.Snapshot):
+            self._tag_datetimes(state)
+            state["state"] = self._tag_datetimes(dict(state["state"]))
+        else:
+            state["timestamp"] = self._tagged(state["timestamp"])
+        return to_json(state)
+
+    def _tagged(self, moment: datetime) -> dict[str, Any]:
+        transcoding = self.transcoder.types[datetime]  # type: ignore[attr-defined]
+        return {"_type_": transcoding.name, "_data_": transcoding.encode(moment)}
+
+    def _tag_datetimes(self, values: dict[str, Any]) -> dict[str, Any]:
+        for key, value in values.items():
+            if isinstance(value, datetime):
+                values[key] = self._tagged(value)
+        return values
+
+
+def make_transcoder() -> Transcoder:
+    transcoder = JSONTranscoder()
+    transcoder.register(UUIDAsHex())
+    transcoder.register(DatetimeAsISO())
+    return transcoder
+
+
+class LogApplication(Application):
+    """The eventsourcing application that stores session logs in a given recorder."""
+
+    name = "chronicle"
+    snapshotting_intervals = {SessionLog: SNAPSHOT_INTERVAL}
+    env = {"AGGREGATE_CACHE_MAXSIZE": "10000", "DEEPCOPY_FROM_AGGREGATE_CACHE": "n"}
+
+    def __init__(self, recorder: ApplicationRecorder, snapshot_recorder: AggregateRecorder):
+        self._given_recorder = recorder
+        self._given_snapshot_recorder = snapshot_recorder
+        super().__init__(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
+
+    def construct_mapper(self) -> Mapper:
+        return VersionedMapper(transcoder=make_transcoder())
+
+    def construct_recorder(self) -> ApplicationRecorder:
+        return self._given_recorder
+
+    def construct_snapshot_store(self):  # type: ignore[override]
+        return self.factory.event_store(mapper=self.mapper, recorder=self._given_snapshot_recorder)
+
+    def record(self, events: list[Any], logs: list[Any], **kwargs: Any) -> None:
+        """Store events already collected from their logs, then snapshot the logs that are
+        due. (``save`` would check every object against runtime Protocols and build
+        bookkeeping nothing here reads: a large share of an in-memory append. So would
+        ``events.put``, a recording object per event.)"""
+        self.recorder.insert_events([self.mapper.to_stored_event(e) for e in events], **kwargs)
+        if any(e.originator_version % SNAPSHOT_INTERVAL == 0 for e in events):
+            self._snapshot(events, {log.id: log for log in logs})
+
+    def _take_snapshots(self, processing_event: Any) -> None:  # the library's save() calls this
+        self._snapshot(processing_event.events, processing_event.aggregates)
+
+    def _snapshot(self, events: list[Any], logs: dict[Any, Any]) -> None:
+        # Snapshot the aggregate in hand instead of reloading it (the library's default).
+        assert self.snapshots is not None
+        for event in events:
+            if event.originator_version % SNAPSHOT_INTERVAL:
+                continue  # the cheap test first: CanMutateAggregate is a runtime Protocol
+            log = logs.get(event.originator_id)
+            if (
+                isinstance(log, SessionLog)
+                and isinstance(event, CanMutateAggregate)
+                and log.version == event.originator_version
+            ):
+                self.snapshots.put([SessionLog.Snapshot.take(log)])
+
+
+class _Pending:
+    __slots__ = ("events", "log", "side", "done", "error")
+
+    def __init__(self, log: Any, side: SideRows):
+        self.events = log.collect_events()  # taken now, so a failed group can be retried
+        self.log, self.side = log, side
+        self.done = False
+        self.error: BaseException | None = None
+
+
+class GroupCommit:
+    """Writes concurrent appends to different sessions in one transaction.
+
+    No thread of its own: the first writer to arrive commits everything queued by then
+    (the leader); writers arriving meanwhile queue up and the next leader takes them all.
+    A lone writer pays nothing extra. If a group fails (one stale writer, one duplicate
+    event id), its members are retried one by one so each gets its own outcome.
+    """
+
+    MAX_GROUP = 256
+
+    def __init__(self, application: LogApplication):
+        self._application = application
+        self._leader = threading.Lock()
+        self._queue_lock = threading.Lock()
+        self._queue: list[_Pending] = []
+
+    def save(self, log: Any, side: SideRows) -> None:
+        if self._leader.acquire(blocking=False):
+            try:
+                if not self._queue:  # nobody waiting: commit alone, no queueing
+                    self._application.record(log.collect_events(), [log], side=side)
+                    return
+            finally:
+                self._leader.release()
+        pending = _Pending(log, side)
+        with self._queue_lock:
+            self._queue.append(pending)
+        while not pending.done:
+            with self._leader:
+                if pending.done:
+                    break
+                with self._queue_lock:
+                    group, self._queue = self._queue[: self.MAX_GROUP], self._queue[self.MAX_GROUP :]
+                self._commit(group)
+        if pending.error is not None:
+            raise pending.error
+
+    def _commit(self, group: list[_Pending]) -> None:
+        try:
+            self._save(group)
+        except Exception:
+            if len(group) == 1:
+                group[0].error = sys.exc_info()[1]
+                group[0].done = True
+                return
+            for member in group:
+                try:
+                    self._save([member])
+                except Exception as e:  # noqa: BLE001 - handed to its own writer
+                    member.error = e
+                member.done = True
+            return
+        for member in group:
+            member.done = True
+
+    def _save(self, group: list[_Pending]) -> None:
+        events = [e for member in group for e in member.events]
+        logs = [member.log for member in group]
+        self._application.record(events, logs, side=SideRows.merge([m.side for m in group]))
+
+
+_RECORDED_TAIL = b',"class_version":%d}' % getattr(SessionLog.Recorded, "class_version", 1)
+
+
+def recorded_event(state: bytes) -> dict[str, Any] | None:
+    """The ADK event of a current ``Recorded`` payload, decoding that part of it only (or None:
+    then decode the whole payload). It reads the layout ``VersionedMapper`` writes, so it lives
+    beside it.
+
+    A payload is ``{"timestamp": …, "digest": …, "chain": …, "event": {…}, "class_version": N}``:
+    the event is most of it, and the rest is not needed here. The text between the first
+    ``,"event":`` and a final ``,"class_version":N}`` (N current) is exactly the event whenever it
+    parses: an unescaped quote cannot occur inside a JSON string, so those markers are
+    structural; a first ``"event"`` key nested deeper, or another key after the event, would
+    leave unbalanced brackets or a stray member in the slice, which does not parse.
+    """
+    if not state.endswith(_RECORDED_TAIL):
+        return None
+    start = state.find(b',"event":')
+    if start < 0:
+        return None
+    try:
+        data = from_json(state[start + 9 : len(state) - len(_RECORDED_TAIL)], cache_strings="keys")
+    except ValueError:
+        return None
+    return data if type(data) is dict else None

@@ -1,0 +1,67 @@
+"""What the two SQL backends share: building a read's optional filters, and reading a log's rows."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+from uuid import UUID
+
+from eventsourcing.persistence import StoredEvent
+
+
+def sql_filters(mark: str, conditions: Sequence[tuple[str, Any]]) -> tuple[str, list[Any]]:
+    """`` AND column op <mark>`` for each (``"column op"``, value) whose value is not None,
+    and those values: the optional filters of a SQL read, ``mark`` being the driver's
+    placeholder."""
+    present = [(condition, value) for condition, value in conditions if value is not None]
+    return "".join(f" AND {condition} {mark}" for condition, _ in present), [value for _, value in present]
+
+
+def select_events_sql(
+    table: str, mark: str, log_id: Any, gt: int | None, lte: int | None, desc: bool, limit: int | None
+) -> tuple[str, list[Any]]:
+    """The query the SQL stores read a log's events with: the three columns a reader needs
+    (the library's version reads them all into dict rows and parses each row's id again),
+    ``mark`` being the driver's placeholder."""
+    where, params = sql_filters(mark, [("originator_version >", gt), ("originator_version <=", lte)])
+    sql = f"SELECT originator_version, topic, state FROM {table} WHERE originator_id = {mark}{where}"
+    sql += " ORDER BY originator_version DESC" if desc else " ORDER BY originator_version"
+    if limit is not None:
+        sql += f" LIMIT {mark}"
+        params.append(limit)
+    return sql, [log_id, *params]
+
+
+class RowReads:
+    """``select_events`` for a SQL adapter, on top of its ``select_rows``."""
+
+    def select_rows(
+        self, log_id: UUID, *, gt: int | None = None, lte: int | None = None, desc: bool = False,
+        limit: int | None = None,
+    ) -> list[tuple[int, str, bytes]]:
+        raise NotImplementedError
+
+    def select_events(
+        self,
+        originator_id: UUID | str,
+        *,
+        gt: int | None = None,
+        lte: int | None = None,
+        desc: bool = False,
+        limit: int | None = None,
+    ) -> Sequence[StoredEvent]:
+        log_id = originator_id if isinstance(originator_id, UUID) else UUID(originator_id)
+        rows = self.select_rows(log_id, gt=gt, lte=lte, desc=desc, limit=limit)
+        return [StoredEvent(log_id, version, topic, state) for version, topic, state in rows]
+
+
+def history_sql(
+    mark: str, name: str, fold: str | None, key: str | None, after: int, upto: int | None
+) -> tuple[str, list[Any]]:
+    """The query the SQL read-model storages read a projection's history with; rows come as
+    ``HistoryRow`` fields, in position order."""
+    where, params = sql_filters(mark, [("fold =", fold), ("key =", key), ("position <=", upto)])
+    sql = (
+        "SELECT fold, key, item, position, value, removed, session, version, event_id, author"
+        f" FROM chronicle_projection_history WHERE projection = {mark} AND position > {mark}{where}"
+    )
+    return sql + " ORDER BY position, fold, key, item", [name, after, *params]

@@ -1,0 +1,190 @@
+"""The embedded SQLite store: one file in WAL mode, and the reads that SQLite answers itself."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+from uuid import UUID, uuid4
+
+from eventsourcing.sqlite import SQLiteAggregateRecorder
+from pydantic_core import from_json
+
+from domain.errors import StoreError
+from domain.log import SessionLog
+from runtime.stores.base import LogRow, SnapshotParts, Store, WindowRow, as_uuid
+from runtime.stores.snapshots import SNAPSHOT_CLASS_VERSION, decode_snapshot
+from runtime.stores.sqlite.recorder import EVENTS_TABLE, SqliteLogRecorder, _Datastore
+
+SNAPSHOTS_TABLE = "chronicle_snapshots"
+_END = 2**63 - 1  # no upper bound
+_FORKED_TOPIC = SessionLog.ForkedFrom.TOPIC
+
+# A snapshot's two parts that reads need, extracted by SQLite's JSON functions (quick C).
+_SNAPSHOT_PARTS = (
+    "SELECT originator_version, json_extract(state, '$.class_version'), json_extract(state, '$.state.state'),"
+    " json_extract(state, '$.state.artifacts') FROM {table}"
+    " WHERE originator_id = ? AND originator_version <= ? ORDER BY originator_version DESC LIMIT 1"
+)
+# An event's timestamp, wherever its kind keeps it.
+_TIMESTAMP = (
+    "COALESCE(json_extract(state, '$.event.timestamp'), json_extract(state, '$.forked_time'),"
+    " json_extract(state, '$.deleted_time'), json_extract(state, '$.created_time'))"
+)
+# The last version at or before a time, by binary search inside the database, in one call: a
+# timestamp picked out of one payload per step. The event at ``lo`` is at or before the time,
+# the one at ``hi`` after it; ``hi`` starts past the log's last version. A missing timestamp
+# counts as later. Also read: the log's genesis time (None when there is no such log).
+_TS_AT = "(SELECT " + _TIMESTAMP + " FROM {table} WHERE originator_id = :id AND originator_version = {version})"
+_NEXT_MID = "((CASE WHEN ts <= :ts THEN mid ELSE lo END) + (CASE WHEN ts <= :ts THEN hi ELSE mid END)) / 2"
+_VERSION_AT_TIME = (
+    "WITH RECURSIVE s(lo, hi, mid, ts) AS ("
+    " SELECT 1, h, (1 + h) / 2, {first_ts} FROM"
+    " (SELECT max(originator_version) + 1 AS h FROM {table} WHERE originator_id = :id)"
+    " UNION ALL"
+    " SELECT CASE WHEN ts <= :ts THEN mid ELSE lo END, CASE WHEN ts <= :ts THEN hi ELSE mid END,"
+    " {next_mid}, {next_ts} FROM s WHERE hi - lo > 1)"
+    " SELECT (SELECT lo FROM s WHERE hi - lo <= 1), (SELECT json_extract(state, '$.created_time') FROM {table}"
+    " WHERE originator_id = :id AND originator_version = 1)"
+)
+
+
+class SqliteStore(Store):
+    # Fetching in another thread does not pay here: SQLite gives up the interpreter's lock for
+    # every row it steps to, so a fetching thread mostly waits for it and slows the folding one.
+    prefetches = False
+
+    def __init__(self, url: str, recorder: SqliteLogRecorder, snapshots: SQLiteAggregateRecorder):
+        super().__init__(url, recorder, snapshots, threads=2)
+        self.log_recorder = recorder
+        self.snapshots = snapshots
+        self.datastore: _Datastore = recorder.datastore  # type: ignore[assignment]
+        self.events_table = recorder.events_table_name
+
+    def close(self) -> None:
+        blobs = self._owned.get("blob store")
+        if blobs is not None:
+            blobs.close()
+        super().close()
+
+    # -- per-store objects ---------------------------------------------------------------
+
+    def _make_projection_storage(self) -> Any:
+        from runtime.stores.sqlite.read_models import SqliteProjectionStorage
+
+        return SqliteProjectionStorage(self.datastore)
+
+    def _make_memory_index(self) -> Any:
+        from runtime.stores.sqlite.memory_index import SqliteMemoryIndex
+
+        return SqliteMemoryIndex(self.log_recorder)
+
+    def _make_blob_store(self) -> Any:
+        from runtime.stores.sqlite.blobs import SqliteBlobStore
+
+        return SqliteBlobStore(self.datastore)
+
+    def purge_statements(self) -> Any:
+        from runtime.stores.sqlite.purge import SqlitePurgeSql
+
+        return SqlitePurgeSql(self)
+
+    # -- raw reads -------------------------------------------------------------------------
+
+    def _fetch(self, sql: str, params: Any) -> list[tuple[Any, ...]]:
+        """Rows as plain tuples (a Row object per row costs more than folding it)."""
+        with self.datastore.transaction(commit=False) as c, c as raw:
+            raw.row_factory = None
+            raw.execute(sql, params)
+            return raw.fetchall()
+
+    def log_rows(self, after: int, limit: int, upto: int | None) -> Sequence[LogRow]:
+        return self._fetch(
+            f"SELECT rowid, originator_id, originator_version, topic, state FROM {self.events_table}"
+            " WHERE rowid > ? AND rowid <= ? ORDER BY rowid LIMIT ?",
+            (after, _END if upto is None else upto, limit),
+        )
+
+    def fork_versions(self, raw_ids: Iterable[Any]) -> dict[Any, int]:
+        ids = list(dict.fromkeys(raw_ids))
+        out: dict[Any, int] = {}
+        for i in range(0, len(ids), 500):
+            chunk = ids[i : i + 500]
+            found = dict(self._fetch(
+                f"SELECT originator_id, originator_version FROM {self.events_table}"
+                f" WHERE originator_id IN ({','.join('?' * len(chunk))}) AND topic = ?",
+                [as_uuid(x).hex for x in chunk] + [_FORKED_TOPIC],
+            ))
+            out.update({x: found[as_uuid(x).hex] for x in chunk if as_uuid(x).hex in found})
+        return out
+
+    def window_rows(self, log_id: UUID, first: int, last: int) -> Sequence[WindowRow]:
+        return self._fetch(
+            f"SELECT rowid, originator_version, topic, state FROM {self.events_table}"
+            " WHERE originator_id = ? AND originator_version BETWEEN ? AND ? ORDER BY originator_version",
+            (log_id.hex, first, last),
+        )
+
+    def locate_row(self, log_id: UUID, version: int) -> tuple[int, str, bytes] | None:
+        rows = self._fetch(
+            f"SELECT rowid, topic, state FROM {self.events_table} WHERE originator_id = ? AND originator_version = ?",
+            (log_id.hex, version),
+        )
+        return rows[0] if rows else None  # type: ignore[return-value]
+
+    def version_at_time(self, log_id: UUID, timestamp: float) -> tuple[int | None, float | None] | None:
+        table = self.events_table
+        sql = _VERSION_AT_TIME.format(
+            table=table,
+            first_ts=_TS_AT.format(table=table, version="(1 + h) / 2"),
+            next_mid=_NEXT_MID,
+            next_ts=_TS_AT.format(table=table, version=_NEXT_MID),
+        )
+        rows = self._fetch(sql, {"ts": timestamp, "id": log_id.hex})
+        row = rows[0] if rows else None
+        if row is None or row[0] is None or row[1] is None:
+            return None, None
+        return int(row[0]), float(row[1])
+
+    def timestamps(self, log_id: UUID, versions: Sequence[int]) -> dict[int, float] | None:
+        found = dict(self._fetch(
+            f"SELECT originator_version, {_TIMESTAMP} FROM {self.events_table}"
+            f" WHERE originator_id = ? AND originator_version IN ({','.join('?' * len(versions))})",
+            (log_id.hex, *versions),
+        ))
+        return {v: t for v, t in found.items() if t is not None}
+
+    def nearest_snapshot(self, log_id: UUID, version: int) -> SnapshotParts | None:
+        table = self.snapshots.events_table_name
+        with self.datastore.transaction(commit=False) as c:
+            c.execute(_SNAPSHOT_PARTS.format(table=table), (log_id.hex, version))
+            row = c.fetchone()
+        if row is None:
+            return None
+        at, class_version, state, artifacts = row
+        if int(class_version or 1) != SNAPSHOT_CLASS_VERSION:
+            # An old schema: let the application's mapper upcast the whole snapshot.
+            return decode_snapshot(self, self.snapshots.select_events(log_id, gt=at - 1, lte=at)[0])
+        return at, {"state": from_json(state) if state else {}, "artifacts": from_json(artifacts) if artifacts else {}}
+
+
+def sqlite_path(url_or_path: str) -> str:
+    if url_or_path.startswith("sqlite:///"):
+        return url_or_path[len("sqlite:///"):] or ":memory:"
+    if url_or_path.startswith("sqlite://"):
+        raise StoreError(f"Bad SQLite URL {url_or_path!r}: use sqlite:///relative.db or sqlite:////abs/path.db")
+    return url_or_path
+
+
+def open_sqlite_store(url_or_path: str) -> SqliteStore:
+    path = sqlite_path(url_or_path)
+    # A private in-memory database must be shared by the pool's connections.
+    db_name = f"file:chronicle-{uuid4().hex}?mode=memory&cache=shared" if path == ":memory:" else path
+    try:
+        datastore = _Datastore(db_name, lock_timeout=30, pool_size=4)
+        recorder = SqliteLogRecorder(datastore, events_table_name=EVENTS_TABLE)
+        recorder.create_table()
+        snapshots = SQLiteAggregateRecorder(datastore, events_table_name=SNAPSHOTS_TABLE)
+        snapshots.create_table()
+    except Exception as e:  # sqlite3 or eventsourcing errors: say which file and why
+        raise StoreError(f"Cannot open SQLite store {path!r}: {e}") from e
+    url = url_or_path if url_or_path.startswith("sqlite:") else f"sqlite:///{path}"
+    return SqliteStore(url, recorder, snapshots)

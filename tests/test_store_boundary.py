@@ -1,0 +1,74 @@
+"""Only the store packages (runtime/stores/<backend>/) name a backend or a library's internals."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+STORES = ROOT / "runtime" / "stores"
+BACKENDS = [STORES / name for name in ("memory", "sqlite", "postgres")]
+# The domain's models build pydantic objects without validation (guarded in test_library_internals).
+DOMAIN_CODEC = {ROOT / "domain" / name for name in ("events.py", "json_content.py", "session.py")}
+
+BACKEND_MODULES = re.compile(r"^(sqlite3|psycopg|psycopg_pool|eventsourcing\.(sqlite|postgres|popo))(\.|$)")
+LIBRARY_INTERNALS = re.compile(
+    r"\b(_insert_events|_take_snapshots|_get_ready_connection|_database_lock|_stored_events(_index)?|_pending_events"
+    r"|_create_connection|_sqlite_conn|__pydantic_private__|__pydantic_fields_set__)\b"
+)
+
+
+def _sources(*tops: str) -> list[Path]:
+    return [p for top in tops for p in (ROOT / top).rglob("*.py") if STORES not in p.parents]
+
+
+def _backend_classes() -> set[str]:
+    names = set()
+    for package in BACKENDS:
+        for path in package.glob("*.py"):
+            names |= {n.name for n in ast.walk(ast.parse(path.read_text())) if isinstance(n, ast.ClassDef)}
+    return names
+
+
+def _imports(tree: ast.AST) -> list[str]:
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            out.append(node.module)
+    return out
+
+
+def test_no_module_above_the_stores_imports_a_backend():
+    offenders = {
+        str(path.relative_to(ROOT)): module
+        for path in _sources("domain", "projections", "runtime")
+        for module in _imports(ast.parse(path.read_text()))
+        if BACKEND_MODULES.match(module) or module.startswith(("runtime.stores.memory", "runtime.stores.sqlite",
+                                                                 "runtime.stores.postgres"))
+    }
+    assert offenders == {}
+
+
+def test_no_module_above_the_stores_names_a_backend_class_or_a_library_internal():
+    classes = _backend_classes()
+    assert {"MemoryStore", "SqliteStore", "PostgresStore"} <= classes
+    offenders = []
+    for path in _sources("domain", "projections", "runtime"):
+        text = path.read_text()
+        named = {c for c in classes if re.search(rf"\b{c}\b", text)}
+        if path not in DOMAIN_CODEC:
+            named |= set(m.group(0) for m in LIBRARY_INTERNALS.finditer(text))
+        if named:
+            offenders.append((str(path.relative_to(ROOT)), sorted(named)))
+    assert offenders == []
+
+
+def test_nothing_branches_on_which_backend_it_runs_on():
+    pattern = re.compile(r"isinstance\([^)]*(POPO|SQLite|Sqlite|Postgres)|__module__")
+    offenders = [
+        str(p.relative_to(ROOT)) for p in _sources("domain", "projections", "runtime") if pattern.search(p.read_text())
+    ]
+    assert offenders == []
