@@ -1,6 +1,8 @@
 """Session services: ADK's API over Chronicle's event log."""
 
 from domain.errors import AlreadyExistsError, SessionNotFoundError, StaleSessionError
+from domain.session import Session
+from domain.state import State
 from runtime.sessions.base import BaseSessionService, GetSessionConfig, ListSessionsResponse
 from runtime.sessions.service import (
     InMemorySessionService,
@@ -18,8 +20,10 @@ __all__ = [
     "ListSessionsResponse",
     "LogSessionService",
     "PostgresSessionService",
+    "Session",
     "SessionNotFoundError",
     "SqliteSessionService",
     "StaleSessionError",
+    "State",
     "session_service_from_url",
 ]
