@@ -53,6 +53,7 @@ ADK_PATHS = [
     ("google.adk.events", "Event"),
     ("google.adk.events", "EventActions"),
     ("google.adk.events.event", "Event"),
+    ("google.adk.events.event", "NodeInfo"),
     ("google.adk.events.event_actions", "EventActions"),
     ("google.adk.events.event_actions", "EventCompaction"),
     ("google.adk.memory", "BaseMemoryService"),

@@ -1,5 +1,5 @@
 """ADK's module path for Event."""
 
-from domain.events import Event
+from domain.events import Event, NodeInfo
 
-__all__ = ["Event"]
+__all__ = ["Event", "NodeInfo"]
