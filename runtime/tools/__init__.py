@@ -26,7 +26,7 @@ preload_memory = preload_memory_tool
 
 # The MCP toolset loads the `mcp` package, so it is imported on first use, as in ADK.
 _MCP_NAMES = {"McpToolset", "MCPToolset", "StdioConnectionParams", "StreamableHTTPConnectionParams",
-              "StdioServerParameters", "SseConnectionParams"}
+              "StdioServerParameters"}
 
 
 def __getattr__(name: str) -> Any:
