@@ -4,6 +4,7 @@ from domain.errors import AlreadyExistsError, SessionNotFoundError, StaleSession
 from domain.session import Session
 from domain.state import State
 from runtime.sessions.base import BaseSessionService, GetSessionConfig, ListSessionsResponse
+from runtime.sessions.database_session_service import DatabaseSessionService
 from runtime.sessions.service import (
     InMemorySessionService,
     LogSessionService,
@@ -15,6 +16,7 @@ from runtime.sessions.service import (
 __all__ = [
     "AlreadyExistsError",
     "BaseSessionService",
+    "DatabaseSessionService",
     "GetSessionConfig",
     "InMemorySessionService",
     "ListSessionsResponse",
