@@ -18,11 +18,11 @@ from pydantic import (
     WrapSerializer,
     WrapValidator,
     field_serializer,
-    model_validator,
 )
 from pydantic.alias_generators import to_camel
 from pydantic_core import to_jsonable_python
 
+from domain.errors import InvalidArgumentError
 from domain.json_content import content_from_json
 
 logger = logging.getLogger("chronicle.events")
@@ -146,36 +146,18 @@ class Event(BaseModel):
     node_info: NodeInfo = Field(default_factory=NodeInfo)
     isolation_scope: Optional[str] = None
 
-    @field_serializer("long_running_tool_ids")
-    def _sorted_ids(self, value: Optional[set[str]]) -> Optional[list[str]]:
-        return None if value is None else sorted(value)
+    @field_serializer("long_running_tool_ids", when_used="unless-none")
+    def _sorted_ids(self, value: set[str]) -> list[str]:
+        return sorted(value)  # a set has no order of its own: keep stored payloads (and digests) stable
 
-    @model_validator(mode="before")
-    @classmethod
-    def _shortcuts(cls, data: Any) -> Any:
-        """ADK's constructor shortcuts: message= (content), state= (actions.state_delta),
-        route= (actions.route), node_path= (node_info.path)."""
-        if not isinstance(data, dict) or not data.keys() & _SHORTCUTS:
-            return data
-        data = dict(data)
-        message, state, route, node_path = (data.pop(k, None) for k in _SHORTCUTS_ORDER)
-        if message is not None:
-            if data.get("content") is not None:
-                raise ValueError("Give an Event either message= or content=, not both.")
-            data["content"] = as_content(message)
-        if state is not None or route is not None:
-            actions = data.get("actions")
-            actions = dict(actions.model_dump(exclude_unset=True) if isinstance(actions, EventActions) else actions or {})
-            if state is not None:
-                actions["state_delta"] = state
-            if route is not None:
-                actions["route"] = route
-            data["actions"] = actions
-        if node_path is not None:
-            info = data.get("node_info")
-            info = dict(info.model_dump(exclude_unset=True) if isinstance(info, NodeInfo) else info or {})
-            data["node_info"] = {**info, "path": node_path}
-        return data
+    def __init__(self, /, **data: Any) -> None:
+        if data.keys() & _SHORTCUTS:
+            _apply_shortcuts(data)  # ADK's constructor shortcuts: message=, state=, route=, node_path=
+        super().__init__(**data)
+
+    # Marks __init__ as only forwarding to validation (pydantic's RootModel does the same), so
+    # reading the log (model_validate_json) skips it and keeps the fast JSON path.
+    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
 
     @property
     def message(self) -> Optional[types.Content]:
@@ -236,11 +218,36 @@ class Event(BaseModel):
 
     def to_json_dict(self) -> dict[str, Any]:
         """The stored form: JSON-ready, snake_case, without unset fields."""
-        # A node_info left at its default is not written, so events without one are stored, and
-        # hashed, exactly as before the field existed.
-        bare = not self.node_info.model_dump(exclude_defaults=True)
-        return self.model_dump(mode="json", exclude_none=True, exclude={"node_info"} if bare else None)
+        # A node_info never set is not written, so events without one are stored, and hashed,
+        # exactly as before the field existed.
+        data = self.model_dump(mode="json", exclude_none=True)
+        if not self.node_info.__pydantic_fields_set__:
+            del data["node_info"]  # (cheaper than model_dump's exclude=)
+        return data
 
 
-_SHORTCUTS_ORDER = ("message", "state", "route", "node_path")
-_SHORTCUTS = frozenset(_SHORTCUTS_ORDER)
+_SHORTCUTS = frozenset({"message", "state", "route", "node_path"})
+
+
+def _apply_shortcuts(data: dict[str, Any]) -> None:
+    """message= (content), state= (actions.state_delta), route= (actions.route),
+    node_path= (node_info.path), in place."""
+    message, state, route, node_path = (data.pop(k, None) for k in ("message", "state", "route", "node_path"))
+    if message is not None:
+        if data.get("content") is not None:
+            raise InvalidArgumentError("Give an Event either message= or content=, not both.")
+        data["content"] = as_content(message)
+    if state is not None or route is not None:
+        actions = data.get("actions")
+        if isinstance(actions, EventActions):
+            actions = actions.model_dump(exclude_unset=True)
+        actions = dict(actions or {})
+        if state is not None:
+            actions["state_delta"] = state
+        if route is not None:
+            actions["route"] = route
+        data["actions"] = actions
+    if node_path is not None:
+        info = data.get("node_info")
+        info = dict(info.model_dump(exclude_unset=True) if isinstance(info, NodeInfo) else info or {})
+        data["node_info"] = {**info, "path": node_path}

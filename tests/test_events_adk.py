@@ -9,9 +9,9 @@ import logging
 
 import pytest
 from google.genai import types
-from pydantic import ValidationError
 
 from domain import chain
+from domain.errors import InvalidArgumentError
 from domain.events import Event, EventActions, NodeInfo
 from domain.log import SessionLog, session_log_id
 from runtime import Gemini, LlmAgent, Runner
@@ -52,7 +52,7 @@ def test_constructor_shortcuts():
     assert merged.actions.escalate and merged.actions.skip_summarization and merged.actions.state_delta == {"k": 1}
     event.message = types.Part(text="changed")
     assert event.content.parts[0].text == "changed"
-    with pytest.raises(ValidationError, match="message= or content="):
+    with pytest.raises(InvalidArgumentError, match="message= or content="):
         Event(message="a", content=types.Content(role="user", parts=[types.Part(text="b")]))
 
 
@@ -135,3 +135,11 @@ async def test_a_tool_call_keeps_the_numbers_the_model_sent(gemini_server: Gemin
 def test_an_error_event_is_a_final_response():
     assert Event(author="m", error_code="SAFETY", error_message="blocked").is_final_response()
     assert not Event(author="m", error_code="SAFETY", partial=True).is_final_response()
+
+
+def test_shortcuts_are_only_for_the_constructor():
+    """Reading the log does not go through them (nor through Python-mode validation)."""
+    stored = json.dumps({**STORED_BEFORE, "content": {"role": "user", "parts": [{"text": "hi"}]}})
+    event = Event.model_validate_json(stored)
+    assert event.content.parts[0].text == "hi" and event.node_info == NodeInfo()
+    assert Event.model_validate({"author": "a", "node_info": {"path": "wf/x@1"}}).node_name == "x"

@@ -519,7 +519,6 @@ class LogSessionService(BaseSessionService):
             upper = page[-1].originator_version - 1
         return newest_first[::-1]
 
-
     # -- ADK 2.13 additions --------------------------------------------------------------
 
     async def get_user_state(self, *, app_name: str, user_id: str) -> dict[str, Any]:
@@ -551,6 +550,7 @@ class LogSessionService(BaseSessionService):
             return asyncio.run(coroutine)
         coroutine.close()
         raise InvalidArgumentError("The *_sync session methods cannot run inside an event loop; await the async ones.")
+
 
 class InMemorySessionService(LogSessionService):
     """Sessions kept in this process only: for tests and throwaway runs."""

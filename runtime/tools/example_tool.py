@@ -62,5 +62,6 @@ def _part_text(part: types.Part) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in (part.function_call.args or {}).items())
         return f"```\n{part.function_call.name}({args})\n```"
     if part.function_response:
-        return f"```\n{json.dumps({'name': part.function_response.name, 'response': part.function_response.response}, default=str)}\n```"
+        response = {"name": part.function_response.name, "response": part.function_response.response}
+        return f"```\n{json.dumps(response, default=str)}\n```"
     return part.text or ""
