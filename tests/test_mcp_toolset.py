@@ -50,8 +50,8 @@ def http_server_url():
 def connection(request):
     if request.param == "stdio":
         return StdioConnectionParams(
-            server_params=StdioServerParameters(command=sys.executable, args=[SERVER, "stdio"]), timeout=20)
-    return StreamableHTTPConnectionParams(url=request.getfixturevalue("http_server_url"), timeout=20)
+            server_params=StdioServerParameters(command=sys.executable, args=[SERVER, "stdio"]), timeout=30)
+    return StreamableHTTPConnectionParams(url=request.getfixturevalue("http_server_url"), timeout=30)
 
 
 def answer_from_tool(request):
@@ -93,8 +93,10 @@ async def test_filter_and_prefix(connection):
 
 async def test_one_stdio_server_serves_the_conversation_until_the_runner_closes():
     params = StdioServerParameters(command=sys.executable, args=[SERVER, "stdio"])
+    assert McpToolset(connection_params=params).connection_params == StdioConnectionParams(server_params=params)
     model = ScriptedLlm([ScriptedLlm.call("server_pid"), "ok", ScriptedLlm.call("server_pid"), "ok"])
-    runner = await new_runner(LlmAgent(name="a", model=model, tools=[McpToolset(connection_params=params)]))
+    toolset = McpToolset(connection_params=StdioConnectionParams(server_params=params, timeout=30))
+    runner = await new_runner(LlmAgent(name="a", model=model, tools=[toolset]))
     pids = []
     for _ in range(2):
         events = await send(runner, "pid?")
