@@ -141,3 +141,18 @@ async def test_add_events_to_memory(store_url):
         await memory.add_events_to_memory(app_name="app", user_id="ann", events=["not an event"])
     await memory.close()
 
+
+
+async def test_artifact_references_work_for_group_users_and_stay_inside_the_user(store_url):
+    service = artifact_service_from_url(store_url)
+    mine = dict(app_name="app", user_id="group/user123", session_id="s")
+    await service.save_artifact(**mine, filename="a.txt", artifact=types.Part(text="hello"))
+    uri = (await service.get_artifact_version(**mine, filename="a.txt", version=0)).canonical_uri
+    assert uri == "artifact://apps/app/users/group/user123/sessions/s/artifacts/a.txt/versions/0"
+    await service.save_artifact(**mine, filename="b.txt", artifact=types.Part(file_data=types.FileData(file_uri=uri)))
+    assert (await service.load_artifact(**mine, filename="b.txt")).text == "hello"
+    for user, session in (("group", "s"), ("group/user1", "s"), ("group/user123", "other")):
+        with pytest.raises(InvalidArgumentError, match="points"):
+            await service.save_artifact(app_name="app", user_id=user, session_id=session, filename="c.txt",
+                                        artifact=types.Part(file_data=types.FileData(file_uri=uri)))
+    await service.close()
