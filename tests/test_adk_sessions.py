@@ -156,3 +156,10 @@ async def test_artifact_references_work_for_group_users_and_stay_inside_the_user
             await service.save_artifact(app_name="app", user_id=user, session_id=session, filename="c.txt",
                                         artifact=types.Part(file_data=types.FileData(file_uri=uri)))
     await service.close()
+
+
+async def test_memories_cannot_be_written_directly_as_in_adks_own_services():
+    memory = memory_service_from_url("memory://")
+    with pytest.raises(NotImplementedError, match="add_events_to_memory"):
+        await memory.add_memory(app_name="app", user_id="u", memories=[])
+    await memory.close()

@@ -53,5 +53,19 @@ class BaseMemoryService(abc.ABC):
         """Adds just these events (e.g. the latest turn) to the user's memory."""
         raise NotImplementedError(f"{type(self).__name__} cannot add single events; use add_session_to_memory.")
 
+    async def add_memory(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        memories: Sequence[MemoryEntry],
+        custom_metadata: Optional[Mapping[str, object]] = None,
+    ) -> None:
+        """Writes memories directly, for services that support it (Chronicle's remember events)."""
+        raise NotImplementedError(
+            f"{type(self).__name__} does not take memories directly; call add_events_to_memory(...) or "
+            "add_session_to_memory(session) instead."
+        )
+
     async def close(self) -> None:
         """Release the service's connections and threads."""
