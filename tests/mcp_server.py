@@ -11,10 +11,11 @@ import os
 import sys
 
 try:
+    from mcp.server.mcpserver import Context
     from mcp.server.mcpserver import MCPServer as FastMCP
     from mcp.server.mcpserver.exceptions import ToolError
 except ImportError:  # mcp 1.x
-    from mcp.server.fastmcp import FastMCP
+    from mcp.server.fastmcp import Context, FastMCP
     from mcp.server.fastmcp.exceptions import ToolError
 
 server = FastMCP("calculator")
@@ -44,6 +45,12 @@ def divide(a: float, b: float) -> float:
 def server_pid() -> int:
     """The server process's id (the tests check that one process serves a whole conversation)."""
     return os.getpid()
+
+
+@server.tool()
+def caller(ctx: Context) -> str:
+    """Who called, by the X-Caller header of the HTTP request ("" over stdio)."""
+    return (ctx.headers or {}).get("x-caller", "")
 
 
 if __name__ == "__main__":

@@ -69,7 +69,7 @@ async def test_an_agent_calls_the_servers_tools(connection):
     assert events[1].get_function_responses()[0].response == {
         "content": [{"type": "text", "text": "5"}], "structuredContent": {"result": 5}, "isError": False}
     declarations = {d.name: d for t in model.requests[0].config.tools for d in t.function_declarations}
-    assert set(declarations) == {"add", "greet", "divide", "server_pid"}
+    assert set(declarations) == {"add", "greet", "divide", "server_pid", "caller"}
     assert declarations["add"].description == "Adds two whole numbers."
     assert declarations["add"].parameters_json_schema["properties"]["a"]["type"] == "integer"
 
@@ -88,6 +88,14 @@ async def test_filter_and_prefix(connection):
     events = await send(runner, "greet Ada")
     assert [d.name for t in model.requests[0].config.tools for d in t.function_declarations] == ["calc_greet"]
     assert texts(events) == ["The server said Hello, Ada!."]
+    await runner.close()
+
+
+async def test_http_headers_reach_the_server(http_server_url):
+    params = StreamableHTTPConnectionParams(url=http_server_url, headers={"X-Caller": "billing-bot"}, timeout=30)
+    model = ScriptedLlm([ScriptedLlm.call("caller"), answer_from_tool])
+    runner = await new_runner(LlmAgent(name="a", model=model, tools=[McpToolset(connection_params=params)]))
+    assert texts(await send(runner, "who?")) == ["The server said billing-bot."]
     await runner.close()
 
 

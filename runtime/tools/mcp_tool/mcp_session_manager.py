@@ -92,7 +92,7 @@ class MCPSessionManager:
     async def _hold(self, ready: asyncio.Future[ClientSession], closing: asyncio.Event) -> None:
         try:
             async with AsyncExitStack() as stack:
-                read, write = (await stack.enter_async_context(self._transport()))[:2]
+                read, write = (await stack.enter_async_context(await self._transport(stack)))[:2]
                 session = await stack.enter_async_context(ClientSession(read, write))
                 await session.initialize()
                 ready.set_result(session)
@@ -103,11 +103,13 @@ class MCPSessionManager:
             if isinstance(e, asyncio.CancelledError):
                 raise
 
-    def _transport(self) -> Any:
+    async def _transport(self, stack: AsyncExitStack) -> Any:
         params = self.connection_params
         if isinstance(params, StdioConnectionParams):
             return stdio_client(params.server_params, errlog=self._errlog)
-        client = create_mcp_http_client(headers={k: str(v) for k, v in (params.headers or {}).items()})
+        # The transport leaves a client it was given open: the stack closes it with the session.
+        headers = {k: str(v) for k, v in (params.headers or {}).items()}
+        client = await stack.enter_async_context(create_mcp_http_client(headers=headers))
         return streamable_http_client(params.url, http_client=client, terminate_on_close=params.terminate_on_close)
 
     async def _stop(self) -> None:
