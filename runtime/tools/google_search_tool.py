@@ -14,7 +14,11 @@ if TYPE_CHECKING:
 
 
 class GoogleSearchTool(BuiltInTool):
-    """Search grounding run by the model. ``model`` sends the request to that model instead."""
+    """Search grounding run by the model. ``model`` sends the request to that model instead.
+
+    ``bypass_multi_tools_limit`` is accepted as ADK has it, and changes nothing here: Chronicle
+    always declares search next to the agent's other tools, which Gemini 2 and later accept
+    (ADK instead wraps search in a sub-agent for Gemini 1.x unless told to bypass)."""
 
     def __init__(self, *, bypass_multi_tools_limit: bool = False, model: Optional[str] = None):
         super().__init__(name="google_search", field="google_search", value=types.GoogleSearch())
