@@ -10,7 +10,7 @@ from domain.errors import (
     StaleSessionError,
     StoreError,
 )
-from domain.events import Event, EventActions, EventCompaction
+from domain.events import Event, EventActions, EventCompaction, NodeInfo
 from domain.log import SessionLog, session_log_id
 from domain.session import Session
 from domain.state import State
@@ -21,6 +21,7 @@ __all__ = [
     "Event",
     "EventActions",
     "EventCompaction",
+    "NodeInfo",
     "InvalidArgumentError",
     "InvocationNotFoundError",
     "LlmCallsLimitExceededError",

@@ -2,15 +2,30 @@
 
 from __future__ import annotations
 
+import logging
 import time
 import uuid
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any, Optional, Union
 
 from google.genai import types
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, ValidatorFunctionWrapHandler, WrapValidator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationInfo,
+    ValidatorFunctionWrapHandler,
+    WrapSerializer,
+    WrapValidator,
+    field_serializer,
+)
 from pydantic.alias_generators import to_camel
+from pydantic_core import to_jsonable_python
 
+from domain.errors import InvalidArgumentError
 from domain.json_content import content_from_json
+
+logger = logging.getLogger("chronicle.events")
 
 _MODEL_CONFIG = ConfigDict(
     alias_generator=to_camel,
@@ -31,6 +46,28 @@ def _content_from_json(value: Any, handler: ValidatorFunctionWrapHandler, info: 
     return handler(value)
 
 
+def as_content(message: Any) -> types.Content:
+    """A user message from what ADK's ``message=`` takes: a Content, a Part, text, or a list of those."""
+    if isinstance(message, types.Content):
+        return message
+    items = message if isinstance(message, list) else [message]
+    parts = [types.Part(text=item) if isinstance(item, str) else types.Part.model_validate(item) for item in items]
+    return types.Content(role="user", parts=parts)
+
+
+def _jsonable_or_repr(value: Any, handler: SerializerFunctionWrapHandler) -> Any:
+    # As ADK: a value JSON cannot hold (a callable, say) is written as its repr, with a warning,
+    # rather than failing the whole event.
+    try:
+        return handler(value)
+    except Exception:  # noqa: BLE001 - pydantic raises several kinds here
+        logger.warning("Some values in an event's actions are not JSON; they are written as their repr.")
+        return handler(to_jsonable_python(value, serialize_unknown=True))
+
+
+JsonOrRepr = WrapSerializer(_jsonable_or_repr)
+
+
 class EventCompaction(BaseModel):
     """A summary that stands in, in the LLM context, for the events it covers."""
 
@@ -45,16 +82,38 @@ class EventActions(BaseModel):
     model_config = _MODEL_CONFIG
 
     skip_summarization: Optional[bool] = None
-    state_delta: dict[str, Any] = Field(default_factory=dict)
+    state_delta: Annotated[dict[str, Any], JsonOrRepr] = Field(default_factory=dict)
     artifact_delta: dict[str, int] = Field(default_factory=dict)
     transfer_to_agent: Optional[str] = None
+    transfer_reason: Optional[str] = None
     escalate: Optional[bool] = None
     requested_auth_configs: dict[str, Any] = Field(default_factory=dict)
     requested_tool_confirmations: dict[str, Any] = Field(default_factory=dict)
     compaction: Optional[EventCompaction] = None
     end_of_agent: Optional[bool] = None
-    agent_state: Optional[dict[str, Any]] = None
+    agent_state: Annotated[Optional[dict[str, Any]], JsonOrRepr] = None
     rewind_before_invocation_id: Optional[str] = None
+    route: Optional[Union[bool, int, str, list[Union[bool, int, str]]]] = None
+
+
+class NodeInfo(BaseModel):
+    """Where in a workflow an event comes from (ADK 2.13's node metadata)."""
+
+    model_config = _MODEL_CONFIG
+
+    path: str = ""  # e.g. "workflow/step@1"
+    output_for: Optional[list[str]] = None
+    message_as_output: Optional[bool] = None
+
+    @property
+    def name(self) -> str:
+        """The node's name: the last path segment without its "@run" suffix."""
+        return self.path.rsplit("/", 1)[-1].split("@", 1)[0]
+
+    @property
+    def run_id(self) -> str:
+        last = self.path.rsplit("/", 1)[-1]
+        return last.split("@", 1)[1] if "@" in last else ""
 
 
 class Event(BaseModel):
@@ -64,7 +123,7 @@ class Event(BaseModel):
 
     id: str = ""
     invocation_id: str = ""
-    author: str
+    author: str = ""
     content: Annotated[Optional[types.Content], WrapValidator(_content_from_json)] = None
     actions: EventActions = Field(default_factory=EventActions)
     partial: Optional[bool] = None
@@ -79,6 +138,41 @@ class Event(BaseModel):
     usage_metadata: Optional[types.GenerateContentResponseUsageMetadata] = None
     custom_metadata: Optional[dict[str, Any]] = None
     grounding_metadata: Optional[types.GroundingMetadata] = None
+    citation_metadata: Optional[types.CitationMetadata] = None
+    input_transcription: Optional[types.Transcription] = None
+    output_transcription: Optional[types.Transcription] = None
+    live_session_id: Optional[str] = None
+    output: Any = None  # a workflow node's output value
+    node_info: NodeInfo = Field(default_factory=NodeInfo)
+    isolation_scope: Optional[str] = None
+
+    @field_serializer("long_running_tool_ids", when_used="unless-none")
+    def _sorted_ids(self, value: set[str]) -> list[str]:
+        return sorted(value)  # a set has no order of its own: keep stored payloads (and digests) stable
+
+    def __init__(self, /, **data: Any) -> None:
+        if data.keys() & _SHORTCUTS:
+            _apply_shortcuts(data)  # ADK's constructor shortcuts: message=, state=, route=, node_path=
+        super().__init__(**data)
+
+    # Marks __init__ as only forwarding to validation (pydantic's RootModel does the same), so
+    # reading the log (model_validate_json) skips it and keeps the fast JSON path.
+    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
+
+    @property
+    def message(self) -> Optional[types.Content]:
+        """ADK's alias of ``content``."""
+        return self.content
+
+    @message.setter
+    def message(self, value: Any) -> None:
+        self.content = None if value is None else as_content(value)
+
+    @property
+    def node_name(self) -> str:
+        if self.actions.agent_state or self.actions.end_of_agent:
+            return ""
+        return self.node_info.name
 
     def model_post_init(self, __context: Any) -> None:
         if not self.id:
@@ -92,6 +186,8 @@ class Event(BaseModel):
         """True when this event ends the agent's turn from the user's point of view."""
         if self.actions.skip_summarization or self.long_running_tool_ids:
             return True
+        if self.error_code and not self.partial and not self.get_function_calls():
+            return True  # a failed model call ends the turn, as in ADK 2.13
         return (
             not self.get_function_calls()
             and not self.get_function_responses()
@@ -122,4 +218,36 @@ class Event(BaseModel):
 
     def to_json_dict(self) -> dict[str, Any]:
         """The stored form: JSON-ready, snake_case, without unset fields."""
-        return self.model_dump(mode="json", exclude_none=True)
+        # A node_info never set is not written, so events without one are stored, and hashed,
+        # exactly as before the field existed.
+        data = self.model_dump(mode="json", exclude_none=True)
+        if not self.node_info.__pydantic_fields_set__:
+            del data["node_info"]  # (cheaper than model_dump's exclude=)
+        return data
+
+
+_SHORTCUTS = frozenset({"message", "state", "route", "node_path"})
+
+
+def _apply_shortcuts(data: dict[str, Any]) -> None:
+    """message= (content), state= (actions.state_delta), route= (actions.route),
+    node_path= (node_info.path), in place."""
+    message, state, route, node_path = (data.pop(k, None) for k in ("message", "state", "route", "node_path"))
+    if message is not None:
+        if data.get("content") is not None:
+            raise InvalidArgumentError("Give an Event either message= or content=, not both.")
+        data["content"] = as_content(message)
+    if state is not None or route is not None:
+        actions = data.get("actions")
+        if isinstance(actions, EventActions):
+            actions = actions.model_dump(exclude_unset=True)
+        actions = dict(actions or {})
+        if state is not None:
+            actions["state_delta"] = state
+        if route is not None:
+            actions["route"] = route
+        data["actions"] = actions
+    if node_path is not None:
+        info = data.get("node_info")
+        info = dict(info.model_dump(exclude_unset=True) if isinstance(info, NodeInfo) else info or {})
+        data["node_info"] = {**info, "path": node_path}

@@ -4,6 +4,7 @@ sessions) over an event-sourced log.
     from runtime import InMemoryRunner, LlmAgent, FunctionTool
 """
 
+from domain.events import Event, EventActions
 from runtime.agents import (
     Agent,
     BaseAgent,
@@ -68,6 +69,8 @@ from runtime.tools import (
 
 __all__ = [
     "BaseEventsSummarizer",
+    "Event",
+    "EventActions",
     "EventsCompactionConfig",
     "LlmEventSummarizer",
     "ReplayReport",

@@ -7,6 +7,7 @@ from runtime.agents.loop_agent import LoopAgent
 from runtime.agents.parallel_agent import ParallelAgent
 from runtime.agents.sequential_agent import SequentialAgent
 from runtime.invocation_context import InvocationContext
+from runtime.run_config import RunConfig
 
 __all__ = [
     "Agent",
@@ -17,5 +18,6 @@ __all__ = [
     "LlmAgent",
     "LoopAgent",
     "ParallelAgent",
+    "RunConfig",
     "SequentialAgent",
 ]

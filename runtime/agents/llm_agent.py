@@ -118,7 +118,7 @@ class LlmAgent(BaseAgent):
             if isinstance(item, BaseTool):
                 tools.append(item)
             elif isinstance(item, BaseToolset) or (hasattr(item, "get_tools") and not callable(item)):
-                tools.extend(await item.get_tools(ctx))
+                tools.extend(await getattr(item, "get_tools_with_prefix", item.get_tools)(ctx))
             elif callable(item):
                 wrapped = self._wrapped_tools.get(id(item))
                 if wrapped is None or wrapped.func is not item:  # type: ignore[attr-defined]
@@ -323,6 +323,14 @@ class LlmAgent(BaseAgent):
             tools.append(self._transfer_tool_for(targets))
         request.append_instructions(instructions)
 
+        contents = ctx.llm_context.contents(
+            ctx.session.events, agent_name=self.name, branch=ctx.branch, include_contents=self.include_contents
+        )
+        if self.canonical_before_model_callbacks or ctx.plugin_manager.has("before_model_callback"):
+            # Callbacks may edit the request in place; the folded context must not change with it.
+            contents = [c.model_copy(deep=True) for c in contents]
+        request.contents = list(contents)  # tools below may append to it (load_artifacts does)
+
         plain = [t for t in tools if type(t).process_llm_request is BaseTool.process_llm_request]
         if plain:
             request.append_tools(plain)
@@ -331,14 +339,6 @@ class LlmAgent(BaseAgent):
             tool_context = ToolContext(ctx)
             for tool in custom:
                 await tool.process_llm_request(tool_context=tool_context, llm_request=request)
-
-        contents = ctx.llm_context.contents(
-            ctx.session.events, agent_name=self.name, branch=ctx.branch, include_contents=self.include_contents
-        )
-        if self.canonical_before_model_callbacks or ctx.plugin_manager.has("before_model_callback"):
-            # Callbacks may edit the request in place; the folded context must not change with it.
-            contents = [c.model_copy(deep=True) for c in contents]
-        request.contents = contents
         return request
 
     def _transfer_tool_for(self, targets: list[BaseAgent]) -> TransferToAgentTool:

@@ -42,8 +42,10 @@ from runtime.stores import Store, open_store
 DEFAULT_MAX_ARTIFACT_BYTES = 64 * 1024 * 1024
 SAVE_ATTEMPTS = 64  # optimistic-concurrency retries before a save gives up
 
+# A user id may hold "/" ("group/user123"); whatever the match, the reference must name the
+# caller's own app and user (see _reference), so no reading of it reaches another user.
 _ARTIFACT_URI = re.compile(
-    r"artifact://apps/(?P<app>[^/]+)/users/(?P<user>[^/]+)(?:/sessions/(?P<session>[^/]+))?"
+    r"artifact://apps/(?P<app>[^/]+)/users/(?P<user>.+?)(?:/sessions/(?P<session>[^/]+))?"
     r"/artifacts/(?P<filename>[^/]+)/versions/(?P<version>\d+)"
 )
 

@@ -14,7 +14,7 @@ import json
 import random
 import threading
 import time
-from typing import Any, Optional
+from typing import Any, Mapping, Optional, Sequence
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError
@@ -74,6 +74,25 @@ class LogMemoryService(BaseMemoryService):
         events = [c for c in (_compact(e) for e in session.events if not e.partial) if c is not None]
         await self.store.call(self._add, session.app_name, session.user_id, session.id, events)
 
+    async def add_events_to_memory(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        events: Sequence[Event],
+        session_id: Optional[str] = None,
+        custom_metadata: Optional[Mapping[str, object]] = None,
+    ) -> None:
+        """Remembers these events' text (a delta: events already remembered are skipped). Unlike
+        add_session_to_memory, later events of the session are not followed. No custom_metadata
+        key changes what this service does."""
+        check_ids(app_name, user_id, session_id)
+        if not all(isinstance(e, Event) for e in events):
+            raise InvalidArgumentError("add_events_to_memory needs a list of Event objects")
+        compact = [c for c in (_compact(e) for e in events if not e.partial) if c is not None]
+        if compact:
+            await self.store.call(self._add, app_name, user_id, session_id or "", compact, False)
+
     async def search_memory(self, *, app_name: str, user_id: str, query: str) -> SearchMemoryResponse:
         """The user's remembered events that best match `query` (keywords), best first."""
         check_ids(app_name, user_id)
@@ -114,9 +133,12 @@ class LogMemoryService(BaseMemoryService):
     def _has_log(self, log_id: UUID) -> bool:
         return bool(self._recorder.select_events(log_id, limit=1))
 
-    def _add(self, app_name: str, user_id: str, session_id: str, events: list[dict[str, Any]]) -> None:
+    def _add(
+        self, app_name: str, user_id: str, session_id: str, events: list[dict[str, Any]], follow: bool = True
+    ) -> None:
+        # follow: index the session's log itself (and its later events) when this store holds it.
         session_log = session_log_id(app_name, user_id, session_id)
-        in_store = self._has_log(session_log)
+        in_store = follow and self._has_log(session_log)
         log_id = memory_log_id(app_name, user_id)
         for attempt in range(_ATTEMPTS):
             with self._lock(log_id):

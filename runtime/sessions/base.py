@@ -12,7 +12,7 @@ from domain.session import Session
 
 
 class GetSessionConfig(BaseModel):
-    num_recent_events: Optional[int] = None
+    num_recent_events: Optional[int] = Field(default=None, ge=0)  # 0: no events, as in ADK
     after_timestamp: Optional[float] = None
     # Chronicle: include events hidden by a rewind (marked in `chronicle history`), for audits.
     include_rewound: bool = False
@@ -51,6 +51,10 @@ class BaseSessionService(abc.ABC):
 
     @abc.abstractmethod
     async def append_event(self, session: Session, event: Event) -> Event: ...
+
+    async def get_user_state(self, *, app_name: str, user_id: str) -> dict[str, Any]:
+        """The user's ``user:`` state without the prefix, read without a session ({} if none)."""
+        raise NotImplementedError(f"{type(self).__name__} cannot read user state without a session.")
 
     async def close(self) -> None:
         """Release the store's connections and threads."""

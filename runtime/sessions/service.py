@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import threading
 import time
@@ -25,7 +26,7 @@ from domain.events import Event, EventActions
 from domain.log import RECORDED_TOPICS, SessionLog, session_log_id
 from domain.rewind import active_ranges, is_hidden
 from domain.session import Session
-from domain.state import ScopedDelta, check_json_state, split_scopes, with_scoped, without_temp
+from domain.state import USER_PREFIX, ScopedDelta, check_json_state, split_scopes, with_scoped, without_temp
 from domain.validation import check_ids
 from projections.session_at import SessionAt, session_at
 from runtime.gc_pause import gc_paused
@@ -471,6 +472,8 @@ class LogSessionService(BaseSessionService):
         newest: Sequence[StoredEvent] | None = None,
     ) -> list[Event]:
         limit = config.num_recent_events if config else None
+        if limit == 0:
+            return []
         after = config.after_timestamp if config else None
         if config is not None and config.include_rewound:
             hidden = []
@@ -498,6 +501,37 @@ class LogSessionService(BaseSessionService):
                 break
             upper = page[-1].originator_version - 1
         return newest_first[::-1]
+
+    # -- ADK 2.13 additions --------------------------------------------------------------
+
+    async def get_user_state(self, *, app_name: str, user_id: str) -> dict[str, Any]:
+        """The user's ``user:`` state, keys without the prefix, without opening a session."""
+        check_ids(app_name, user_id)
+        scoped = await self.store.call(self._recorder.select_scoped, app_name, user_id)
+        return _copy_state({k[len(USER_PREFIX):]: v for k, v in scoped.items() if k.startswith(USER_PREFIX)})
+
+    # ADK's synchronous helpers, for scripts without an event loop.
+
+    def create_session_sync(self, **kwargs: Any) -> Session:
+        return self._run_sync(self.create_session(**kwargs))
+
+    def get_session_sync(self, **kwargs: Any) -> Optional[Session]:
+        return self._run_sync(self.get_session(**kwargs))
+
+    def list_sessions_sync(self, **kwargs: Any) -> ListSessionsResponse:
+        return self._run_sync(self.list_sessions(**kwargs))
+
+    def delete_session_sync(self, **kwargs: Any) -> None:
+        return self._run_sync(self.delete_session(**kwargs))
+
+    @staticmethod
+    def _run_sync(coroutine: Any) -> Any:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(coroutine)
+        coroutine.close()
+        raise InvalidArgumentError("The *_sync session methods cannot run inside an event loop; await the async ones.")
 
 
 class InMemorySessionService(LogSessionService):

@@ -1,4 +1,5 @@
-"""Stores, chosen by URL: memory://, sqlite:///path.db, postgresql://user@host:port/db.
+"""Stores, chosen by URL: memory://, sqlite:///path.db, postgresql://user@host:port/db
+(SQLAlchemy-style URLs such as sqlite+aiosqlite:/// and postgresql+asyncpg:// are accepted too).
 
 Each backend is a package here (``memory``, ``sqlite``, ``postgres``) implementing ``Store``
 (runtime/stores/base.py); it is imported only when a store of its kind is opened."""
@@ -6,6 +7,7 @@ Each backend is a package here (``memory``, ``sqlite``, ``postgres``) implementi
 from __future__ import annotations
 
 import os
+import re
 
 from domain.errors import StoreError
 from runtime.stores.base import CatalogRow, SideRows, Store
@@ -13,8 +15,14 @@ from runtime.stores.base import CatalogRow, SideRows, Store
 DEFAULT_STORE_URL = "sqlite:///./chronicle.db"
 
 
+# SQLAlchemy names a database driver after a "+" (ADK's DatabaseSessionService URLs); Chronicle
+# picks its own driver per store, so the suffix only needs removing.
+_DRIVER_SUFFIX = re.compile(r"^(sqlite|postgresql|postgres)\+[a-z0-9_]+:")
+
+
 def open_store(url: str | None = None) -> Store:
     url = url or os.environ.get("CHRONICLE_STORE") or DEFAULT_STORE_URL
+    url = _DRIVER_SUFFIX.sub(r"\1:", url)
     if url.startswith("memory:"):
         from runtime.stores.memory import open_memory_store
 

@@ -1,14 +1,12 @@
-"""BaseTool: something a model can call; BaseToolset: a source of tools resolved per request."""
+"""BaseTool: something a model can call."""
 
 from __future__ import annotations
 
-import abc
 from typing import TYPE_CHECKING, Any, Optional
 
 from google.genai import types
 
 if TYPE_CHECKING:
-    from runtime.contexts import ReadonlyContext
     from runtime.models import LlmRequest
     from runtime.tools.tool_context import ToolContext
 
@@ -42,11 +40,4 @@ class BaseTool:
         return f"{type(self).__name__}(name={self.name!r})"
 
 
-class BaseToolset(abc.ABC):
-    """A group of tools decided per request (e.g. the tools of a remote server)."""
-
-    @abc.abstractmethod
-    async def get_tools(self, readonly_context: Optional[ReadonlyContext] = None) -> list[BaseTool]: ...
-
-    async def close(self) -> None:
-        """Release what the toolset holds; called by Runner.close()."""
+from runtime.tools.base_toolset import BaseToolset  # noqa: E402 - its home is base_toolset, as in ADK

@@ -157,8 +157,6 @@ def convert_argument(annotation: Any, value: Any) -> Any:
     if origin in (list, set, tuple, frozenset) and args and isinstance(value, list):
         converted = [convert_argument(args[0], v) for v in value]
         return origin(converted) if origin is not list else converted
-    if annotation is float and isinstance(value, int) and not isinstance(value, bool):
-        return float(value)
     return value
 
 

@@ -1,0 +1,5 @@
+"""ADK's module path for ReadonlyContext."""
+
+from runtime.contexts import ReadonlyContext
+
+__all__ = ["ReadonlyContext"]

@@ -1,0 +1,5 @@
+"""ADK's module path for BaseEventsSummarizer."""
+
+from runtime.compaction import BaseEventsSummarizer
+
+__all__ = ["BaseEventsSummarizer"]

@@ -1,0 +1,5 @@
+"""ADK's module path for LlmEventSummarizer."""
+
+from runtime.compaction import LlmEventSummarizer
+
+__all__ = ["LlmEventSummarizer"]

@@ -1,0 +1,5 @@
+"""ADK's module path for FileArtifactService."""
+
+from runtime.artifacts.service import FileArtifactService
+
+__all__ = ["FileArtifactService"]

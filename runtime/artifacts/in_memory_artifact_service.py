@@ -1,0 +1,5 @@
+"""ADK's module path for InMemoryArtifactService."""
+
+from runtime.artifacts.service import InMemoryArtifactService
+
+__all__ = ["InMemoryArtifactService"]

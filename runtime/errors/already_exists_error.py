@@ -1,0 +1,5 @@
+"""ADK's module path for AlreadyExistsError."""
+
+from domain.errors import AlreadyExistsError
+
+__all__ = ["AlreadyExistsError"]

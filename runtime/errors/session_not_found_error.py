@@ -1,0 +1,5 @@
+"""ADK's module path for SessionNotFoundError."""
+
+from domain.errors import SessionNotFoundError
+
+__all__ = ["SessionNotFoundError"]

@@ -1,0 +1,5 @@
+"""ADK's events package: the event model lives in domain.events; these are the same classes."""
+
+from domain.events import Event, EventActions, EventCompaction
+
+__all__ = ["Event", "EventActions", "EventCompaction"]

@@ -1,0 +1,5 @@
+"""ADK's module path for Event."""
+
+from domain.events import Event, NodeInfo
+
+__all__ = ["Event", "NodeInfo"]

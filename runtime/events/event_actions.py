@@ -1,0 +1,5 @@
+"""ADK's module path for EventActions."""
+
+from domain.events import EventActions, EventCompaction
+
+__all__ = ["EventActions", "EventCompaction"]

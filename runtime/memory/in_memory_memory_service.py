@@ -1,0 +1,5 @@
+"""ADK's module path for InMemoryMemoryService."""
+
+from runtime.memory.service import InMemoryMemoryService
+
+__all__ = ["InMemoryMemoryService"]

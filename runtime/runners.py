@@ -1,0 +1,5 @@
+"""ADK's module path for the runners (google.adk.runners)."""
+
+from runtime.runner import InMemoryRunner, Runner
+
+__all__ = ["InMemoryRunner", "Runner"]

@@ -1,0 +1,5 @@
+"""ADK's module path for the session-service API."""
+
+from runtime.sessions.base import BaseSessionService, GetSessionConfig, ListSessionsResponse
+
+__all__ = ["BaseSessionService", "GetSessionConfig", "ListSessionsResponse"]

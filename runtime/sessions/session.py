@@ -1,0 +1,5 @@
+"""ADK's module path for Session."""
+
+from domain.session import Session
+
+__all__ = ["Session"]

@@ -1,0 +1,5 @@
+"""ADK's module path for SqliteSessionService."""
+
+from runtime.sessions.service import SqliteSessionService
+
+__all__ = ["SqliteSessionService"]

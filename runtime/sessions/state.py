@@ -1,0 +1,5 @@
+"""ADK's module path for State."""
+
+from domain.state import State
+
+__all__ = ["State"]

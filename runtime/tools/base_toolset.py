@@ -1,0 +1,80 @@
+"""BaseToolset: a source of tools resolved per request (e.g. the tools of an MCP server)."""
+
+from __future__ import annotations
+
+import abc
+import copy
+from typing import TYPE_CHECKING, Optional, Protocol, Union, runtime_checkable
+
+from runtime.tools.base_tool import BaseTool
+
+if TYPE_CHECKING:
+    from runtime.contexts import ReadonlyContext
+    from runtime.models import LlmRequest
+    from runtime.tools.tool_context import ToolContext
+
+
+@runtime_checkable
+class ToolPredicate(Protocol):
+    """Decides whether a toolset's tool is offered to the model in this context."""
+
+    def __call__(self, tool: BaseTool, readonly_context: Optional[ReadonlyContext] = None) -> bool: ...
+
+
+class BaseToolset(abc.ABC):
+    """A group of tools decided per request.
+
+    ``tool_filter`` keeps only some tools (a list of names, or a ToolPredicate); subclasses
+    apply it in ``get_tools`` with ``_is_tool_selected``. ``tool_name_prefix`` renames every
+    tool ``<prefix>_<name>`` so two toolsets with a ``search`` tool can share an agent.
+    """
+
+    # Class defaults too, so subclasses that never call __init__ keep working.
+    tool_filter: Optional[Union[ToolPredicate, list[str]]] = None
+    tool_name_prefix: Optional[str] = None
+
+    def __init__(
+        self,
+        *,
+        tool_filter: Optional[Union[ToolPredicate, list[str]]] = None,
+        tool_name_prefix: Optional[str] = None,
+    ):
+        self.tool_filter = tool_filter
+        self.tool_name_prefix = tool_name_prefix
+
+    @abc.abstractmethod
+    async def get_tools(self, readonly_context: Optional[ReadonlyContext] = None) -> list[BaseTool]: ...
+
+    async def get_tools_with_prefix(self, readonly_context: Optional[ReadonlyContext] = None) -> list[BaseTool]:
+        """``get_tools``, renamed with ``tool_name_prefix`` when there is one (what agents call)."""
+        tools = await self.get_tools(readonly_context)
+        if not self.tool_name_prefix:
+            return tools
+        return [_renamed(tool, f"{self.tool_name_prefix}_{tool.name}") for tool in tools]
+
+    def _is_tool_selected(self, tool: BaseTool, readonly_context: Optional[ReadonlyContext]) -> bool:
+        if not self.tool_filter:
+            return True
+        if isinstance(self.tool_filter, list):
+            return tool.name in self.tool_filter
+        return bool(self.tool_filter(tool, readonly_context))
+
+    async def process_llm_request(self, *, tool_context: ToolContext, llm_request: LlmRequest) -> None:
+        """Changes the model request for the toolset as a whole (nothing by default)."""
+
+    async def close(self) -> None:
+        """Release what the toolset holds; called by Runner.close()."""
+
+
+def _renamed(tool: BaseTool, name: str) -> BaseTool:
+    """A shallow copy of ``tool`` that the model knows, and calls, by ``name``."""
+    renamed = copy.copy(tool)
+    renamed.name = name
+    declare = tool._get_declaration
+
+    def declaration():
+        original = declare()
+        return None if original is None else original.model_copy(update={"name": name})
+
+    renamed._get_declaration = declaration  # type: ignore[method-assign]
+    return renamed

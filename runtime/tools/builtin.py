@@ -1,0 +1,43 @@
+"""Gemini's built-in tools: declared to the model in the request's config, run by the model
+itself (never locally), and only offered to Gemini models."""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import TYPE_CHECKING, Any
+
+from google.genai import types
+
+from domain.errors import InvalidArgumentError
+from runtime.tools.base_tool import BaseTool
+
+if TYPE_CHECKING:
+    from runtime.models import LlmRequest
+    from runtime.tools.tool_context import ToolContext
+
+# ADK's switch for model names that are Gemini behind another name (a proxy, a tuned model).
+DISABLE_MODEL_CHECK = "ADK_DISABLE_GEMINI_MODEL_ID_CHECK"
+
+
+def is_gemini_model(model: str | None) -> bool:
+    """True for "gemini-…", "models/gemini-…" and Vertex paths ending in ".../models/gemini-…"."""
+    return bool(model) and re.match(r"^gemini-", model.rsplit("/", 1)[-1]) is not None
+
+
+class BuiltInTool(BaseTool):
+    """A tool the model runs: adding it puts ``types.Tool(**{field: value})`` in the config."""
+
+    def __init__(self, *, name: str, field: str, value: Any):
+        super().__init__(name=name, description=name)
+        self._tool = types.Tool(**{field: value})
+
+    async def process_llm_request(self, *, tool_context: ToolContext, llm_request: LlmRequest) -> None:
+        if not is_gemini_model(llm_request.model) and os.environ.get(DISABLE_MODEL_CHECK, "").lower() not in (
+            "1", "true", "yes"
+        ):
+            raise InvalidArgumentError(
+                f"The {self.name} tool is built into Gemini and cannot run with model {llm_request.model!r}; "
+                f"use a gemini-* model (or set {DISABLE_MODEL_CHECK}=1 for a Gemini model under another name)."
+            )
+        llm_request.config.tools = [*(llm_request.config.tools or []), self._tool.model_copy(deep=True)]

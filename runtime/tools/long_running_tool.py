@@ -1,0 +1,5 @@
+"""ADK's module path for LongRunningFunctionTool."""
+
+from runtime.tools.function_tool import LongRunningFunctionTool
+
+__all__ = ["LongRunningFunctionTool"]

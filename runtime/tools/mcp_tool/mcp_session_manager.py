@@ -1,0 +1,130 @@
+"""How an McpToolset reaches its server, and the one MCP client session it keeps open.
+
+The MCP SDK's transports are anyio context managers that must be entered and left by the
+same task, while a Runner lists and calls tools from whichever task runs the turn. So the
+session lives in a task of its own, opened on first use, reopened if it died or the event
+loop changed (``Runner.run`` starts a new loop per call), and closed by ``close()``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from contextlib import AsyncExitStack
+from typing import Any, Optional, TextIO, Union
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
+from pydantic import BaseModel
+
+from domain.errors import ChronicleError
+
+
+class McpConnectionError(ChronicleError, ConnectionError):
+    """The MCP server could not be started or reached, or did not finish the MCP handshake."""
+
+
+class StdioConnectionParams(BaseModel):
+    """A local MCP server started as a subprocess and spoken to over its stdin and stdout."""
+
+    server_params: StdioServerParameters
+    timeout: float = 5.0  # seconds to start the server and finish the handshake
+
+
+class StreamableHTTPConnectionParams(BaseModel):
+    """An MCP server reached over streamable HTTP."""
+
+    url: str
+    headers: Optional[dict[str, Any]] = None
+    timeout: float = 5.0  # seconds to connect and finish the handshake
+    sse_read_timeout: float = 300.0  # seconds to wait for one tool call's answer
+    terminate_on_close: bool = True
+
+
+ConnectionParams = Union[StdioConnectionParams, StreamableHTTPConnectionParams]
+
+
+def describe(params: ConnectionParams) -> str:
+    if isinstance(params, StdioConnectionParams):
+        return " ".join([params.server_params.command, *params.server_params.args])
+    return params.url
+
+
+class MCPSessionManager:
+    def __init__(self, connection_params: ConnectionParams, errlog: TextIO = sys.stderr):
+        self.connection_params = connection_params
+        self._errlog = errlog
+        self._session: Optional[ClientSession] = None
+        self._task: Optional[asyncio.Task[None]] = None
+        self._closing: Optional[asyncio.Event] = None
+        self._loop: Optional[asyncio.AbstractEventLoop] = None
+        self._lock: Optional[asyncio.Lock] = None
+
+    @property
+    def read_timeout(self) -> Optional[float]:
+        params = self.connection_params
+        return params.sse_read_timeout if isinstance(params, StreamableHTTPConnectionParams) else None
+
+    async def create_session(self) -> ClientSession:
+        """The open session, connecting first if there is none on this event loop."""
+        loop = asyncio.get_running_loop()
+        if self._loop is not loop:  # a new loop: the old session (if any) is unusable there
+            self._session, self._task, self._lock, self._loop = None, None, asyncio.Lock(), loop
+        async with self._lock:
+            if self._session is not None and self._task is not None and not self._task.done():
+                return self._session
+            ready: asyncio.Future[ClientSession] = loop.create_future()
+            self._closing = asyncio.Event()
+            self._task = loop.create_task(self._hold(ready, self._closing), name="mcp-session")
+            try:
+                self._session = await asyncio.wait_for(asyncio.shield(ready), self.connection_params.timeout)
+            except Exception as e:
+                await self._stop()
+                if isinstance(e, McpConnectionError):
+                    raise
+                raise McpConnectionError(
+                    f"Could not connect to the MCP server {describe(self.connection_params)!r}: "
+                    f"{type(e).__name__}: {e or 'no answer in time'}. Check that it runs and speaks MCP."
+                ) from e
+            return self._session
+
+    async def _hold(self, ready: asyncio.Future[ClientSession], closing: asyncio.Event) -> None:
+        try:
+            async with AsyncExitStack() as stack:
+                read, write = (await stack.enter_async_context(await self._transport(stack)))[:2]
+                session = await stack.enter_async_context(ClientSession(read, write))
+                await session.initialize()
+                ready.set_result(session)
+                await closing.wait()
+        except BaseException as e:  # noqa: BLE001 - handed to the caller waiting for the session
+            if not ready.done():
+                ready.set_exception(e if isinstance(e, Exception) else McpConnectionError(str(e) or type(e).__name__))
+            if isinstance(e, asyncio.CancelledError):
+                raise
+
+    async def _transport(self, stack: AsyncExitStack) -> Any:
+        params = self.connection_params
+        if isinstance(params, StdioConnectionParams):
+            return stdio_client(params.server_params, errlog=self._errlog)
+        # The transport leaves a client it was given open: the stack closes it with the session.
+        headers = {k: str(v) for k, v in (params.headers or {}).items()}
+        client = await stack.enter_async_context(create_mcp_http_client(headers=headers))
+        return streamable_http_client(params.url, http_client=client, terminate_on_close=params.terminate_on_close)
+
+    async def _stop(self) -> None:
+        task, self._task, self._session = self._task, None, None
+        if self._closing is not None:
+            self._closing.set()
+        if task is not None and not task.done():
+            try:
+                await asyncio.wait_for(task, 5)
+            except (asyncio.TimeoutError, asyncio.CancelledError):
+                task.cancel()
+        elif task is not None and not task.cancelled():
+            task.exception()  # already reported to the caller; retrieved so asyncio does not warn
+
+    async def close(self) -> None:
+        """Close the session and, for stdio, stop the server process."""
+        if self._loop is asyncio.get_running_loop():
+            await self._stop()

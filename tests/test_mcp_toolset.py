@@ -1,0 +1,126 @@
+"""McpToolset against a real MCP server (tests/mcp_server.py, built with the mcp package), over
+stdio as a subprocess and over streamable HTTP on a loopback port, driven by a Runner."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from runtime import LlmAgent, ScriptedLlm
+from runtime.tools import McpToolset, StdioConnectionParams, StdioServerParameters, StreamableHTTPConnectionParams
+from runtime.tools.mcp_tool import McpConnectionError
+from tests.rt_helpers import new_runner, send, texts
+
+SERVER = str(Path(__file__).with_name("mcp_server.py"))
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def http_server_url():
+    port = free_port()
+    process = subprocess.Popen([sys.executable, SERVER, "http", str(port)], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                raise RuntimeError("the MCP test server did not start")
+            time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}/mcp"
+    process.terminate()
+    process.wait(timeout=10)
+
+
+@pytest.fixture(params=["stdio", "http"])
+def connection(request):
+    if request.param == "stdio":
+        return StdioConnectionParams(
+            server_params=StdioServerParameters(command=sys.executable, args=[SERVER, "stdio"]), timeout=30)
+    return StreamableHTTPConnectionParams(url=request.getfixturevalue("http_server_url"), timeout=30)
+
+
+def answer_from_tool(request):
+    return f"The server said {ScriptedLlm.last_function_response(request).response['content'][0]['text']}."
+
+
+async def test_an_agent_calls_the_servers_tools(connection):
+    model = ScriptedLlm([ScriptedLlm.call("add", a=2, b=3), answer_from_tool,
+                         ScriptedLlm.call("divide", a=1, b=0), answer_from_tool])
+    toolset = McpToolset(connection_params=connection)
+    runner = await new_runner(LlmAgent(name="calc", model=model, tools=[toolset]))
+
+    events = await send(runner, "2+3?")
+    assert texts(events) == ["The server said 5."]
+    assert events[1].get_function_responses()[0].response == {
+        "content": [{"type": "text", "text": "5"}], "structuredContent": {"result": 5}, "isError": False}
+    declarations = {d.name: d for t in model.requests[0].config.tools for d in t.function_declarations}
+    assert set(declarations) == {"add", "greet", "divide", "server_pid", "caller"}
+    assert declarations["add"].description == "Adds two whole numbers."
+    assert declarations["add"].parameters_json_schema["properties"]["a"]["type"] == "integer"
+
+    # A tool that fails on the server answers with isError, and the run goes on.
+    events = await send(runner, "1/0?")
+    response = events[1].get_function_responses()[0].response
+    assert response["isError"] is True and "cannot divide by zero" in response["content"][0]["text"]
+    assert texts(events)[0].endswith("cannot divide by zero.")
+    await runner.close()
+
+
+async def test_filter_and_prefix(connection):
+    model = ScriptedLlm([ScriptedLlm.call("calc_greet", name="Ada", excited=True), answer_from_tool])
+    toolset = McpToolset(connection_params=connection, tool_filter=["greet"], tool_name_prefix="calc")
+    runner = await new_runner(LlmAgent(name="host", model=model, tools=[toolset]))
+    events = await send(runner, "greet Ada")
+    assert [d.name for t in model.requests[0].config.tools for d in t.function_declarations] == ["calc_greet"]
+    assert texts(events) == ["The server said Hello, Ada!."]
+    await runner.close()
+
+
+async def test_http_headers_reach_the_server(http_server_url):
+    params = StreamableHTTPConnectionParams(url=http_server_url, headers={"X-Caller": "billing-bot"}, timeout=30)
+    model = ScriptedLlm([ScriptedLlm.call("caller"), answer_from_tool])
+    runner = await new_runner(LlmAgent(name="a", model=model, tools=[McpToolset(connection_params=params)]))
+    assert texts(await send(runner, "who?")) == ["The server said billing-bot."]
+    await runner.close()
+
+
+async def test_one_stdio_server_serves_the_conversation_until_the_runner_closes():
+    params = StdioServerParameters(command=sys.executable, args=[SERVER, "stdio"])
+    assert McpToolset(connection_params=params).connection_params == StdioConnectionParams(server_params=params)
+    model = ScriptedLlm([ScriptedLlm.call("server_pid"), "ok", ScriptedLlm.call("server_pid"), "ok"])
+    toolset = McpToolset(connection_params=StdioConnectionParams(server_params=params, timeout=30))
+    runner = await new_runner(LlmAgent(name="a", model=model, tools=[toolset]))
+    pids = []
+    for _ in range(2):
+        events = await send(runner, "pid?")
+        pids.append(int(events[1].get_function_responses()[0].response["content"][0]["text"]))
+    assert pids[0] == pids[1]
+    await runner.close()
+    with pytest.raises(ProcessLookupError):
+        os.kill(pids[0], 0)  # the server process was stopped (and reaped)
+
+
+async def test_a_server_that_cannot_be_reached_is_a_clear_error():
+    dead = StdioConnectionParams(server_params=StdioServerParameters(
+        command=sys.executable, args=["-c", "import sys; sys.exit(3)"]), timeout=10)
+    runner = await new_runner(LlmAgent(name="a", model=ScriptedLlm(["x"]), tools=[McpToolset(connection_params=dead)]))
+    with pytest.raises(McpConnectionError, match="Could not connect to the MCP server"):
+        await send(runner, "hi")
+    closed_port = StreamableHTTPConnectionParams(url=f"http://127.0.0.1:{free_port()}/mcp", timeout=5)
+    with pytest.raises(McpConnectionError, match=r"127\.0\.0\.1"):
+        await McpToolset(connection_params=closed_port).get_tools()
