@@ -34,6 +34,7 @@ from runtime.app import App, ResumabilityConfig
 from runtime.invocation_context import InvocationContext, new_invocation_context_id
 from runtime.plugins.base_plugin import BasePlugin
 from runtime.replay import ReplayReport
+from runtime.agents.human_requests import accept_answers
 from runtime.resume import invocation_start, paused_invocation_answered_by
 from runtime.plugins.plugin_manager import PluginManager
 from runtime.run_config import RunConfig
@@ -168,6 +169,7 @@ class Runner:
                     ctx.user_content = replaced
                 if not new_message.parts:
                     raise InvalidArgumentError("new_message has no parts; send at least one Part.")
+                new_message = await accept_answers(ctx, new_message)
             if new_message is not None or state_delta:
                 user_event = Event(
                     invocation_id=ctx.invocation_id,

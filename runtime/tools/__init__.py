@@ -6,6 +6,7 @@ from runtime.tools.declarations import build_function_declaration
 from runtime.tools.function_tool import FunctionTool, LongRunningFunctionTool
 from runtime.tools.load_memory import LoadMemoryTool, load_memory_tool
 from runtime.tools.preload_memory import PreloadMemoryTool, preload_memory_tool
+from runtime.tools.tool_confirmation import ToolConfirmation
 from runtime.tools.tool_context import ToolContext
 from runtime.tools.transfer_to_agent_tool import TransferToAgentTool, transfer_to_agent
 
@@ -21,6 +22,7 @@ __all__ = [
     "LoadMemoryTool",
     "LongRunningFunctionTool",
     "PreloadMemoryTool",
+    "ToolConfirmation",
     "ToolContext",
     "TransferToAgentTool",
     "build_function_declaration",
