@@ -514,6 +514,7 @@ class InMemoryRunner(Runner):
         app: Optional[App] = None,
         plugin_close_timeout: float = 5.0,
     ):
+        from runtime.auth import InMemoryCredentialService
         from runtime.sessions import InMemorySessionService
 
         if app is None and app_name is None:
@@ -529,6 +530,7 @@ class InMemoryRunner(Runner):
             session_service=session_service,
             artifact_service=artifact_service,
             memory_service=memory_service,
+            credential_service=InMemoryCredentialService(),
             plugin_close_timeout=plugin_close_timeout,
         )
         self._owned_services = [s for s in (session_service, artifact_service, memory_service) if s is not None]

@@ -25,7 +25,7 @@ class PostgresCredentialTable:
                 (app_name, user_id, key),
             )
             row = c.fetchone()
-        return row[0] if row else None
+        return row["credential"] if row else None
 
     def put(self, app_name: str, user_id: str, key: str, value: str) -> None:
         with self.datastore.transaction(commit=True) as c:
