@@ -26,7 +26,7 @@ from typing import Any, AsyncGenerator, Iterator, Optional, Sequence
 
 from google.genai import types
 
-from domain.errors import InvalidArgumentError, InvocationNotFoundError
+from domain.errors import InvalidArgumentError, InvocationNotFoundError, SessionNotFoundError, StaleSessionError
 from domain.events import Event, EventActions
 from domain.session import Session
 from runtime.agents.base_agent import BaseAgent
@@ -104,8 +104,13 @@ class Runner:
         state_delta: Optional[dict[str, Any]] = None,
         run_config: Optional[RunConfig] = None,
         yield_user_message: bool = False,
+        abort_signal: Optional[asyncio.Event] = None,
     ) -> AsyncGenerator[Event, None]:
-        """Runs one invocation and yields its events (each non-partial one already committed)."""
+        """Runs one invocation and yields its events (each non-partial one already committed).
+
+        Setting `abort_signal` cancels the invocation: the running step is cancelled, its
+        dangling calls are answered with a "cancelled" error, and those events end the run (see
+        `cancel_async` to cancel from another process)."""
         run_config = run_config or RunConfig()
         if new_message is None and invocation_id is None:
             raise InvalidArgumentError("run_async needs a new_message (or an invocation_id to resume).")
@@ -196,8 +201,22 @@ class Runner:
             else:
                 agen = ctx.agent.run_async(ctx)
                 try:
-                    async for event in agen:
-                        yield await self._commit(ctx, event)
+                    while True:
+                        try:
+                            event = await _next_unless_aborted(agen, abort_signal)
+                        except StopAsyncIteration:
+                            break
+                        except _Aborted:
+                            for sealed in await self._seal(ctx.session, ctx.invocation_id, ""):
+                                yield sealed
+                            return
+                        try:
+                            committed = await self._commit(ctx, event)
+                        except StaleSessionError:
+                            if await self._cancelled_elsewhere(ctx):
+                                return  # Runner.cancel_async sealed it: stop quietly, as ADK's abort does
+                            raise
+                        yield committed
                 finally:
                     await agen.aclose()
             await plugins.run_after_run_callback(invocation_context=ctx)
@@ -236,6 +255,49 @@ class Runner:
             await self.session_service.append_event(ctx.session, event)
         return event
 
+    # -- cancellation ----------------------------------------------------------------------------
+
+    async def cancel_async(
+        self, *, user_id: str, session_id: str, invocation_id: str, reason: str = ""
+    ) -> list[Event]:
+        """Cancels an invocation, running in any process or paused, by appending the events that
+        seal it (runtime.events.abort_events): its dangling calls and open requests get a
+        "cancelled" response. The process running it stops at its next append. Returns the
+        events appended ([] if it was already sealed)."""
+        for _ in range(8):
+            session = await self.session_service.get_session(
+                app_name=self.app_name, user_id=user_id, session_id=session_id
+            )
+            if session is None:
+                raise SessionNotFoundError(self.app_name, user_id, session_id)
+            if invocation_start(session.events, invocation_id) is None:
+                raise InvocationNotFoundError(session_id, invocation_id)
+            try:
+                return await self._seal(session, invocation_id, reason)
+            except StaleSessionError:
+                continue  # the invocation wrote meanwhile: seal what it has now
+        raise StaleSessionError(session_id, session.version or 0, -1)
+
+    async def _seal(self, session: Session, invocation_id: str, reason: str) -> list[Event]:
+        from runtime.events.abort_events import build_abort_events, was_cancelled
+
+        sealing = build_abort_events(
+            session.events, invocation_id=invocation_id, root_agent_name=self.agent.name, reason=reason
+        )
+        if was_cancelled(session.events, invocation_id) and not sealing[0].content:
+            return []
+        for event in sealing:
+            await self.session_service.append_event(session, event)
+        return sealing
+
+    async def _cancelled_elsewhere(self, ctx: InvocationContext) -> bool:
+        from runtime.events.abort_events import was_cancelled
+
+        fresh = await self.session_service.get_session(
+            app_name=self.app_name, user_id=ctx.user_id, session_id=ctx.session.id
+        )
+        return fresh is not None and was_cancelled(fresh.events, ctx.invocation_id)
+
     # -- sessions ----------------------------------------------------------------------------
 
     @property
@@ -266,6 +328,12 @@ class Runner:
             if new_message is None:
                 raise InvocationNotFoundError(session.id, invocation_id)
             return None
+        from runtime.events.abort_events import was_cancelled
+
+        if was_cancelled(session.events, invocation_id):
+            raise InvalidArgumentError(
+                f"Invocation {invocation_id!r} was cancelled; send the message without invocation_id to start a new one."
+            )
         return start
 
     def _find_agent_to_run(self, session: Session) -> BaseAgent:
@@ -549,6 +617,27 @@ def _optional_service(module_name: str, class_name: str) -> Any:
         return None
     cls = getattr(module, class_name, None)
     return cls() if cls is not None else None
+
+
+class _Aborted(Exception):
+    """The run's abort_signal was set."""
+
+
+async def _next_unless_aborted(agen: AsyncGenerator[Event, None], abort_signal: Optional[asyncio.Event]) -> Event:
+    """The agent's next event, or _Aborted as soon as `abort_signal` is set (the step is cancelled)."""
+    if abort_signal is None:
+        return await agen.__anext__()
+    if abort_signal.is_set():
+        raise _Aborted
+    step = asyncio.ensure_future(agen.__anext__())
+    aborted = asyncio.ensure_future(abort_signal.wait())
+    await asyncio.wait({step, aborted}, return_when=asyncio.FIRST_COMPLETED)
+    if step.done():
+        aborted.cancel()
+        return step.result()
+    step.cancel()
+    await asyncio.gather(step, return_exceptions=True)
+    raise _Aborted
 
 
 def _apply_custom_metadata(event: Event, run_config: Optional[RunConfig]) -> None:
