@@ -73,9 +73,7 @@ async def test_a_credential_round_trip_keeps_the_secret_out_of_the_log(sessions,
     assert SECRET not in await raw_log(sessions)
     answer = next(r for e in session.events if e.author == "user" for r in e.get_function_responses())
     assert answer.response["credentialKey"] == AUTH.credential_key and len(answer.response["sha256"]) == 64
-    # the credential service has it, for this user only
-    from runtime.contexts import Context  # noqa: F401  (the service reads app and user from a context)
-
+    # the credential service has it, for this user only (it reads app and user from a context)
     class Who:
         app_name, user_id = APP, USER
 
