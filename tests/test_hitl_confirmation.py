@@ -226,3 +226,18 @@ async def test_context_is_injected_by_annotation_whatever_its_name(sessions):
     runner = make_runner(sessions, [tool], tool="lookup", args={"q": "tea"})
     await run(runner, text("look"))
     assert got and got[0][0] == "tea" and got[0][1] and got[0][2] == "Context"
+
+
+async def test_a_toolset_tool_is_gated(sessions):
+    from runtime import BaseToolset
+
+    paid = Paid()
+
+    class Payments(BaseToolset):
+        async def get_tools(self, readonly_context=None):
+            return [paid.tool(require_confirmation=True)]
+
+    runner = make_runner(sessions, [Payments()])
+    request = request_of(await run(runner, text("pay me 50")))
+    answered = await run(runner, confirm(request.id, False))
+    assert paid.amounts == [] and texts(answered) == ['result: {"error": "This tool call is rejected."}']
