@@ -54,6 +54,15 @@ class InvocationNotFoundError(ChronicleError, KeyError):
         return str(self.args[0])
 
 
+class InvalidAnswerError(InvalidArgumentError):
+    """An answer to a request the invocation paused on (a confirmation, a credential, an input)
+    that names no open request, answers one twice, or has the wrong shape. Nothing was written."""
+
+
+class InvocationCancelledError(ChronicleError):
+    """The invocation was cancelled (`Runner.cancel_async`, or its abort_signal) while it ran."""
+
+
 class LlmCallsLimitExceededError(ChronicleError):
     pass
 

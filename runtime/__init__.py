@@ -19,7 +19,8 @@ from runtime.app import App, ResumabilityConfig
 from runtime.compaction import BaseEventsSummarizer, EventsCompactionConfig, LlmEventSummarizer
 from runtime.artifacts.base import BaseArtifactService
 from runtime.callbacks import CallbackContext, ReadonlyContext
-from runtime.contexts import ServiceNotConfiguredError
+from runtime.contexts import Context, ServiceNotConfiguredError
+from runtime.tools.tool_confirmation import ToolConfirmation
 from runtime.invocation_context import InvocationContext, new_invocation_context_id
 from runtime.memory.base import BaseMemoryService, MemoryEntry, SearchMemoryResponse
 from runtime.models import (
@@ -88,6 +89,7 @@ __all__ = [
     "BaseTool",
     "BaseToolset",
     "CallbackContext",
+    "Context",
     "FunctionTool",
     "Gemini",
     "GetSessionConfig",
@@ -127,6 +129,7 @@ __all__ = [
     "StaleSessionError",
     "StreamingAggregator",
     "StreamingMode",
+    "ToolConfirmation",
     "ToolContext",
     "TransferToAgentTool",
     "build_function_declaration",

@@ -215,11 +215,14 @@ def kept_event_ids(events: Sequence[Event]) -> set[str]:
             if c.id and (c.id not in answered or (c.id in long_running and c.id not in answered_by_user))
         }
         requested = {**event.actions.requested_tool_confirmations, **event.actions.requested_auth_configs}
-        if pending or any(key not in confirmed for key in requested):
+        unanswered = {key for key in requested if key not in confirmed}
+        if pending or unanswered:
             kept.add(event.id)
-            waiting |= pending
+            waiting |= pending | unanswered  # an unanswered request's original call stays too
     for event in events:
-        if any(r.id in waiting for r in event.get_function_responses()):
+        if any(r.id in waiting for r in event.get_function_responses()) or any(
+            c.id in waiting for c in event.get_function_calls()
+        ):
             kept.add(event.id)
     return kept
 

@@ -1,4 +1,9 @@
-"""The contexts user code gets: ReadonlyContext (instruction providers) and CallbackContext."""
+"""The contexts user code gets: ReadonlyContext (instruction providers) and Context.
+
+As in ADK 2.x, one class, `Context`, is what callbacks and tools get: `CallbackContext` and
+`ToolContext` are other names for it. A tool's context also knows its function call
+(`function_call_id`) and can pause the invocation to ask a person something: a confirmation
+(`request_confirmation`) or a credential (`request_credential`)."""
 
 from __future__ import annotations
 
@@ -7,13 +12,16 @@ from typing import TYPE_CHECKING, Any, Mapping, Optional
 
 from google.genai import types
 
-from domain.errors import ChronicleError
+from domain.errors import ChronicleError, InvalidArgumentError
 from domain.events import EventActions
 from domain.session import Session
 from domain.state import State
 
 if TYPE_CHECKING:
+    from runtime.auth.auth_credential import AuthCredential
+    from runtime.auth.auth_tool import AuthConfig
     from runtime.invocation_context import InvocationContext
+    from runtime.tools.tool_confirmation import ToolConfirmation
     from runtime.memory.base import SearchMemoryResponse
 
 
@@ -63,19 +71,36 @@ class ReadonlyContext:
         return MappingProxyType(self._invocation_context.session.state)
 
 
-class CallbackContext(ReadonlyContext):
-    """What callbacks get: delta-tracking `state`, the `actions` of the event being built, artifacts.
+class Context(ReadonlyContext):
+    """What callbacks and tools get: delta-tracking `state`, the `actions` of the event being
+    built, artifacts, memory, credentials, and (in a tool) the confirmation/credential requests.
 
     A write to `state` is visible at once to everything else in the invocation (dirty read) and is
     recorded in `actions.state_delta`, so it is committed with the event that carries these actions.
     """
 
     def __init__(
-        self, invocation_context: InvocationContext, *, event_actions: Optional[EventActions] = None
+        self,
+        invocation_context: InvocationContext,
+        *,
+        event_actions: Optional[EventActions] = None,
+        function_call_id: Optional[str] = None,
+        tool_confirmation: Optional[ToolConfirmation] = None,
     ) -> None:
         super().__init__(invocation_context)
         self._event_actions = event_actions if event_actions is not None else EventActions()
         self._state = State(value=invocation_context.session.state, delta=self._event_actions.state_delta)
+        self.function_call_id = function_call_id
+        """The id of the function call this context runs (None outside a tool)."""
+        self.tool_confirmation = tool_confirmation
+        """The person's answer, when the call runs again after a confirmation request."""
+
+    @property
+    def invocation_context(self) -> InvocationContext:
+        return self._invocation_context
+
+    def get_invocation_context(self) -> InvocationContext:
+        return self._invocation_context
 
     @property
     def state(self) -> State:  # type: ignore[override]
@@ -148,3 +173,54 @@ class CallbackContext(ReadonlyContext):
                 "This Runner has no memory service; pass memory_service=... to the Runner."
             )
         await ctx.memory_service.add_session_to_memory(ctx.session)
+
+    # -- asking a person (tools only) ---------------------------------------------------------
+
+    def _require_call(self, method: str) -> str:
+        if not self.function_call_id:
+            raise InvalidArgumentError(f"{method}() can only be called from a tool (it needs a function call id).")
+        return self.function_call_id
+
+    def request_confirmation(self, *, hint: Optional[str] = None, payload: Any = None) -> None:
+        """Asks a person to approve this call. The runtime answers the call with "requires
+        confirmation", sends the client an `adk_request_confirmation` call and pauses; the
+        approved call then runs again with `tool_confirmation` set (a rejected one never runs)."""
+        from runtime.tools.tool_confirmation import ToolConfirmation
+
+        call_id = self._require_call("request_confirmation")
+        self._event_actions.requested_tool_confirmations[call_id] = ToolConfirmation(hint=hint or "", payload=payload)
+
+    def request_credential(self, auth_config: AuthConfig) -> None:
+        """Asks the client for a credential: the runtime sends an `adk_request_credential` call and
+        pauses; when the client answers, the credential is kept by the credential service (never
+        in the log) and this call runs again, where `get_auth_response` returns it."""
+        call_id = self._require_call("request_credential")
+        self._event_actions.requested_auth_configs[call_id] = auth_config.model_copy(deep=True)
+
+    def get_auth_response(self, auth_config: AuthConfig) -> Optional[AuthCredential]:
+        """The credential the client sent for `auth_config` in this invocation, if any."""
+        from runtime.auth.auth_handler import auth_response_state_key
+        from runtime.auth.auth_credential import AuthCredential
+
+        value = self._invocation_context.session.state.get(auth_response_state_key(auth_config))
+        if value is None:
+            return None
+        return value if isinstance(value, AuthCredential) else AuthCredential.model_validate(value)
+
+    def _credential_service(self) -> Any:
+        service = self._invocation_context.credential_service
+        if service is None:
+            raise ServiceNotConfiguredError(
+                "This Runner has no credential service; pass credential_service=... to the Runner "
+                "(InMemoryCredentialService, or credential_service_from_url(store_url))."
+            )
+        return service
+
+    async def save_credential(self, auth_config: AuthConfig) -> None:
+        await self._credential_service().save_credential(auth_config, self)
+
+    async def load_credential(self, auth_config: AuthConfig) -> Optional[AuthCredential]:
+        return await self._credential_service().load_credential(auth_config, self)
+
+
+CallbackContext = Context

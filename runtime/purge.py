@@ -150,6 +150,7 @@ class PurgePlan:
             lines.append("  these sessions' documents in the memory index")
         if self.user_id is not None and self.session_id is None:
             lines.append("  the user's user: state")
+            lines.append("  the user's stored credentials")
         lines.append("  and every read-model row derived from them (projections are rebuilt).")
         lines.append("The purge itself is recorded (who, when, which sessions and their last chain link).")
         return lines
@@ -295,6 +296,8 @@ def purge(
     _evict(store, [s.row.log_id for s in plan.sessions] + list(plan.artifact_logs) + [plan.memory_log, PURGE_LOG_ID])
     progress("removing unreferenced artifact bytes")
     counts["blobs"] = _delete_blobs(store, plan)
+    if user_id is not None and session_id is None:
+        counts["credentials"] = _delete_credentials(store, app_name, user_id)
     result = PurgeResult(plan, by, reason, purged_time, counts, version)
     progress("rebuilding read models")
     result.rebuilt, result.dropped = _rebuild_projections(store, plan)
@@ -368,6 +371,13 @@ def _delete(store: Store, plan: PurgePlan, by: str, reason: str) -> tuple[dict[s
         stored, version, purged_time = _audit_events(store, plan, by, reason, counts)
         sql.insert_events(c, stored, after=position)
     return counts, version, purged_time
+
+
+def _delete_credentials(store: Store, app_name: str, user_id: str) -> int:
+    """A user's credentials live outside the log (runtime.auth): a user purge removes them too."""
+    from runtime.auth.credential_service import credential_table_for
+
+    return credential_table_for(store).delete_user(app_name, user_id)
 
 
 def _delete_blobs(store: Store, plan: PurgePlan) -> int:

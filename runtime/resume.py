@@ -25,6 +25,7 @@ from typing import Iterable, Literal, Optional, Sequence
 from google.genai import types
 
 from domain.events import Event
+from projections.pending import INVOCATION_ABORTED
 
 Kind = Literal["fresh", "model", "run_calls", "paused", "transfer", "done"]
 
@@ -143,7 +144,7 @@ def paused_invocation_answered_by(events: Sequence[Event], message: types.Conten
         if event.long_running_tool_ids and ids & event.long_running_tool_ids:
             still_waiting = (ids & event.long_running_tool_ids) - answered
             return (event.invocation_id or None) if still_waiting else None
-        if event.author == "user":
+        if event.author == "user" or event.error_code == INVOCATION_ABORTED:  # answered, or cancelled
             answered.update(r.id for r in event.get_function_responses() if r.id)
     return None
 

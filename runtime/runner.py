@@ -26,7 +26,7 @@ from typing import Any, AsyncGenerator, Iterator, Optional, Sequence
 
 from google.genai import types
 
-from domain.errors import InvalidArgumentError, InvocationNotFoundError
+from domain.errors import InvalidArgumentError, InvocationNotFoundError, SessionNotFoundError, StaleSessionError
 from domain.events import Event, EventActions
 from domain.session import Session
 from runtime.agents.base_agent import BaseAgent
@@ -34,6 +34,7 @@ from runtime.app import App, ResumabilityConfig
 from runtime.invocation_context import InvocationContext, new_invocation_context_id
 from runtime.plugins.base_plugin import BasePlugin
 from runtime.replay import ReplayReport
+from runtime.agents.human_requests import accept_answers
 from runtime.resume import invocation_start, paused_invocation_answered_by
 from runtime.plugins.plugin_manager import PluginManager
 from runtime.run_config import RunConfig
@@ -103,8 +104,13 @@ class Runner:
         state_delta: Optional[dict[str, Any]] = None,
         run_config: Optional[RunConfig] = None,
         yield_user_message: bool = False,
+        abort_signal: Optional[asyncio.Event] = None,
     ) -> AsyncGenerator[Event, None]:
-        """Runs one invocation and yields its events (each non-partial one already committed)."""
+        """Runs one invocation and yields its events (each non-partial one already committed).
+
+        Setting `abort_signal` cancels the invocation: the running step is cancelled, its
+        dangling calls are answered with a "cancelled" error, and those events end the run (see
+        `cancel_async` to cancel from another process)."""
         run_config = run_config or RunConfig()
         if new_message is None and invocation_id is None:
             raise InvalidArgumentError("run_async needs a new_message (or an invocation_id to resume).")
@@ -168,6 +174,7 @@ class Runner:
                     ctx.user_content = replaced
                 if not new_message.parts:
                     raise InvalidArgumentError("new_message has no parts; send at least one Part.")
+                new_message = await accept_answers(ctx, new_message)
             if new_message is not None or state_delta:
                 user_event = Event(
                     invocation_id=ctx.invocation_id,
@@ -194,8 +201,22 @@ class Runner:
             else:
                 agen = ctx.agent.run_async(ctx)
                 try:
-                    async for event in agen:
-                        yield await self._commit(ctx, event)
+                    while True:
+                        try:
+                            event = await _next_unless_aborted(agen, abort_signal)
+                        except StopAsyncIteration:
+                            break
+                        except _Aborted:
+                            for sealed in await self._seal(ctx.session, ctx.invocation_id, ""):
+                                yield sealed
+                            return
+                        try:
+                            committed = await self._commit(ctx, event)
+                        except StaleSessionError:
+                            if await self._cancelled_elsewhere(ctx):
+                                return  # Runner.cancel_async sealed it: stop quietly, as ADK's abort does
+                            raise
+                        yield committed
                 finally:
                     await agen.aclose()
             await plugins.run_after_run_callback(invocation_context=ctx)
@@ -234,6 +255,49 @@ class Runner:
             await self.session_service.append_event(ctx.session, event)
         return event
 
+    # -- cancellation ----------------------------------------------------------------------------
+
+    async def cancel_async(
+        self, *, user_id: str, session_id: str, invocation_id: str, reason: str = ""
+    ) -> list[Event]:
+        """Cancels an invocation, running in any process or paused, by appending the events that
+        seal it (runtime.events.abort_events): its dangling calls and open requests get a
+        "cancelled" response. The process running it stops at its next append. Returns the
+        events appended ([] if it was already sealed)."""
+        for _ in range(8):
+            session = await self.session_service.get_session(
+                app_name=self.app_name, user_id=user_id, session_id=session_id
+            )
+            if session is None:
+                raise SessionNotFoundError(self.app_name, user_id, session_id)
+            if invocation_start(session.events, invocation_id) is None:
+                raise InvocationNotFoundError(session_id, invocation_id)
+            try:
+                return await self._seal(session, invocation_id, reason)
+            except StaleSessionError:
+                continue  # the invocation wrote meanwhile: seal what it has now
+        raise StaleSessionError(session_id, session.version or 0, -1)
+
+    async def _seal(self, session: Session, invocation_id: str, reason: str) -> list[Event]:
+        from runtime.events.abort_events import build_abort_events, was_cancelled
+
+        sealing = build_abort_events(
+            session.events, invocation_id=invocation_id, root_agent_name=self.agent.name, reason=reason
+        )
+        if was_cancelled(session.events, invocation_id) and not sealing[0].content:
+            return []
+        for event in sealing:
+            await self.session_service.append_event(session, event)
+        return sealing
+
+    async def _cancelled_elsewhere(self, ctx: InvocationContext) -> bool:
+        from runtime.events.abort_events import was_cancelled
+
+        fresh = await self.session_service.get_session(
+            app_name=self.app_name, user_id=ctx.user_id, session_id=ctx.session.id
+        )
+        return fresh is not None and was_cancelled(fresh.events, ctx.invocation_id)
+
     # -- sessions ----------------------------------------------------------------------------
 
     @property
@@ -264,6 +328,12 @@ class Runner:
             if new_message is None:
                 raise InvocationNotFoundError(session.id, invocation_id)
             return None
+        from runtime.events.abort_events import was_cancelled
+
+        if was_cancelled(session.events, invocation_id):
+            raise InvalidArgumentError(
+                f"Invocation {invocation_id!r} was cancelled; send the message without invocation_id to start a new one."
+            )
         return start
 
     def _find_agent_to_run(self, session: Session) -> BaseAgent:
@@ -512,6 +582,7 @@ class InMemoryRunner(Runner):
         app: Optional[App] = None,
         plugin_close_timeout: float = 5.0,
     ):
+        from runtime.auth import InMemoryCredentialService
         from runtime.sessions import InMemorySessionService
 
         if app is None and app_name is None:
@@ -527,6 +598,7 @@ class InMemoryRunner(Runner):
             session_service=session_service,
             artifact_service=artifact_service,
             memory_service=memory_service,
+            credential_service=InMemoryCredentialService(),
             plugin_close_timeout=plugin_close_timeout,
         )
         self._owned_services = [s for s in (session_service, artifact_service, memory_service) if s is not None]
@@ -545,6 +617,27 @@ def _optional_service(module_name: str, class_name: str) -> Any:
         return None
     cls = getattr(module, class_name, None)
     return cls() if cls is not None else None
+
+
+class _Aborted(Exception):
+    """The run's abort_signal was set."""
+
+
+async def _next_unless_aborted(agen: AsyncGenerator[Event, None], abort_signal: Optional[asyncio.Event]) -> Event:
+    """The agent's next event, or _Aborted as soon as `abort_signal` is set (the step is cancelled)."""
+    if abort_signal is None:
+        return await agen.__anext__()
+    if abort_signal.is_set():
+        raise _Aborted
+    step = asyncio.ensure_future(agen.__anext__())
+    aborted = asyncio.ensure_future(abort_signal.wait())
+    await asyncio.wait({step, aborted}, return_when=asyncio.FIRST_COMPLETED)
+    if step.done():
+        aborted.cancel()
+        return step.result()
+    step.cancel()
+    await asyncio.gather(step, return_exceptions=True)
+    raise _Aborted
 
 
 def _apply_custom_metadata(event: Event, run_config: Optional[RunConfig]) -> None:

@@ -13,6 +13,7 @@ from domain.events import Event, EventActions
 from projections.llm_context import CLIENT_FUNCTION_CALL_ID_PREFIX
 from runtime.callbacks import call_user
 from runtime.tools.base_tool import BaseTool
+from runtime.tools.tool_confirmation import ToolConfirmation
 from runtime.tools.tool_context import ToolContext
 
 if TYPE_CHECKING:
@@ -22,6 +23,11 @@ if TYPE_CHECKING:
 
 class ToolNotFoundError(ChronicleError, ValueError):
     """The model called a function the agent does not have."""
+
+
+# ADK's answers to a call that waits on a person, and to one a person rejected.
+NEEDS_CONFIRMATION = {"error": "This tool call requires confirmation, please approve or reject."}
+REJECTED = {"error": "This tool call is rejected."}
 
 
 def new_function_call_id() -> str:
@@ -106,11 +112,48 @@ def merge_function_response_events(events: list[Event]) -> Event:
     )
 
 
+async def run_answered_calls(
+    ctx: InvocationContext,
+    agent: LlmAgent,
+    calls: list[types.FunctionCall],
+    tools: dict[str, BaseTool],
+    confirmations: dict[str, ToolConfirmation],
+) -> Optional[Event]:
+    """Runs original calls again after a person answered for them (an approval or rejection in
+    `confirmations`, or a credential): one event holding every result."""
+    results = await asyncio.gather(*(_run_one(ctx, agent, c, tools, confirmations.get(c.id or "")) for c in calls))
+    events = [e for e in results if e is not None]
+    if not events:
+        return None
+    return events[0] if len(events) == 1 else merge_function_response_events(events)
+
+
+async def _confirmation_gate(tool: BaseTool, args: dict[str, Any], tool_context: ToolContext) -> Optional[dict]:
+    """The answer to a call that must not run (yet), or None if it may run. The one place that
+    decides, for every kind of tool: a rejected call never runs; a call whose tool requires
+    confirmation asks for it instead of running."""
+    confirmation = tool_context.tool_confirmation
+    if confirmation is not None:
+        return None if confirmation.confirmed else dict(REJECTED)
+    if not await tool.check_require_confirmation(args, tool_context):
+        return None
+    tool_context.request_confirmation(
+        hint=f"Please approve or reject the tool call {tool.name}() by responding with a FunctionResponse "
+        "with an expected ToolConfirmation payload."
+    )
+    tool_context.actions.skip_summarization = True  # the pause is no result for the model to summarise
+    return dict(NEEDS_CONFIRMATION)
+
+
 async def _run_one(
-    ctx: InvocationContext, agent: LlmAgent, call: types.FunctionCall, tools: dict[str, BaseTool]
+    ctx: InvocationContext,
+    agent: LlmAgent,
+    call: types.FunctionCall,
+    tools: dict[str, BaseTool],
+    confirmation: Optional[ToolConfirmation] = None,
 ) -> Optional[Event]:
     plugins = ctx.plugin_manager
-    tool_context = ToolContext(ctx, function_call_id=call.id)
+    tool_context = ToolContext(ctx, function_call_id=call.id, tool_confirmation=confirmation)
     args: dict[str, Any] = dict(call.args or {})
 
     tool = tools.get(call.name)
@@ -133,7 +176,9 @@ async def _run_one(
                 break
     if response is None:
         try:
-            response = await tool.run_async(args=args, tool_context=tool_context)
+            response = await _confirmation_gate(tool, args, tool_context)
+            if response is None:
+                response = await tool.run_async(args=args, tool_context=tool_context)
         except Exception as error:
             response = await _on_tool_error(ctx, agent, tool, args, tool_context, error)
             if response is None:

@@ -15,6 +15,7 @@ from runtime.agents.functions import (
     handle_function_calls,
     long_running_call_ids,
     populate_client_function_call_ids,
+    run_answered_calls,
     run_function_calls_as_completed,
 )
 from runtime.agents.instructions import inject_session_state
@@ -183,6 +184,10 @@ class LlmAgent(BaseAgent):
                 yield event
             if not go_on:
                 return
+        async for event in self._run_answered_calls(ctx):
+            yield event
+        if self.name in ctx.paused_agents or ctx.end_invocation:
+            return
         while True:
             last: Optional[Event] = None
             step = self._run_one_step(ctx)
@@ -243,6 +248,48 @@ class LlmAgent(BaseAgent):
             # "fresh" and "model": go on as usual
             return
 
+    async def _run_answered_calls(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        """Runs again the calls a person has just answered for (approved, rejected, or supplied a
+        credential to), read from the log: the rejected ones get ADK's rejection, never a run."""
+        from runtime.agents.human_requests import answered_calls
+
+        answered = answered_calls(ctx.session.events, self.name)
+        if not answered:
+            return
+        for item in answered:
+            if item.auth_config is not None:
+                await _load_supplied_credential(ctx, item.auth_config)
+        request = await self._build_request(ctx)
+        calls = [a.call for a in answered]
+        confirmations = {a.call.id: a.confirmation for a in answered if a.confirmation is not None}
+        result = await run_answered_calls(ctx, self, calls, request.tools_dict, confirmations)
+        if result is None:
+            return
+        call_event = Event(
+            invocation_id=ctx.invocation_id, author=self.name, content=types.Content(role="model", parts=[
+                types.Part(function_call=c) for c in calls
+            ])
+        )
+        async for event in self._with_requests(ctx, call_event, result):
+            yield event
+
+    async def _with_requests(self, ctx: InvocationContext, call_event: Event, result: Event) -> AsyncGenerator[Event, None]:
+        """Yields a function-response event and, when its tools asked a person for something,
+        the event holding those requests; then this agent pauses (resumable apps) or the
+        invocation ends (ADK's behaviour without ResumabilityConfig)."""
+        from runtime.agents.human_requests import redact_requested_auth, request_event
+
+        asks = request_event(ctx, self.name, call_event, result)
+        redact_requested_auth(result)
+        yield result
+        if asks is None:
+            return
+        yield asks
+        if ctx.is_resumable:
+            ctx.paused_agents.add(self.name)
+        else:
+            ctx.end_invocation = True
+
     async def _run_one_step(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         request = await self._build_request(ctx)
         if ctx.end_invocation:
@@ -266,13 +313,17 @@ class LlmAgent(BaseAgent):
             # Each result is committed as soon as its tool returns: a crash in a sibling tool
             # does not lose it, and a resume runs only the calls without a stored result.
             async for result in run_function_calls_as_completed(ctx, self, call_event, request.tools_dict):
-                yield result
+                async for event in self._with_requests(ctx, call_event, result):
+                    yield event
                 transfer_to = result.actions.transfer_to_agent or transfer_to
         else:
             result = await handle_function_calls(ctx, self, call_event, request.tools_dict)
             if result is not None:  # None: only long-running calls, whose results come later
-                yield result
+                async for event in self._with_requests(ctx, call_event, result):
+                    yield event
                 transfer_to = result.actions.transfer_to_agent
+        if self.name in ctx.paused_agents:  # a tool asked a person for something
+            return
         if pauses:
             ctx.paused_agents.add(self.name)
             return
@@ -474,6 +525,18 @@ class LlmAgent(BaseAgent):
 
 
 Agent = LlmAgent
+
+
+async def _load_supplied_credential(ctx: InvocationContext, auth_config: Any) -> None:
+    """Puts the credential the client supplied (kept by the credential service, not the log) in
+    `temp:` state, where the tool's `get_auth_response` finds it for this invocation only."""
+    from runtime.auth.auth_handler import auth_response_state_key
+
+    if ctx.credential_service is None:
+        return
+    credential = await ctx.credential_service.load_credential(auth_config, CallbackContext(ctx))
+    if credential is not None:
+        ctx.session.state[auth_response_state_key(auth_config)] = credential.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
 async def _resolve_instruction(instruction: Union[str, InstructionProvider], ctx: ReadonlyContext) -> tuple[str, bool]:

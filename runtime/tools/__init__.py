@@ -14,6 +14,7 @@ from runtime.tools.google_search_tool import GoogleSearchTool, google_search
 from runtime.tools.load_artifacts_tool import LoadArtifactsTool, load_artifacts_tool
 from runtime.tools.load_memory import LoadMemoryTool, load_memory_tool
 from runtime.tools.preload_memory import PreloadMemoryTool, preload_memory_tool
+from runtime.tools.tool_confirmation import ToolConfirmation
 from runtime.tools.tool_context import ToolContext
 from runtime.tools.transfer_to_agent_tool import TransferToAgentTool, transfer_to_agent
 from runtime.tools.url_context_tool import UrlContextTool, url_context
@@ -53,6 +54,7 @@ __all__ = [
     "StdioConnectionParams",
     "StdioServerParameters",
     "StreamableHTTPConnectionParams",
+    "ToolConfirmation",
     "ToolContext",
     "ToolPredicate",
     "TransferToAgentTool",

@@ -29,6 +29,11 @@ class BaseTool:
         """The function declaration the model sees; None for tools the model does not call."""
         return None
 
+    async def check_require_confirmation(self, args: dict[str, Any], tool_context: ToolContext) -> bool:
+        """Whether a person must approve this call before it runs. The runtime asks, and never
+        runs the call unapproved, whatever the kind of tool. Override to gate a tool."""
+        return False
+
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
         raise NotImplementedError(f"Tool {self.name!r} does not implement run_async")
 

@@ -4,21 +4,54 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from typing import Any, Callable, Optional
+from typing import Any, Awaitable, Callable, Optional, Union
 
 from google.genai import types
 
+from runtime.contexts import Context
 from runtime.tools.base_tool import BaseTool
-from runtime.tools.declarations import build_function_declaration, convert_argument, function_name
+from runtime.tools.declarations import (
+    RUNTIME_PARAMS,
+    _type_hints,
+    build_function_declaration,
+    convert_argument,
+    function_name,
+)
 from runtime.tools.tool_context import ToolContext
+
+ConfirmationPolicy = Union[bool, Callable[..., Union[bool, Awaitable[bool]]]]
+_CONTEXT_NAMES = frozenset({"Context", "ToolContext", "CallbackContext"})
+
+
+def context_parameter(func: Callable[..., Any]) -> Optional[str]:
+    """The parameter of `func` that receives the tool's Context: one annotated with Context
+    (ToolContext, CallbackContext: the same class), whatever its name, else one named
+    `tool_context`."""
+    params = inspect.signature(func).parameters
+    hints = _type_hints(func)
+    for name, param in params.items():
+        annotation = hints.get(name, param.annotation)
+        if annotation is Context or (isinstance(annotation, str) and annotation.split(".")[-1] in _CONTEXT_NAMES):
+            return name
+    return "tool_context" if "tool_context" in params else None
 
 
 class FunctionTool(BaseTool):
     """Wraps a function. The model sees a declaration inferred from its signature, type hints and
-    docstring. Async functions are awaited; sync ones run in a worker thread. A `tool_context`
-    parameter receives the ToolContext. A result that is not a dict is sent as {"result": value}."""
+    docstring. Async functions are awaited; sync ones run in a worker thread. A parameter annotated
+    `ToolContext` (or `Context`), or named `tool_context`, receives the context. A result that is not
+    a dict is sent as {"result": value}.
 
-    def __init__(self, func: Callable[..., Any], *, name: Optional[str] = None, require_confirmation: bool = False):
+    `require_confirmation`: True, or a function of the call's arguments (and, if it takes one, the
+    tool context) that returns whether this call needs a person's approval before it runs."""
+
+    def __init__(
+        self,
+        func: Callable[..., Any],
+        *,
+        name: Optional[str] = None,
+        require_confirmation: ConfirmationPolicy = False,
+    ):
         if not callable(func):
             raise TypeError(f"FunctionTool needs a callable, got {type(func).__name__}")
         doc = inspect.cleandoc(inspect.getdoc(func) or "")
@@ -27,12 +60,13 @@ class FunctionTool(BaseTool):
         self.require_confirmation = require_confirmation
         self._signature = inspect.signature(func)
         params = self._signature.parameters
-        self._takes_context = "tool_context" in params
+        self._context_param = context_parameter(func)
+        self._runtime_params = RUNTIME_PARAMS | {self._context_param} if self._context_param else RUNTIME_PARAMS
         self._takes_kwargs = any(p.kind is p.VAR_KEYWORD for p in params.values())
         self._params = {
             n: p
             for n, p in params.items()
-            if n not in ("tool_context", "input_stream") and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+            if n not in self._runtime_params and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
         }
         self._mandatory = [n for n, p in self._params.items() if p.default is inspect.Parameter.empty]
         call = getattr(func, "__call__", None)
@@ -42,13 +76,26 @@ class FunctionTool(BaseTool):
 
     def _get_declaration(self) -> Optional[types.FunctionDeclaration]:
         if self._declaration is None:
-            self._declaration = build_function_declaration(self.func, name=self.name)
+            self._declaration = build_function_declaration(self.func, name=self.name, ignore=self._runtime_params)
         return self._declaration
+
+    async def check_require_confirmation(self, args: dict[str, Any], tool_context: ToolContext) -> bool:
+        policy = self.require_confirmation
+        if not callable(policy):
+            return bool(policy)
+        params = inspect.signature(policy).parameters
+        takes_kwargs = any(p.kind is p.VAR_KEYWORD for p in params.values())
+        call_args = {k: v for k, v in (args or {}).items() if takes_kwargs or k in params}
+        context_param = context_parameter(policy)
+        if context_param:
+            call_args[context_param] = tool_context
+        decided = policy(**call_args)
+        if inspect.isawaitable(decided):
+            decided = await decided
+        return bool(decided)  # stricter than ADK, which lets anything but True through
 
     def _hints(self) -> dict[str, Any]:
         if self._annotations is None:
-            from runtime.tools.declarations import _type_hints
-
             hints = _type_hints(self.func)
             self._annotations = {n: hints.get(n, p.annotation) for n, p in self._params.items()}
         return self._annotations
@@ -56,7 +103,7 @@ class FunctionTool(BaseTool):
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
         args = args or {}
         if self._takes_kwargs:
-            call_args = {k: v for k, v in args.items() if k not in ("tool_context", "input_stream")}
+            call_args = {k: v for k, v in args.items() if k not in self._runtime_params}
         else:
             call_args = {k: v for k, v in args.items() if k in self._params}
         missing = [n for n in self._mandatory if n not in call_args]
@@ -70,8 +117,8 @@ class FunctionTool(BaseTool):
         for key, value in call_args.items():
             if key in hints:
                 call_args[key] = convert_argument(hints[key], value)
-        if self._takes_context:
-            call_args["tool_context"] = tool_context
+        if self._context_param:
+            call_args[self._context_param] = tool_context
         if self._is_async:
             return await self.func(**call_args)
         result = await asyncio.to_thread(self.func, **call_args)
@@ -97,7 +144,7 @@ class LongRunningFunctionTool(FunctionTool):
 
     def _get_declaration(self) -> Optional[types.FunctionDeclaration]:
         if self._declaration is None:
-            declaration = build_function_declaration(self.func, name=self.name)
+            declaration = build_function_declaration(self.func, name=self.name, ignore=self._runtime_params)
             description = f"{declaration.description}\n\n{LONG_RUNNING_NOTE}" if declaration.description else LONG_RUNNING_NOTE
             self._declaration = declaration.model_copy(update={"description": description})
         return self._declaration

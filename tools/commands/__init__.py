@@ -1,5 +1,11 @@
 """The subcommands of `chronicle`, one module each; every module has ``register(sub, common)``."""
 
-from tools.commands import analytics, bench, demo, export, history, import_adk, parity, repair, projections, purge, replay, sessions, timetravel, verify
+from tools.commands import (
+    analytics, bench, demo, export, history, import_adk, parity, pending, projections, purge, repair, replay, sessions,
+    timetravel, verify,
+)
 
-COMMANDS = [demo, sessions, history, timetravel, repair, replay, export, verify, projections, analytics, import_adk, purge, bench, parity]
+COMMANDS = [
+    demo, sessions, history, pending, timetravel, repair, replay, export, verify, projections, analytics, import_adk,
+    purge, bench, parity,
+]

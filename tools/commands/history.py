@@ -13,6 +13,7 @@ from typing import Any, Callable
 
 from domain.log import SessionLog
 from domain.rewind import is_hidden
+from projections.pending import INVOCATION_ABORTED, KINDS as REQUEST_KINDS, REQUEST_CONFIRMATION, REQUEST_CREDENTIAL
 from projections.timeline import Invocation, Step, Timeline
 from runtime.projections import TimeTravel
 from runtime.sessions.service import parse_recorded
@@ -168,11 +169,21 @@ def _step_lines(out: Output, s: Step, width: int, rewound: bool) -> list[str]:
     if s.text:
         add(short(s.text, room))
     for c in s.tool_calls:
-        add(f"→ {c.name}({short(_args(c.args), room - len(c.name) - 4)})", "magenta")
+        if c.name in REQUEST_KINDS:  # the invocation waits for a person
+            add(f"⏸ asks for {REQUEST_KINDS[c.name]}: {short(_asked(c.name, c.args), room - 24)}", "yellow", "bold")
+        else:
+            add(f"→ {c.name}({short(_args(c.args), room - len(c.name) - 4)})", "magenta")
+    cancelled = bool(s.error and s.error.startswith(INVOCATION_ABORTED))
     for r in s.tool_results:
-        tag = " ERROR" if r.error else ""
-        add(f"← {r.name}{tag} {short(r.response, room - len(r.name) - 8)}", "red" if r.error else "magenta")
-    if s.error:
+        if r.name in REQUEST_KINDS and s.author == "user":
+            add(f"✓ answers {REQUEST_KINDS[r.name]}: {short(r.response, room - 24)}", "cyan", "bold")
+        elif not cancelled:
+            tag = " ERROR" if r.error else ""
+            add(f"← {r.name}{tag} {short(r.response, room - len(r.name) - 8)}", "red" if r.error else "magenta")
+    if cancelled:
+        sealed = ", ".join(r.name for r in s.tool_results)
+        add(f"✗ CANCELLED{f' (sealed: {sealed})' if sealed else ''}: {s.error.split(': ', 1)[-1]}", "red", "bold")
+    elif s.error:
         add(f"error {s.error}", "red")
     if s.transfer_to:
         add(f"transfer to {s.transfer_to}")
@@ -186,6 +197,17 @@ def _step_lines(out: Output, s: Step, width: int, rewound: bool) -> list[str]:
     if meta:
         lines[0] += "  " + out.style(f"({', '.join(meta)})", "grey")
     return lines
+
+
+def _asked(name: str, args: dict[str, Any]) -> str:
+    """What a request asks, in words (see projections.pending for the wire shapes)."""
+    if name == REQUEST_CONFIRMATION:
+        original = args.get("originalFunctionCall") or {}
+        hint = (args.get("toolConfirmation") or {}).get("hint", "")
+        return f"{original.get('name', '?')}({_args(original.get('args') or {})})" + (f" — {hint}" if hint else "")
+    if name == REQUEST_CREDENTIAL:
+        return f"credential {(args.get('authConfig') or {}).get('credentialKey', '')} for call {args.get('functionCallId')}"
+    return str(args.get("message") or _args(args))
 
 
 def _args(args: dict[str, Any]) -> str:

@@ -1,0 +1,45 @@
+"""Keeping secrets out of the log: redacted copies of auth configs, and where a running
+invocation finds the credential the client sent (`temp:` state, which is never stored)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from runtime.auth.auth_credential import SECRET_FIELDS
+from runtime.auth.auth_tool import AuthConfig
+
+REDACTED = "**redacted**"
+
+
+def auth_response_state_key(auth_config: AuthConfig) -> str:
+    return "temp:" + (auth_config.credential_key or "")
+
+
+def redacted(value: Any) -> Any:
+    """A JSON copy of `value` (a dict from model_dump) with every secret field's value replaced."""
+    if isinstance(value, dict):
+        return {
+            k: (REDACTED if _snake(k) in SECRET_FIELDS and v is not None else redacted(v)) for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [redacted(v) for v in value]
+    return value
+
+
+def credential_reference(auth_config: AuthConfig) -> dict[str, Any]:
+    """What the log records of a credential the client supplied: its key and a digest."""
+    credential = auth_config.exchanged_auth_credential
+    dumped = credential.model_dump(mode="json", by_alias=True, exclude_none=True) if credential else {}
+    digest = hashlib.sha256(json.dumps(dumped, sort_keys=True).encode()).hexdigest()
+    return {
+        "credentialKey": auth_config.credential_key,
+        "authType": dumped.get("authType"),
+        "sha256": digest,
+        "storedIn": "credential_service",
+    }
+
+
+def _snake(name: str) -> str:
+    return "".join("_" + c.lower() if c.isupper() else c for c in name)

@@ -1,0 +1,50 @@
+"""AuthConfig: what a tool asks the client for (google.adk.auth.auth_tool), camelCase on the wire."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, Optional
+
+from pydantic import BaseModel
+
+from runtime.auth.auth_credential import AuthCredential, BaseModelWithConfig
+from runtime.auth.auth_schemes import AuthScheme
+
+
+class AuthConfig(BaseModelWithConfig):
+    auth_scheme: AuthScheme
+    raw_auth_credential: Optional[AuthCredential] = None
+    exchanged_auth_credential: Optional[AuthCredential] = None
+    """Filled in by the client (an API key, a token, or the OAuth2 response)."""
+    credential_key: Optional[str] = None
+    """Where the credential service keeps the credential; derived from the scheme and the raw
+    credential (without its tokens) unless given."""
+
+    def __init__(self, **data: Any) -> None:
+        super().__init__(**data)
+        if not self.credential_key:
+            self.credential_key = self._derived_key()
+
+    def _derived_key(self) -> str:
+        scheme = f"{self.auth_scheme.type_}_{_digest(self.auth_scheme)}"
+        raw = self.raw_auth_credential
+        if raw is None:
+            return f"adk_{scheme}_"
+        if raw.oauth2 is not None:  # the key must not change when tokens arrive
+            keep = raw.oauth2.model_dump(include={"client_id", "client_secret", "audience", "prompt"})
+            raw = raw.model_copy(update={"oauth2": raw.oauth2.model_validate(keep)})
+        return f"adk_{scheme}_{raw.auth_type.value}_{_digest(raw)}"
+
+
+class AuthToolArguments(BaseModelWithConfig):
+    """The arguments of the `adk_request_credential` call the client gets."""
+
+    function_call_id: str
+    auth_config: AuthConfig
+
+
+def _digest(model: BaseModel) -> str:
+    dumped = model.model_dump(by_alias=True, exclude_none=True, mode="json")
+    canonical = json.dumps(dumped, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode()).hexdigest()[:16]

@@ -1,0 +1,107 @@
+"""Credential services: where a credential the client supplies is kept (never in the event log).
+
+`BaseCredentialService` is ADK's interface. `StoreCredentialService` keeps credentials in a
+table of a Chronicle store's own database (SQLite or PostgreSQL: shared by every process on that
+store), or beside a memory store; `InMemoryCredentialService` is a private dict."""
+
+from __future__ import annotations
+
+import abc
+import weakref
+from typing import TYPE_CHECKING, Any, Optional, Protocol
+
+from runtime.auth.auth_credential import AuthCredential
+from runtime.auth.auth_tool import AuthConfig
+
+if TYPE_CHECKING:
+    from runtime.contexts import Context
+    from runtime.stores.base import Store
+
+
+class BaseCredentialService(abc.ABC):
+    @abc.abstractmethod
+    async def load_credential(self, auth_config: AuthConfig, callback_context: Context) -> Optional[AuthCredential]:
+        """The credential kept under `auth_config.credential_key` for the context's app and user."""
+
+    @abc.abstractmethod
+    async def save_credential(self, auth_config: AuthConfig, callback_context: Context) -> None:
+        """Keeps `auth_config.exchanged_auth_credential` under its credential key."""
+
+
+class CredentialTable(Protocol):
+    """What a backend provides (runtime/stores/credentials_*.py): JSON text by (app, user, key)."""
+
+    def get(self, app_name: str, user_id: str, key: str) -> Optional[str]: ...
+    def put(self, app_name: str, user_id: str, key: str, value: str) -> None: ...
+    def delete_user(self, app_name: str, user_id: str) -> int: ...
+
+
+class TableCredentialService(BaseCredentialService):
+    def __init__(self, table: CredentialTable, *, call: Any = None):
+        self.table = table
+        self._call = call
+
+    async def _run(self, fn: Any, *args: Any) -> Any:
+        return await self._call(fn, *args) if self._call is not None else fn(*args)
+
+    async def load_credential(self, auth_config: AuthConfig, callback_context: Context) -> Optional[AuthCredential]:
+        text = await self._run(self.table.get, callback_context.app_name, callback_context.user_id, auth_config.credential_key)
+        return AuthCredential.model_validate_json(text) if text is not None else None
+
+    async def save_credential(self, auth_config: AuthConfig, callback_context: Context) -> None:
+        credential = auth_config.exchanged_auth_credential
+        if credential is None:
+            return
+        text = credential.model_dump_json(by_alias=True, exclude_none=True)
+        await self._run(self.table.put, callback_context.app_name, callback_context.user_id, auth_config.credential_key, text)
+
+    async def delete_user_credentials(self, app_name: str, user_id: str) -> int:
+        return await self._run(self.table.delete_user, app_name, user_id)
+
+
+class InMemoryCredentialService(TableCredentialService):
+    def __init__(self) -> None:
+        from runtime.stores.credentials_memory import MemoryCredentialTable
+
+        super().__init__(MemoryCredentialTable())
+
+
+_memory_tables: "weakref.WeakKeyDictionary[Any, CredentialTable]" = weakref.WeakKeyDictionary()
+
+
+def credential_table_for(store: Store) -> CredentialTable:
+    """The credential table in `store`'s own database (one shared dict per memory store)."""
+    recorder = store.recorder
+    datastore = getattr(recorder, "datastore", None)
+    kind = type(datastore).__module__ if datastore is not None else ""
+    if kind.endswith("sqlite"):
+        from runtime.stores.credentials_sqlite import SqliteCredentialTable
+
+        return SqliteCredentialTable(recorder)
+    if kind.endswith("postgres"):
+        from runtime.stores.credentials_postgres import PostgresCredentialTable
+
+        return PostgresCredentialTable(recorder)
+    from runtime.stores.credentials_memory import MemoryCredentialTable
+
+    return _memory_tables.setdefault(store, MemoryCredentialTable())
+
+
+class StoreCredentialService(TableCredentialService):
+    """Credentials in a Chronicle store (pass the session service's `store`)."""
+
+    def __init__(self, store: Store, *, owns_store: bool = False):
+        self.store = store
+        self._owns_store = owns_store
+        super().__init__(credential_table_for(store), call=store.call)
+
+    async def close(self) -> None:
+        if self._owns_store:
+            self.store.close()
+
+
+def credential_service_from_url(url: str) -> StoreCredentialService:
+    """A credential service for memory://, sqlite:///path.db or postgresql://… URLs."""
+    from runtime.stores import open_store
+
+    return StoreCredentialService(open_store(url), owns_store=True)
