@@ -59,10 +59,6 @@ class InvalidAnswerError(InvalidArgumentError):
     that names no open request, answers one twice, or has the wrong shape. Nothing was written."""
 
 
-class InvocationCancelledError(ChronicleError):
-    """The invocation was cancelled (`Runner.cancel_async`, or its abort_signal) while it ran."""
-
-
 class LlmCallsLimitExceededError(ChronicleError):
     pass
 

@@ -375,9 +375,7 @@ def _delete(store: Store, plan: PurgePlan, by: str, reason: str) -> tuple[dict[s
 
 def _delete_credentials(store: Store, app_name: str, user_id: str) -> int:
     """A user's credentials live outside the log (runtime.auth): a user purge removes them too."""
-    from runtime.auth.credential_service import credential_table_for
-
-    return credential_table_for(store).delete_user(app_name, user_id)
+    return store.credential_table().delete_user(app_name, user_id)
 
 
 def _delete_blobs(store: Store, plan: PurgePlan) -> int:

@@ -11,6 +11,17 @@ import pytest
 # apps import from.
 ADK_PATHS = [
     ("google.adk", "Agent"),
+    ("google.adk", "Context"),
+    ("google.adk.agents.context", "Context"),
+    ("google.adk.events", "RequestInput"),
+    ("google.adk.events.request_input", "RequestInput"),
+    ("google.adk.tools", "ToolConfirmation"),
+    ("google.adk.tools.tool_confirmation", "ToolConfirmation"),
+    ("google.adk.auth", "AuthConfig"),
+    ("google.adk.auth", "AuthCredential"),
+    ("google.adk.auth.auth_tool", "AuthConfig"),
+    ("google.adk.auth.credential_service.base_credential_service", "BaseCredentialService"),
+    ("google.adk.auth.credential_service.in_memory_credential_service", "InMemoryCredentialService"),
     ("google.adk", "Event"),
     ("google.adk", "Runner"),
     ("google.adk.agents", "Agent"),

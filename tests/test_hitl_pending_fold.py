@@ -37,6 +37,8 @@ def test_open_requests_are_the_asked_minus_the_closed(script):
     events, expected, order = [], {}, []
     for kind, inv_n, call_n, name in script:
         invocation, call_id = f"i{inv_n}", f"c{inv_n}-{call_n}"
+        if kind == "rewind" and invocation not in order:
+            continue  # a rewind names an invocation the session has (else nothing is written)
         if invocation not in order:
             order.append(invocation)
         if kind == "ask":

@@ -34,6 +34,7 @@ from runtime.stores.rows import CatalogRow, Listing, SideRows
 
 if TYPE_CHECKING:
     from runtime.artifacts.blobs import BlobStore
+    from runtime.auth.credential_service import CredentialTable
     from runtime.memory.index_base import MemoryIndex
     from runtime.projections.storage import ProjectionStorage
     from runtime.purge_sql import PurgeSql
@@ -186,6 +187,10 @@ class Store(ABC):
         """Where artifact bytes live, content-addressed, in the store's own database."""
         return self.owned("blob store", self._make_blob_store)
 
+    def credential_table(self) -> CredentialTable:
+        """Where credentials a client supplies are kept: a table outside the log (secrets are not events)."""
+        return self.owned("credential table", self._make_credential_table)
+
     @abstractmethod
     def _make_projection_storage(self) -> ProjectionStorage: ...
 
@@ -194,6 +199,9 @@ class Store(ABC):
 
     @abstractmethod
     def _make_blob_store(self) -> BlobStore: ...
+
+    @abstractmethod
+    def _make_credential_table(self) -> CredentialTable: ...
 
     @abstractmethod
     def purge_statements(self) -> PurgeSql:

@@ -41,6 +41,11 @@ class MemoryStore(Store):
 
         return MemoryBlobStore()
 
+    def _make_credential_table(self) -> Any:
+        from runtime.auth.credential_service import DictCredentialTable
+
+        return DictCredentialTable()
+
     def purge_statements(self) -> Any:
         raise StoreError("A purge removes rows from a database: it works on SQLite and PostgreSQL stores.")
 

@@ -80,6 +80,11 @@ class PostgresStore(Store):
 
         return PostgresBlobStore(self.datastore)
 
+    def _make_credential_table(self) -> Any:
+        from runtime.stores.postgres.credentials import PostgresCredentialTable
+
+        return PostgresCredentialTable(self.datastore)
+
     def purge_statements(self) -> Any:
         from runtime.stores.postgres.purge import PostgresPurgeSql
 

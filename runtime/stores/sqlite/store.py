@@ -82,6 +82,11 @@ class SqliteStore(Store):
 
         return SqliteBlobStore(self.datastore)
 
+    def _make_credential_table(self) -> Any:
+        from runtime.stores.sqlite.credentials import SqliteCredentialTable
+
+        return SqliteCredentialTable(self.datastore)
+
     def purge_statements(self) -> Any:
         from runtime.stores.sqlite.purge import SqlitePurgeSql
 

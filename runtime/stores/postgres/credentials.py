@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from runtime.artifacts.blobs import create_pg_tables
+from runtime.stores.postgres.recorder import create_pg_tables
 
 _CREATE = [
     "CREATE TABLE IF NOT EXISTS chronicle_credentials ("
@@ -14,8 +14,8 @@ _CREATE = [
 
 
 class PostgresCredentialTable:
-    def __init__(self, recorder: Any):
-        self.datastore = recorder.datastore
+    def __init__(self, datastore: Any):
+        self.datastore = datastore
         create_pg_tables(self.datastore, _CREATE)
 
     def get(self, app_name: str, user_id: str, key: str) -> Optional[str]:

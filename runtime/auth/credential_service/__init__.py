@@ -7,7 +7,7 @@ store), or beside a memory store; `InMemoryCredentialService` is a private dict.
 from __future__ import annotations
 
 import abc
-import weakref
+import threading
 from typing import TYPE_CHECKING, Any, Optional, Protocol
 
 from runtime.auth.auth_credential import AuthCredential
@@ -29,11 +29,33 @@ class BaseCredentialService(abc.ABC):
 
 
 class CredentialTable(Protocol):
-    """What a backend provides (runtime/stores/credentials_*.py): JSON text by (app, user, key)."""
+    """What a store provides (`Store.credential_table()`): JSON text by (app, user, key)."""
 
     def get(self, app_name: str, user_id: str, key: str) -> Optional[str]: ...
     def put(self, app_name: str, user_id: str, key: str, value: str) -> None: ...
     def delete_user(self, app_name: str, user_id: str) -> int: ...
+
+
+class DictCredentialTable:
+    """Credentials in a dict of this process (the in-memory service's, and a memory store's)."""
+
+    def __init__(self) -> None:
+        self._rows: dict[tuple[str, str, str], str] = {}
+        self._lock = threading.Lock()
+
+    def get(self, app_name: str, user_id: str, key: str) -> Optional[str]:
+        return self._rows.get((app_name, user_id, key))
+
+    def put(self, app_name: str, user_id: str, key: str, value: str) -> None:
+        with self._lock:
+            self._rows[(app_name, user_id, key)] = value
+
+    def delete_user(self, app_name: str, user_id: str) -> int:
+        with self._lock:
+            doomed = [k for k in self._rows if k[0] == app_name and k[1] == user_id]
+            for k in doomed:
+                del self._rows[k]
+            return len(doomed)
 
 
 class TableCredentialService(BaseCredentialService):
@@ -60,31 +82,10 @@ class TableCredentialService(BaseCredentialService):
 
 
 class InMemoryCredentialService(TableCredentialService):
+    """Credentials in a private dict of this process."""
+
     def __init__(self) -> None:
-        from runtime.stores.credentials_memory import MemoryCredentialTable
-
-        super().__init__(MemoryCredentialTable())
-
-
-_memory_tables: "weakref.WeakKeyDictionary[Any, CredentialTable]" = weakref.WeakKeyDictionary()
-
-
-def credential_table_for(store: Store) -> CredentialTable:
-    """The credential table in `store`'s own database (one shared dict per memory store)."""
-    recorder = store.recorder
-    datastore = getattr(recorder, "datastore", None)
-    kind = type(datastore).__module__ if datastore is not None else ""
-    if kind.endswith("sqlite"):
-        from runtime.stores.credentials_sqlite import SqliteCredentialTable
-
-        return SqliteCredentialTable(recorder)
-    if kind.endswith("postgres"):
-        from runtime.stores.credentials_postgres import PostgresCredentialTable
-
-        return PostgresCredentialTable(recorder)
-    from runtime.stores.credentials_memory import MemoryCredentialTable
-
-    return _memory_tables.setdefault(store, MemoryCredentialTable())
+        super().__init__(DictCredentialTable())
 
 
 class StoreCredentialService(TableCredentialService):
@@ -93,7 +94,7 @@ class StoreCredentialService(TableCredentialService):
     def __init__(self, store: Store, *, owns_store: bool = False):
         self.store = store
         self._owns_store = owns_store
-        super().__init__(credential_table_for(store), call=store.call)
+        super().__init__(store.credential_table(), call=store.call)
 
     async def close(self) -> None:
         if self._owns_store:

@@ -12,8 +12,8 @@ _CREATE = (
 
 
 class SqliteCredentialTable:
-    def __init__(self, recorder: Any):
-        self.datastore = recorder.datastore
+    def __init__(self, datastore: Any):
+        self.datastore = datastore
         with self.datastore.transaction(commit=True) as c:
             c.execute(_CREATE)
 
