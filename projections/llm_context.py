@@ -74,6 +74,10 @@ class LlmContextView:
     event_content: dict[str, int] = field(default_factory=dict)
     # The invocation seq of the latest compaction: a rewind to it or before it is a rebuild.
     compaction_seq: int = -1
+    # The call ids a results content answers, part by part, where the content sent to the model had
+    # them removed (runtime-made ids): keyed by the content object, which it keeps alive. A later
+    # result replaces the earlier one for the same call through these.
+    answered_ids: dict[int, tuple[types.Content, list[Optional[str]]]] = field(default_factory=dict)
     # Catch-up bookkeeping for trackers: how many events were folded, and the last one's id.
     folded: int = 0
     last_event_id: Optional[str] = None
@@ -93,6 +97,7 @@ class LlmContextView:
             needs_rebuild=self.needs_rebuild,
             event_content=dict(self.event_content),
             compaction_seq=self.compaction_seq,
+            answered_ids=dict(self.answered_ids),
             folded=self.folded,
             last_event_id=self.last_event_id,
         )
@@ -144,6 +149,7 @@ def fold_llm_context(
     model_content = _without_client_ids(content)
 
     if result_ids:
+        _remember_answered_ids(view, model_content, content)
         call_index = view.call_at.get(result_ids[0])
         if call_index is None:
             return view  # results for a call the model never made here (or that was rewound)
@@ -386,7 +392,7 @@ def _place_late_results(
     existing_index = view.results_at.get(call_index)
     if existing_index is not None:
         entry = [seq, existing_index, view.contents[existing_index], call_index, False]
-        view.contents[existing_index] = _merge_results(view.contents[existing_index], content)
+        view.contents[existing_index] = _merge_results(view, view.contents[existing_index], content)
     else:
         existing_index = inserted = call_index + 1
         _insert(view, existing_index, content)
@@ -400,19 +406,31 @@ def _place_late_results(
     return inserted
 
 
-def _merge_results(base: types.Content, later: types.Content) -> types.Content:
+def _merge_results(view: LlmContextView, base: types.Content, later: types.Content) -> types.Content:
     """Later results replace earlier ones for the same call id; anything else is appended."""
-    parts = list(base.parts or [])
-    by_id = {p.function_response.id: i for i, p in enumerate(parts) if p.function_response}
-    for part in later.parts or []:
-        call_id = part.function_response.id if part.function_response else None
-        if call_id is not None and call_id in by_id:
-            parts[by_id[call_id]] = part
+    parts, ids = list(base.parts or []), _answered_ids(view, base)
+    for part, call_id in zip(later.parts or [], _answered_ids(view, later)):
+        if call_id is not None and call_id in ids:
+            parts[ids.index(call_id)] = part
         else:
             parts.append(part)
-            if call_id is not None:
-                by_id[call_id] = len(parts) - 1
-    return types.Content(role=base.role, parts=parts)
+            ids.append(call_id)
+    merged = types.Content(role=base.role, parts=parts)
+    view.answered_ids[id(merged)] = (merged, ids)
+    return merged
+
+
+def _remember_answered_ids(view: LlmContextView, sent: types.Content, stored: types.Content) -> None:
+    if sent is not stored:  # ids were removed for the model: keep them for matching later results
+        view.answered_ids[id(sent)] = (sent, [p.function_response.id if p.function_response else None
+                                              for p in stored.parts])
+
+
+def _answered_ids(view: LlmContextView, content: types.Content) -> list[Optional[str]]:
+    kept = view.answered_ids.get(id(content))
+    if kept is not None and kept[0] is content:
+        return list(kept[1])
+    return [p.function_response.id if p.function_response else None for p in content.parts or []]
 
 
 def _shift(view: LlmContextView, index: int, by: int) -> None:

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from domain.events import Event, EventActions
 from projections.llm_context import (
+    CLIENT_FUNCTION_CALL_ID_PREFIX,
     OTHER_AGENT_PREAMBLE,
     LlmContextTracker,
     LlmContextView,
@@ -132,6 +133,19 @@ def test_late_result_goes_after_its_call_and_ends_the_next_request():
         "user:start", "model:call:c1", "user:result:c1={'status': 'done'}", "model:started",
         "user:status?", "model:still running", "model:it is done",
     ]
+
+
+def test_a_late_result_replaces_the_placeholder_even_when_the_runtime_made_the_call_id():
+    # Gemini sends no call ids, so the runtime makes them ("adk-…") and keeps them from the model;
+    # the client's late answer (an approval, a long-running result) must still replace the interim one.
+    call_id = CLIENT_FUNCTION_CALL_ID_PREFIX + "7"
+    events = [
+        text_event("user", "pay 200", inv="i1"),
+        call_event("a", call_id, inv="i1"),
+        result_event("a", call_id, {"error": "needs confirmation"}, inv="i1"),
+        result_event("user", call_id, {"status": "paid"}, inv="i2"),
+    ]
+    assert summary(contents_of(events)) == ["user:pay 200", "model:call:None", "user:result:None={'status': 'paid'}"]
 
 
 def test_late_result_for_a_call_without_any_result_is_inserted():
