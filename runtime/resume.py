@@ -149,6 +149,24 @@ def paused_invocation_answered_by(events: Sequence[Event], message: types.Conten
     return None
 
 
+def invocation_of_calls_answered_by(events: Sequence[Event], message: types.Content) -> Optional[str]:
+    """The one invocation whose function calls `message`'s results all answer, else None (no
+    results, a result for an unknown call, or calls of several invocations). A non-resumable app
+    records the answer in that invocation, as ADK 2.13 does, though it runs as a new one."""
+    ids = {p.function_response.id for p in message.parts or [] if p.function_response and p.function_response.id}
+    if not ids:
+        return None
+    found: set[str] = set()
+    for event in reversed(events):
+        for call in event.get_function_calls():
+            if call.id in ids:
+                ids.discard(call.id)
+                found.add(event.invocation_id)
+        if not ids:
+            break
+    return found.pop() if not ids and len(found) == 1 else None
+
+
 def invocation_start(events: Sequence[Event], invocation_id: str) -> Optional[int]:
     """The index of the invocation's first event, or None."""
     for i, event in enumerate(events):

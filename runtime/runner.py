@@ -35,7 +35,7 @@ from runtime.invocation_context import InvocationContext, new_invocation_context
 from runtime.plugins.base_plugin import BasePlugin
 from runtime.replay import ReplayReport
 from runtime.agents.human_requests import accept_answers
-from runtime.resume import invocation_start, paused_invocation_answered_by
+from runtime.resume import invocation_of_calls_answered_by, invocation_start, paused_invocation_answered_by
 from runtime.plugins.plugin_manager import PluginManager
 from runtime.run_config import RunConfig
 from runtime.session_cache import FRESHNESS_CHECK, SessionCache
@@ -134,6 +134,8 @@ class Runner:
         resume_at: Optional[int] = None
         if invocation_id is not None:
             resume_at = self._check_invocation_id(session, invocation_id, new_message)
+        elif not resumable and new_message is not None:
+            invocation_id = invocation_of_calls_answered_by(session.events, new_message)
         ctx = InvocationContext(
             invocation_id=invocation_id or new_invocation_context_id(),
             session=session,

@@ -52,7 +52,7 @@ class RewritingFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 def _part(part: Any) -> Any:
     if part.function_call is not None:
-        return {"call": part.function_call.name, "args": dict(part.function_call.args or {})}
+        return {"call": part.function_call.name, "args": _plain(dict(part.function_call.args or {}))}
     if part.function_response is not None:
         return {"response": part.function_response.name, "result": _plain(part.function_response.response)}
     if part.text is not None and not part.thought:
@@ -60,9 +60,15 @@ def _part(part: Any) -> Any:
     return None
 
 
+RUNTIME_ID = re.compile(r"^adk-[0-9a-f-]{36}$")  # a call id the runtime made up: random by design
+
+
 def _plain(value: Any) -> Any:
-    """JSON-ready, with pydantic models dumped the way ADK's clients see them."""
-    return json.loads(json.dumps(value, default=lambda v: v.model_dump(mode="json", exclude_none=True, by_alias=True)))
+    """JSON-ready, with pydantic models dumped the way ADK's clients see them, and runtime-made
+    call ids (which a request's arguments repeat) written as one placeholder."""
+    dumped = json.dumps(value, default=lambda v: v.model_dump(mode="json", exclude_none=True, by_alias=True))
+    return json.loads(dumped, object_hook=lambda d: {k: "adk-<id>" if isinstance(v, str) and RUNTIME_ID.match(v)
+                                                     else v for k, v in d.items()})
 
 
 def _contents(contents: list) -> list:
