@@ -290,6 +290,10 @@ async def test_long_running_tool_pauses_and_its_later_result_continues_the_conve
     events = [e async for e in runner.run_async(user_id=USER, session_id=SESSION, new_message=answer)]
     assert texts(events) == ["Approved, paying 500."]
     assert content_texts(model.requests[1].contents) == ["user:pay 500", "model:call:ask_approval", "user:result:ask_approval"]
+    # As in ADK 2.13, the answer and what follows it are recorded in the call's invocation.
+    session = await runner.session_service.get_session(app_name=runner.app_name, user_id=USER, session_id=SESSION)
+    first = session.events[0].invocation_id
+    assert {e.invocation_id for e in session.events} == {first}
 
 
 async def test_long_running_tool_with_an_interim_status_then_a_late_result():
