@@ -1,4 +1,5 @@
-"""Fail CI when a required part of the suite did not run: PostgreSQL tests, or any skip."""
+"""Fail CI when a required part of the suite did not run: PostgreSQL tests, the side-by-side
+parity tests against google-adk, or anything skipped."""
 
 import sys
 import xml.etree.ElementTree as ET
@@ -7,12 +8,14 @@ root = ET.parse(sys.argv[1]).getroot()
 cases = list(root.iter("testcase"))
 skipped = [c for c in cases if c.find("skipped") is not None]
 failed = [c for c in cases if c.find("failure") is not None or c.find("error") is not None]
-postgres_passed = [
-    c for c in cases if "postgres" in c.get("name", "") and c not in skipped and c not in failed
-]
-print(f"{len(cases)} tests, {len(failed)} failed, {len(skipped)} skipped, {len(postgres_passed)} PostgreSQL tests passed")
-if skipped:
-    for c in skipped:
-        print("skipped:", c.get("classname"), c.get("name"))
-if failed or skipped or len(postgres_passed) < 10:
+passed = [c for c in cases if c not in skipped and c not in failed]
+postgres_passed = [c for c in passed if "postgres" in c.get("name", "")]
+parity_passed = [c for c in passed if c.get("classname", "").endswith("test_adk_parity")]
+print(
+    f"{len(cases)} tests, {len(failed)} failed, {len(skipped)} skipped, "
+    f"{len(postgres_passed)} PostgreSQL tests passed, {len(parity_passed)} parity tests passed"
+)
+for c in skipped:
+    print("skipped:", c.get("classname"), c.get("name"))
+if failed or skipped or len(postgres_passed) < 10 or len(parity_passed) < 9:
     sys.exit(1)
