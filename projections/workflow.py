@@ -1,0 +1,111 @@
+"""Workflow runs, folded from a session's events: every node's life as the log records it.
+
+A workflow node's life is written as ordinary ADK events the workflow yields. Each carries
+`node_info.path` (``wf/A@1/B@2``: the workflow, then each node with its run id) and, under the one
+key `NODE_FACT_KEY` of `custom_metadata`, the fact:
+
+    {"status": "started",   "input": <json>, "attempt": 1}
+    {"status": "completed"}            (with the output in `Event.output`, the route in `actions.route`)
+    {"status": "failed",    "error": "ValueError: ...", "attempt": n}
+    {"status": "retried",   "error": "...", "attempt": n}     (attempt n failed; n + 1 follows)
+    {"status": "waiting"}              (waits for input)
+    {"status": "resumed",   "input": <json>}   (a resumed invocation runs the node again)
+    {"status": "cancelled"}
+
+`fold` is pure: `(runs, event) -> runs`. A resume reads it once; `chronicle history` and
+`chronicle workflow` show it; the analytics count from it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Optional
+
+from domain.events import Event
+
+NODE_FACT_KEY = "chronicle_node"
+
+FINISHED = "completed"
+
+
+@dataclass
+class NodeRun:
+    """One run of one node (one path)."""
+
+    path: str
+    status: str = "started"
+    input: Any = None
+    output: Any = None
+    route: Any = None
+    error: Optional[str] = None
+    attempts: int = 1
+    retries: int = 0
+    started_at: Optional[float] = None
+    ended_at: Optional[float] = None
+
+    @property
+    def name(self) -> str:
+        return self.path.rsplit("/", 1)[-1].split("@", 1)[0]
+
+    @property
+    def finished(self) -> bool:
+        return self.status == FINISHED
+
+    @property
+    def seconds(self) -> Optional[float]:
+        if self.started_at is None or self.ended_at is None:
+            return None
+        return self.ended_at - self.started_at
+
+
+@dataclass
+class WorkflowRuns:
+    """The node runs of one session (or one invocation), by path, in the order they started."""
+
+    nodes: dict[str, NodeRun] = field(default_factory=dict)
+    invocations: dict[str, list[str]] = field(default_factory=dict)  # invocation id -> paths
+
+    def for_invocation(self, invocation_id: str) -> list[NodeRun]:
+        return [self.nodes[p] for p in self.invocations.get(invocation_id, [])]
+
+
+def node_fact(event: Event) -> Optional[dict[str, Any]]:
+    metadata = event.custom_metadata
+    fact = metadata.get(NODE_FACT_KEY) if metadata else None
+    return fact if isinstance(fact, dict) and event.node_info.path else None
+
+
+def fold(runs: WorkflowRuns, event: Event) -> WorkflowRuns:
+    fact = node_fact(event)
+    if fact is None:
+        return runs
+    path = event.node_info.path
+    status = fact.get("status", "")
+    run = runs.nodes.get(path)
+    if run is None:
+        run = runs.nodes[path] = NodeRun(path=path, started_at=event.timestamp)
+        runs.invocations.setdefault(event.invocation_id, []).append(path)
+    if status in ("started", "resumed"):
+        run.input = fact.get("input")
+        run.attempts = fact.get("attempt", run.attempts)
+        run.error = None
+    elif status == "retried":
+        run.retries += 1
+        run.attempts = fact.get("attempt", run.attempts) + 1
+        run.error = fact.get("error")
+    elif status == FINISHED:
+        run.output = event.output
+        run.route = event.actions.route
+        run.ended_at = event.timestamp
+    elif status in ("failed", "cancelled"):
+        run.error = fact.get("error")
+        run.ended_at = event.timestamp
+    run.status = status
+    return runs
+
+
+def fold_all(events: Iterable[Event], runs: Optional[WorkflowRuns] = None) -> WorkflowRuns:
+    runs = runs if runs is not None else WorkflowRuns()
+    for event in events:
+        fold(runs, event)
+    return runs

@@ -1,0 +1,213 @@
+"""Running one workflow graph: nodes as tasks, their events committed one at a time, in order.
+
+Each node runs in its own task and hands every event it makes to the workflow's generator, then
+waits until the Runner has committed it (so code after a `yield` sees the stored state, and a
+crash never loses a fact a later one relies on). A resumed invocation passes the fold of its
+events (`WorkflowRuns`): a node whose path finished there is not run; its output and route come
+from the log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from typing import TYPE_CHECKING, Any, AsyncGenerator, Callable, Optional
+
+from domain.events import Event, NodeInfo
+from projections.workflow import WorkflowRuns
+from runtime.invocation_context import InvocationContext
+from runtime.workflow.base_node import START, BaseNode
+from runtime.workflow.context import Context
+from runtime.workflow.errors import NodeTimeoutError
+from runtime.workflow.facts import as_json, fact_event
+from runtime.workflow.state_schema import check_state_delta
+
+if TYPE_CHECKING:
+    from runtime.workflow.graph import Graph
+
+
+class GraphRun:
+    """One run of a graph at `path` (``wf`` or ``wf/inner@1``)."""
+
+    def __init__(
+        self,
+        graph: Graph,
+        *,
+        ctx: InvocationContext,
+        path: str,
+        log: WorkflowRuns,
+        state_schema: Any,
+        max_concurrency: Optional[int] = None,
+    ):
+        self.graph = graph
+        self.ctx = ctx
+        self.path = path
+        self.log = log
+        self.state_schema = state_schema
+        self.max_concurrency = max_concurrency if max_concurrency and max_concurrency > 0 else None
+        self._queue: asyncio.Queue = asyncio.Queue()
+        self._runs: Counter = Counter()
+        self.terminal_outputs: dict[str, Any] = {}
+
+    # -- the generator the workflow yields from ---------------------------------------------
+
+    async def events(self, node_input: Any) -> AsyncGenerator[Event, None]:
+        pending: list[tuple[str, Any]] = [(name, node_input) for name in self.graph.next_nodes(START.name, None)]
+        arrivals: dict[str, dict[str, Any]] = {}
+        tasks: dict[asyncio.Task, str] = {}
+        try:
+            while pending or tasks:
+                while pending and (self.max_concurrency is None or len(tasks) < self.max_concurrency):
+                    name, value = pending.pop(0)
+                    self._runs[name] += 1
+                    path = f"{self.path}/{name}@{self._runs[name]}"
+                    task = asyncio.create_task(self.run_node(self.graph.nodes[name], path, value))
+                    tasks[task] = path
+                    task.add_done_callback(lambda t: self._queue.put_nowait(("done", t)))
+                kind, item = await self._queue.get()
+                if kind == "event":
+                    event, committed = item
+                    yield event
+                    if not committed.done():
+                        committed.set_result(None)
+                    continue
+                path = tasks.pop(item)
+                if item.cancelled():
+                    continue
+                error = item.exception()
+                if error is not None:
+                    async for event in self._cancel(tasks):
+                        yield event
+                    raise error
+                name = path.rsplit("/", 1)[-1].split("@", 1)[0]
+                output, route = item.result()
+                if name in self.graph.terminal:
+                    self.terminal_outputs[name] = output
+                for target in self.graph.next_nodes(name, route):
+                    if not self.graph.nodes[target].requires_all_predecessors:
+                        pending.append((target, output))
+                        continue
+                    waiting = arrivals.setdefault(target, {})
+                    waiting[name] = output
+                    expected = [p for p in self.graph.predecessors[target] if p != START.name]
+                    if all(p in waiting for p in expected):
+                        pending.append((target, {p: waiting[p] for p in expected}))
+                        del arrivals[target]
+        finally:
+            for task in tasks:
+                task.cancel()
+            if tasks:
+                await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _cancel(self, tasks: dict[asyncio.Task, str]) -> AsyncGenerator[Event, None]:
+        """Stops the nodes still running (another one failed) and records that they were cancelled."""
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        for path in tasks.values():
+            name = path.rsplit("/", 1)[-1].split("@", 1)[0]
+            yield fact_event(self.ctx, author=name, path=path, status="cancelled")
+        tasks.clear()
+
+    async def _emit(self, event: Event) -> None:
+        committed = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait(("event", (event, committed)))
+        await committed
+
+    # -- one node -------------------------------------------------------------------------
+
+    async def run_node(self, node: BaseNode, path: str, node_input: Any) -> tuple[Any, Any]:
+        """Runs `node` at `path` (retrying as its RetryConfig says); returns (output, route)."""
+        earlier = self.log.nodes.get(path)
+        if earlier is not None and earlier.finished:
+            return earlier.output, earlier.route  # finished before a crash or pause: from the log
+        node_input = as_json(node_input)
+        status = "resumed" if earlier is not None else "started"
+        await self._emit(fact_event(self.ctx, author=node.name, path=path, status=status, input=node_input, attempt=1))
+        attempt = 1
+        while True:
+            ctx = Context(
+                self.ctx,
+                node_path=path,
+                attempt_count=attempt,
+                state_schema=node.state_schema or self.state_schema,
+                run_child=self._child_runner(path),
+                workflow_log=self.log,
+            )
+            try:
+                output, route = await self._attempt(node, ctx, path, node_input)
+            except Exception as error:  # noqa: BLE001 - a node's failure, recorded; retried or raised
+                retry = node.retry_config
+                if retry is not None and attempt < retry.attempts and retry.retries_on(error):
+                    await self._emit(
+                        fact_event(self.ctx, author=node.name, path=path, status="retried", error=error, attempt=attempt)
+                    )
+                    await asyncio.sleep(retry.delay(attempt))
+                    attempt += 1
+                    continue
+                await self._emit(fact_event(self.ctx, author=node.name, path=path, status="failed", error=error, attempt=attempt))
+                raise
+            output = as_json(output)
+            actions = ctx.take_actions()
+            actions.route = route
+            await self._emit(fact_event(self.ctx, author=node.name, path=path, status="completed", output=output, actions=actions))
+            return output, route
+
+    async def _attempt(self, node: BaseNode, ctx: Context, path: str, node_input: Any) -> tuple[Any, Any]:
+        if node.timeout is None:
+            return await self._consume(node, ctx, path, node_input)
+        try:
+            async with asyncio.timeout(node.timeout):
+                return await self._consume(node, ctx, path, node_input)
+        except TimeoutError as error:
+            raise NodeTimeoutError(node_name=node.name, timeout=node.timeout) from error
+
+    async def _consume(self, node: BaseNode, ctx: Context, path: str, node_input: Any) -> tuple[Any, Any]:
+        output: Any = None
+        agen = node.run(ctx=ctx, node_input=node_input)
+        try:
+            async for item in agen:
+                if not isinstance(item, Event):
+                    output = item
+                    continue
+                if item.node_info.path:  # already placed: an event of a node inside this one
+                    await self._emit(item)
+                    continue
+                if item.output is not None:
+                    output = item.output
+                if item.actions.route is not None:
+                    ctx.route = item.actions.route
+                check_state_delta(ctx.state._schema, item.actions.state_delta)
+                if item.content is None and _only_output_route_state(item):
+                    ctx.state.update(item.actions.state_delta)  # output/route/state only: goes on "completed"
+                    continue
+                pending = ctx.take_actions()
+                item.actions.state_delta = {**pending.state_delta, **item.actions.state_delta}
+                item.actions.artifact_delta = {**pending.artifact_delta, **item.actions.artifact_delta}
+                item.invocation_id = item.invocation_id or self.ctx.invocation_id
+                item.author = item.author or node.name
+                item.node_info = NodeInfo(path=path)
+                item.output = None
+                await self._emit(item)
+        finally:
+            await agen.aclose()
+        return (ctx.output if ctx.output is not None else output), ctx.route
+
+    def _child_runner(self, parent_path: str) -> Callable[..., Any]:
+        async def run_child(node_like: Any, node_input: Any, *, name: Optional[str] = None) -> Any:
+            from runtime.workflow.graph import as_node
+
+            child = as_node(node_like)
+            if name is not None:
+                child = child.model_copy(update={"name": name})
+            key = f"{parent_path}/{child.name}"
+            self._runs[key] += 1
+            output, _ = await self.run_node(child, f"{key}@{self._runs[key]}", node_input)
+            return output
+
+        return run_child
+
+
+def _only_output_route_state(event: Event) -> bool:
+    """An event that says no more than a node's output, route or state changes."""
+    return not (event.actions.model_fields_set - {"state_delta", "route"}) and not event.long_running_tool_ids
