@@ -60,13 +60,15 @@ class NodeRun:
 
 @dataclass
 class WorkflowRuns:
-    """The node runs of one session (or one invocation), by path, in the order they started."""
+    """The node runs of a session's invocations: invocation id -> path -> NodeRun, in the order
+    they started (paths repeat across invocations, never within one)."""
 
-    nodes: dict[str, NodeRun] = field(default_factory=dict)
-    invocations: dict[str, list[str]] = field(default_factory=dict)  # invocation id -> paths
+    invocations: dict[str, dict[str, NodeRun]] = field(default_factory=dict)
 
-    def for_invocation(self, invocation_id: str) -> list[NodeRun]:
-        return [self.nodes[p] for p in self.invocations.get(invocation_id, [])]
+    @property
+    def nodes(self) -> dict[str, NodeRun]:
+        """The node runs of the latest workflow invocation."""
+        return next(reversed(self.invocations.values())) if self.invocations else {}
 
 
 def node_fact(event: Event) -> Optional[dict[str, Any]]:
@@ -81,10 +83,10 @@ def fold(runs: WorkflowRuns, event: Event) -> WorkflowRuns:
         return runs
     path = event.node_info.path
     status = fact.get("status", "")
-    run = runs.nodes.get(path)
+    nodes = runs.invocations.setdefault(event.invocation_id, {})
+    run = nodes.get(path)
     if run is None:
-        run = runs.nodes[path] = NodeRun(path=path, started_at=event.timestamp)
-        runs.invocations.setdefault(event.invocation_id, []).append(path)
+        run = nodes[path] = NodeRun(path=path, started_at=event.timestamp)
     if status in ("started", "resumed"):
         run.input = fact.get("input")
         run.attempts = fact.get("attempt", run.attempts)
