@@ -4,12 +4,12 @@ A workflow node's life is written as ordinary ADK events the workflow yields. Ea
 `node_info.path` (``wf/A@1/B@2``: the workflow, then each node with its run id) and, under the one
 key `NODE_FACT_KEY` of `custom_metadata`, the fact:
 
-    {"status": "started",   "input": <json>, "attempt": 1}
+    {"status": "started",   "input": <json>, "attempt": 1, "sources": [<paths of the runs that triggered it>]}
     {"status": "completed"}            (with the output in `Event.output`, the route in `actions.route`)
     {"status": "failed",    "error": "ValueError: ...", "attempt": n}
     {"status": "retried",   "error": "...", "attempt": n}     (attempt n failed; n + 1 follows)
     {"status": "waiting"}              (waits for input)
-    {"status": "resumed",   "input": <json>}   (a resumed invocation runs the node again)
+    {"status": "resumed",   ...as started}     (a resumed invocation runs the node again)
     {"status": "cancelled"}
 
 `fold` is pure: `(runs, event) -> runs`. A resume reads it once; `chronicle history` and
@@ -38,6 +38,7 @@ class NodeRun:
     output: Any = None
     route: Any = None
     error: Optional[str] = None
+    sources: list[str] = field(default_factory=list)
     attempts: int = 1
     retries: int = 0
     started_at: Optional[float] = None
@@ -89,6 +90,7 @@ def fold(runs: WorkflowRuns, event: Event) -> WorkflowRuns:
         run = nodes[path] = NodeRun(path=path, started_at=event.timestamp)
     if status in ("started", "resumed"):
         run.input = fact.get("input")
+        run.sources = list(fact.get("sources", ()))
         run.attempts = fact.get("attempt", run.attempts)
         run.error = None
     elif status == "retried":

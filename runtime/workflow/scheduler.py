@@ -52,16 +52,19 @@ class GraphRun:
     # -- the generator the workflow yields from ---------------------------------------------
 
     async def events(self, node_input: Any) -> AsyncGenerator[Event, None]:
-        pending: list[tuple[str, Any]] = [(name, node_input) for name in self.graph.next_nodes(START.name, None)]
-        arrivals: dict[str, dict[str, Any]] = {}
+        # (node name, its input, the paths of the runs that triggered it)
+        pending: list[tuple[str, Any, list[str]]] = [
+            (name, node_input, []) for name in self.graph.next_nodes(START.name, None)
+        ]
+        arrivals: dict[str, dict[str, tuple[str, Any]]] = {}  # join -> predecessor -> (its path, output)
         tasks: dict[asyncio.Task, str] = {}
         try:
             while pending or tasks:
                 while pending and (self.max_concurrency is None or len(tasks) < self.max_concurrency):
-                    name, value = pending.pop(0)
+                    name, value, sources = pending.pop(0)
                     self._runs[name] += 1
                     path = f"{self.path}/{name}@{self._runs[name]}"
-                    task = asyncio.create_task(self.run_node(self.graph.nodes[name], path, value))
+                    task = asyncio.create_task(self.run_node(self.graph.nodes[name], path, value, sources))
                     tasks[task] = path
                     task.add_done_callback(lambda t: self._queue.put_nowait(("done", t)))
                 kind, item = await self._queue.get()
@@ -85,13 +88,13 @@ class GraphRun:
                     self.terminal_outputs[name] = output
                 for target in self.graph.next_nodes(name, route):
                     if not self.graph.nodes[target].requires_all_predecessors:
-                        pending.append((target, output))
+                        pending.append((target, output, [path]))
                         continue
                     waiting = arrivals.setdefault(target, {})
-                    waiting[name] = output
+                    waiting[name] = (path, output)
                     expected = [p for p in self.graph.predecessors[target] if p != START.name]
                     if all(p in waiting for p in expected):
-                        pending.append((target, {p: waiting[p] for p in expected}))
+                        pending.append((target, {p: waiting[p][1] for p in expected}, [waiting[p][0] for p in expected]))
                         del arrivals[target]
         finally:
             for task in tasks:
@@ -116,14 +119,17 @@ class GraphRun:
 
     # -- one node -------------------------------------------------------------------------
 
-    async def run_node(self, node: BaseNode, path: str, node_input: Any) -> tuple[Any, Any]:
-        """Runs `node` at `path` (retrying as its RetryConfig says); returns (output, route)."""
+    async def run_node(self, node: BaseNode, path: str, node_input: Any, sources: list[str]) -> tuple[Any, Any]:
+        """Runs `node` at `path` (retrying as its RetryConfig says); returns (output, route).
+        `sources`: the paths of the runs whose outputs triggered it (for drawing the path taken)."""
         earlier = self.log.nodes.get(path)
         if earlier is not None and earlier.finished:
             return earlier.output, earlier.route  # finished before a crash or pause: from the log
         node_input = as_json(node_input)
         status = "resumed" if earlier is not None else "started"
-        await self._emit(fact_event(self.ctx, author=node.name, path=path, status=status, input=node_input, attempt=1))
+        await self._emit(
+            fact_event(self.ctx, author=node.name, path=path, status=status, input=node_input, attempt=1, sources=sources)
+        )
         attempt = 1
         while True:
             ctx = Context(
@@ -202,7 +208,7 @@ class GraphRun:
                 child = child.model_copy(update={"name": name})
             key = f"{parent_path}/{child.name}"
             self._runs[key] += 1
-            output, _ = await self.run_node(child, f"{key}@{self._runs[key]}", node_input)
+            output, _ = await self.run_node(child, f"{key}@{self._runs[key]}", node_input, [parent_path])
             return output
 
         return run_child
