@@ -113,3 +113,34 @@ def fold_all(events: Iterable[Event], runs: Optional[WorkflowRuns] = None) -> Wo
     for event in events:
         fold(runs, event)
     return runs
+
+
+@dataclass
+class NodeStats:
+    """What the analytics count per node name: runs, failures, retries, and time of finished runs."""
+
+    runs: int = 0
+    completed: int = 0
+    failures: int = 0
+    retries: int = 0
+    total_seconds: float = 0.0
+
+    @property
+    def mean_seconds(self) -> Optional[float]:
+        return self.total_seconds / self.completed if self.completed else None
+
+
+def node_stats(runs: WorkflowRuns) -> dict[str, NodeStats]:
+    """Per node name (a node inside a nested workflow counts under its own name)."""
+    stats: dict[str, NodeStats] = {}
+    for nodes in runs.invocations.values():
+        for run in nodes.values():
+            s = stats.setdefault(run.name, NodeStats())
+            s.runs += 1
+            s.retries += run.retries
+            if run.status == "failed":
+                s.failures += 1
+            if run.finished and run.seconds is not None:
+                s.completed += 1
+                s.total_seconds += run.seconds
+    return stats

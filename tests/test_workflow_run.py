@@ -242,3 +242,18 @@ async def test_a_runner_takes_a_workflow_as_its_agent(store_url):
     session = await sessions.get_session(app_name=APP, user_id=USER, session_id=SESSION)
     assert len(fold_all(session.events).invocations) == 2
     await sessions.close()
+
+
+async def test_any_node_can_be_the_runner_root_as_a_one_node_workflow(store_url):
+    from runtime.workflow import as_root_agent
+
+    def answer(node_input: str) -> str:
+        return node_input[::-1]
+
+    sessions = session_service_from_url(store_url)
+    await sessions.create_session(app_name=APP, user_id=USER, session_id=SESSION)
+    runner = Runner(agent=as_root_agent(answer), app_name=APP, session_service=sessions)
+    message = types.Content(role="user", parts=[types.Part(text="abc")])
+    events = [e async for e in runner.run_async(user_id=USER, session_id=SESSION, new_message=message)]
+    assert [(e.node_info.path, e.output) for e in events if e.output is not None] == [("answer/answer@1", "cba")]
+    await sessions.close()

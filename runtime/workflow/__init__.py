@@ -16,7 +16,7 @@ from runtime.workflow.errors import (
 from runtime.workflow.function_node import FunctionNode, node
 from runtime.workflow.graph import DEFAULT_ROUTE, Edge
 from runtime.workflow.retry_config import RetryConfig
-from runtime.workflow.workflow import Workflow
+from runtime.workflow.workflow import Workflow, as_root_agent
 
 __all__ = [
     "AgentNode",
@@ -35,5 +35,6 @@ __all__ = [
     "Workflow",
     "WorkflowConfigurationError",
     "WorkflowDataError",
+    "as_root_agent",
     "node",
 ]

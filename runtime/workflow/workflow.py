@@ -62,3 +62,15 @@ class Workflow(BaseAgent, BaseNode):
             yield event
         outputs = run.terminal_outputs
         yield next(iter(outputs.values())) if len(outputs) == 1 else (outputs or None)
+
+
+def as_root_agent(node_like: Any) -> BaseAgent:
+    """What `Runner(node=...)` runs: a Workflow as it is; any other node in a one-node workflow of
+    the same name."""
+    if isinstance(node_like, BaseAgent):
+        return node_like
+    from runtime.workflow.base_node import START
+    from runtime.workflow.graph import as_node
+
+    built = as_node(node_like)
+    return Workflow(name=built.name, description=built.description, edges=[(START, built)])
