@@ -8,7 +8,7 @@ key `NODE_FACT_KEY` of `custom_metadata`, the fact:
     {"status": "completed"}            (with the output in `Event.output`, the route in `actions.route`)
     {"status": "failed",    "error": "ValueError: ...", "attempt": n}
     {"status": "retried",   "error": "...", "attempt": n}     (attempt n failed; n + 1 follows)
-    {"status": "waiting"}              (waits for input)
+    {"status": "waiting", "interrupts": [<ids>]}   (waits for the client's input; see runtime.workflow.interrupts)
     {"status": "resumed",   ...as started}     (a resumed invocation runs the node again)
     {"status": "cancelled"}
 
@@ -39,6 +39,7 @@ class NodeRun:
     route: Any = None
     error: Optional[str] = None
     sources: list[str] = field(default_factory=list)
+    interrupts: list[str] = field(default_factory=list)
     attempts: int = 1
     retries: int = 0
     started_at: Optional[float] = None
@@ -101,6 +102,8 @@ def fold(runs: WorkflowRuns, event: Event) -> WorkflowRuns:
         run.output = event.output
         run.route = event.actions.route
         run.ended_at = event.timestamp
+    elif status == "waiting":
+        run.interrupts = list(fact.get("interrupts", ()))
     elif status in ("failed", "cancelled"):
         run.error = fact.get("error")
         run.ended_at = event.timestamp

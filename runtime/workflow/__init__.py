@@ -15,6 +15,7 @@ from runtime.workflow.errors import (
 )
 from runtime.workflow.function_node import FunctionNode, node
 from runtime.workflow.graph import DEFAULT_ROUTE, Edge
+from runtime.workflow.interrupts import RequestInput
 from runtime.workflow.retry_config import RetryConfig
 from runtime.workflow.workflow import Workflow, as_root_agent
 
@@ -29,6 +30,7 @@ __all__ = [
     "JoinNode",
     "Node",
     "NodeTimeoutError",
+    "RequestInput",
     "RetryConfig",
     "START",
     "StateSchemaError",

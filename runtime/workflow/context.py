@@ -29,6 +29,7 @@ class Context(CallbackContext):
         state_schema: Any,
         run_child: RunChild,
         workflow_log: Any = None,
+        resume_inputs: Optional[dict[str, Any]] = None,
     ) -> None:
         super().__init__(invocation_context, event_actions=EventActions())
         self._state = SchemaState(invocation_context.session.state, self._event_actions.state_delta, state_schema)
@@ -38,6 +39,10 @@ class Context(CallbackContext):
         self.route: Any = None
         self._run_child = run_child
         self.workflow_log = workflow_log  # the invocation's WorkflowRuns: what a nested workflow resumes from
+        self.resume_inputs: dict[str, Any] = dict(resume_inputs or {})
+        """The client's answers to this node's input requests (interrupt id -> response), when a
+        node with rerun_on_resume=True runs again after them."""
+        self.interrupts: list[str] = []  # the input requests this run made
 
     @property
     def invocation_context(self) -> InvocationContext:

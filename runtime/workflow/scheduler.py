@@ -20,10 +20,15 @@ from runtime.workflow.base_node import START, BaseNode
 from runtime.workflow.context import Context
 from runtime.workflow.errors import NodeTimeoutError
 from runtime.workflow.facts import as_json, fact_event
+from runtime.workflow.interrupts import is_request_input, request_event
 from runtime.workflow.state_schema import check_state_delta
 
 if TYPE_CHECKING:
     from runtime.workflow.graph import Graph
+
+
+WAITING = object()
+"""What a node waiting for input returns instead of an output: its successors do not run yet."""
 
 
 class GraphRun:
@@ -36,6 +41,7 @@ class GraphRun:
         ctx: InvocationContext,
         path: str,
         log: WorkflowRuns,
+        answers: dict[str, Any],
         state_schema: Any,
         max_concurrency: Optional[int] = None,
     ):
@@ -43,6 +49,8 @@ class GraphRun:
         self.ctx = ctx
         self.path = path
         self.log = log
+        self.answers = answers  # the client's answers to input requests, by interrupt id
+        self.interrupts: list[str] = []  # input requests still unanswered: the invocation pauses
         self.state_schema = state_schema
         self.max_concurrency = max_concurrency if max_concurrency and max_concurrency > 0 else None
         self._queue: asyncio.Queue = asyncio.Queue()
@@ -84,6 +92,8 @@ class GraphRun:
                     raise error
                 name = path.rsplit("/", 1)[-1].split("@", 1)[0]
                 output, route = item.result()
+                if output is WAITING:
+                    continue
                 if name in self.graph.terminal:
                     self.terminal_outputs[name] = output
                 for target in self.graph.next_nodes(name, route):
@@ -125,6 +135,16 @@ class GraphRun:
         earlier = self.log.nodes.get(path)
         if earlier is not None and earlier.finished:
             return earlier.output, earlier.route  # finished before a crash or pause: from the log
+        resume_inputs: dict[str, Any] = {}
+        if earlier is not None and earlier.status == "waiting":
+            resume_inputs = {i: self.answers[i] for i in earlier.interrupts if i in self.answers}
+            if not resume_inputs:
+                self.interrupts.extend(earlier.interrupts)
+                return WAITING, None  # still unanswered
+            if not node.rerun_on_resume:  # the answer is the node's output
+                answer = next(iter(resume_inputs.values())) if len(resume_inputs) == 1 else resume_inputs
+                await self._emit(fact_event(self.ctx, author=node.name, path=path, status="completed", output=answer))
+                return answer, None
         node_input = as_json(node_input)
         status = "resumed" if earlier is not None else "started"
         await self._emit(
@@ -139,6 +159,7 @@ class GraphRun:
                 state_schema=node.state_schema or self.state_schema,
                 run_child=self._child_runner(path),
                 workflow_log=self.log,
+                resume_inputs=resume_inputs,
             )
             try:
                 output, route = await self._attempt(node, ctx, path, node_input)
@@ -153,6 +174,13 @@ class GraphRun:
                     continue
                 await self._emit(fact_event(self.ctx, author=node.name, path=path, status="failed", error=error, attempt=attempt))
                 raise
+            if ctx.interrupts:
+                await self._emit(
+                    fact_event(self.ctx, author=node.name, path=path, status="waiting", actions=ctx.take_actions(),
+                               interrupts=ctx.interrupts)
+                )
+                self.interrupts.extend(ctx.interrupts)
+                return WAITING, None
             output = as_json(output)
             actions = ctx.take_actions()
             actions.route = route
@@ -173,7 +201,10 @@ class GraphRun:
         agen = node.run(ctx=ctx, node_input=node_input)
         try:
             async for item in agen:
-                if not isinstance(item, Event):
+                if is_request_input(item):
+                    ctx.interrupts.append(item.interrupt_id)
+                    item = request_event(item)
+                elif not isinstance(item, Event):
                     output = item
                     continue
                 if item.node_info.path:  # already placed: an event of a node inside this one

@@ -13,6 +13,7 @@ from runtime.invocation_context import InvocationContext
 from runtime.workflow.base_node import BaseNode
 from runtime.workflow.context import Context
 from runtime.workflow.graph import Graph
+from runtime.workflow.interrupts import answers
 from runtime.workflow.scheduler import GraphRun
 
 
@@ -37,9 +38,11 @@ class Workflow(BaseAgent, BaseNode):
     def graph(self) -> Optional[Graph]:
         return self._graph
 
-    def _graph_run(self, ctx: InvocationContext, path: str, log: WorkflowRuns, state_schema: Any) -> GraphRun:
+    def _graph_run(
+        self, ctx: InvocationContext, path: str, log: WorkflowRuns, answers: dict[str, Any], state_schema: Any
+    ) -> GraphRun:
         return GraphRun(
-            self._graph, ctx=ctx, path=path, log=log, state_schema=self.state_schema or state_schema,
+            self._graph, ctx=ctx, path=path, log=log, answers=answers, state_schema=self.state_schema or state_schema,
             max_concurrency=self.max_concurrency,
         )
 
@@ -47,19 +50,28 @@ class Workflow(BaseAgent, BaseNode):
         """As the Runner's agent: a resumed invocation reads its events once, folded."""
         if self._graph is None:
             return
-        log = fold_all(ctx.invocation_events()) if ctx.resuming else WorkflowRuns()
+        events = ctx.invocation_events() if ctx.resuming else []
+        log, found = fold_all(events), answers(events)
         message = ctx.user_content
         text = "".join(p.text or "" for p in message.parts or []) if message is not None else None
-        async for event in self._graph_run(ctx, self.name, log, None).events(text):
+        run = self._graph_run(ctx, self.name, log, found, None)
+        async for event in run.events(text):
             yield event
+        if run.interrupts:
+            ctx.paused_agents.add(self.name)  # a resumable invocation pauses; it has not finished
 
     async def _run_impl(self, *, ctx: Context, node_input: Any) -> AsyncGenerator[Any, None]:
         """As a node of another workflow."""
         if self._graph is None:
             return
-        run = self._graph_run(ctx.invocation_context, ctx.node_path, ctx.workflow_log or WorkflowRuns(), ctx.state._schema)
+        parent = ctx.invocation_context
+        events = parent.invocation_events() if parent.resuming else []
+        run = self._graph_run(parent, ctx.node_path, ctx.workflow_log or WorkflowRuns(), answers(events), ctx.state._schema)
         async for event in run.events(node_input):
             yield event
+        if run.interrupts:
+            ctx.interrupts.extend(run.interrupts)  # waits while a node inside waits, on the same requests
+            return
         outputs = run.terminal_outputs
         yield next(iter(outputs.values())) if len(outputs) == 1 else (outputs or None)
 
