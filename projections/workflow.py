@@ -6,6 +6,8 @@ key `NODE_FACT_KEY` of `custom_metadata`, the fact:
 
     {"status": "started",   "input": <json>, "attempt": 1, "sources": [<paths of the runs that triggered it>]}
     {"status": "completed"}            (with the output in `Event.output`, the route in `actions.route`)
+    {"status": "completed", "input": ..., "sources": [...], "attempt": 1, "started_at": <ts>}
+                                       (a quick node's start and end in one event: one commit, not two)
     {"status": "failed",    "error": "ValueError: ...", "attempt": n}
     {"status": "retried",   "error": "...", "attempt": n}     (attempt n failed; n + 1 follows)
     {"status": "waiting", "interrupts": [<ids>]}   (waits for the client's input; see runtime.workflow.interrupts)
@@ -88,13 +90,13 @@ def fold(runs: WorkflowRuns, event: Event) -> WorkflowRuns:
     nodes = runs.invocations.setdefault(event.invocation_id, {})
     run = nodes.get(path)
     if run is None:
-        run = nodes[path] = NodeRun(path=path, started_at=event.timestamp)
-    if status in ("started", "resumed"):
+        run = nodes[path] = NodeRun(path=path, started_at=fact.get("started_at", event.timestamp))
+    if "input" in fact:  # started, resumed, or a quick node's completed fact that says both
         run.input = fact.get("input")
         run.sources = list(fact.get("sources", ()))
         run.attempts = fact.get("attempt", run.attempts)
         run.error = None
-    elif status == "retried":
+    if status == "retried":
         run.retries += 1
         run.attempts = fact.get("attempt", run.attempts) + 1
         run.error = fact.get("error")

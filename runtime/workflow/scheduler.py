@@ -14,7 +14,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any, AsyncGenerator, Callable, Optional
 
 from domain.events import Event, NodeInfo
-from projections.workflow import WorkflowRuns
+from projections.workflow import WorkflowRuns, node_fact
 from runtime.invocation_context import InvocationContext
 from runtime.workflow.base_node import START, BaseNode
 from runtime.workflow.context import Context
@@ -26,6 +26,10 @@ from runtime.workflow.state_schema import check_state_delta
 if TYPE_CHECKING:
     from runtime.workflow.graph import Graph
 
+
+HOLD_STARTED = 0.05
+"""Seconds a node's started fact may wait to be merged into its completed fact (one commit, not
+two, for a quick node); a node still running after that has its start committed on its own."""
 
 WAITING = object()
 """What a node waiting for input returns instead of an output: its successors do not run yet."""
@@ -66,6 +70,7 @@ class GraphRun:
         ]
         arrivals: dict[str, dict[str, tuple[str, Any]]] = {}  # join -> predecessor -> (its path, output)
         tasks: dict[asyncio.Task, str] = {}
+        held: dict[str, Event] = {}  # path -> started fact not yet yielded
         try:
             while pending or tasks:
                 while pending and (self.max_concurrency is None or len(tasks) < self.max_concurrency):
@@ -75,9 +80,25 @@ class GraphRun:
                     task = asyncio.create_task(self.run_node(self.graph.nodes[name], path, value, sources))
                     tasks[task] = path
                     task.add_done_callback(lambda t: self._queue.put_nowait(("done", t)))
-                kind, item = await self._queue.get()
+                try:
+                    kind, item = await (asyncio.wait_for(self._queue.get(), HOLD_STARTED) if held else self._queue.get())
+                except TimeoutError:
+                    for event in _flush(held):
+                        yield event
+                    continue
                 if kind == "event":
                     event, committed = item
+                    if committed is None:
+                        held[event.node_info.path] = event
+                        continue
+                    path = event.node_info.path
+                    if path in held and _status(event) == "completed":
+                        for earlier in _flush_before(held, path):  # starts made before this one's go first
+                            yield earlier
+                        event = _merged(held.pop(path), event)
+                    else:
+                        for earlier in _flush(held):
+                            yield earlier
                     yield event
                     if not committed.done():
                         committed.set_result(None)
@@ -87,6 +108,8 @@ class GraphRun:
                     continue
                 error = item.exception()
                 if error is not None:
+                    for event in _flush(held):
+                        yield event
                     async for event in self._cancel(tasks):
                         yield event
                     raise error
@@ -147,9 +170,8 @@ class GraphRun:
                 return answer, None
         node_input = as_json(node_input)
         status = "resumed" if earlier is not None else "started"
-        await self._emit(
-            fact_event(self.ctx, author=node.name, path=path, status=status, input=node_input, attempt=1, sources=sources)
-        )
+        started = fact_event(self.ctx, author=node.name, path=path, status=status, input=node_input, attempt=1, sources=sources)
+        self._queue.put_nowait(("event", (started, None)))  # not awaited: see HOLD_STARTED
         attempt = 1
         while True:
             ctx = Context(
@@ -243,6 +265,34 @@ class GraphRun:
             return output
 
         return run_child
+
+
+def _status(event: Event) -> str:
+    fact = node_fact(event)
+    return fact.get("status", "") if fact else ""
+
+
+def _flush(held: dict[str, Event]) -> list[Event]:
+    """The held started facts, in the order they were made; `held` is emptied."""
+    events = list(held.values())
+    held.clear()
+    return events
+
+
+def _flush_before(held: dict[str, Event], path: str) -> list[Event]:
+    """The held started facts made before `path`'s, taken out of `held`."""
+    earlier = list(held)[: list(held).index(path)]
+    return [held.pop(p) for p in earlier]
+
+
+def _merged(started: Event, completed: Event) -> Event:
+    """One event for a quick node's whole life: its completed fact carrying what started said."""
+    start = dict(node_fact(started))
+    fact = node_fact(completed)
+    fact.update({k: v for k, v in start.items() if k != "status"}, started_at=started.timestamp)
+    if start["status"] == "resumed":
+        fact["resumed"] = True
+    return completed
 
 
 def _only_output_route_state(event: Event) -> bool:
