@@ -32,6 +32,7 @@ class Context(CallbackContext):
         resume_inputs: Optional[dict[str, Any]] = None,
     ) -> None:
         super().__init__(invocation_context, event_actions=EventActions())
+        self.state_schema = state_schema
         self._state = SchemaState(invocation_context.session.state, self._event_actions.state_delta, state_schema)
         self.node_path = node_path
         self.attempt_count = attempt_count
@@ -53,7 +54,7 @@ class Context(CallbackContext):
         actions = self._event_actions
         self._event_actions = EventActions()
         self._state = SchemaState(
-            self._invocation_context.session.state, self._event_actions.state_delta, self._state._schema
+            self._invocation_context.session.state, self._event_actions.state_delta, self.state_schema
         )
         return actions
 

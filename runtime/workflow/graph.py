@@ -76,7 +76,7 @@ class Graph:
         for edge in self.edges:
             if edge.from_node.name not in self.predecessors[edge.to_node.name]:
                 self.predecessors[edge.to_node.name].append(edge.from_node.name)
-        self.terminal = [n for n in self.nodes if n != START.name and not any(e.from_node.name == n for e in self.edges)]
+        self.terminal = [n for n in self.nodes if n != START.name and not self.outgoing[n]]
 
     def _node(self, node_like: Any) -> BaseNode:
         key = id(node_like)
@@ -132,42 +132,51 @@ class Graph:
             if earlier and (None in earlier or None in routes or earlier & routes):
                 raise GraphValidationError(f"Duplicate edge from {source!r} to {target!r}.")
             earlier |= routes
+        self.outgoing: dict[str, list[Edge]] = {name: [] for name in self.nodes}
+        for edge in self.edges:
+            self.outgoing[edge.from_node.name].append(edge)
         reachable, stack = set(), [START.name]
         while stack:
             name = stack.pop()
             if name not in reachable:
                 reachable.add(name)
-                stack.extend(e.to_node.name for e in self.edges if e.from_node.name == name)
+                stack.extend(e.to_node.name for e in self.outgoing[name])
         unreachable = sorted(set(self.nodes) - reachable)
         if unreachable:
             raise GraphValidationError(f"Nodes {unreachable} cannot be reached from START.")
         self._check_unconditional_cycles()
 
     def _check_unconditional_cycles(self) -> None:
-        following = {name: [e.to_node.name for e in self.edges if e.from_node.name == name and e.route is None] for name in self.nodes}
-        done: set[str] = set()
-
-        def visit(name: str, path: list[str]) -> None:
-            for nxt in following[name]:
-                if nxt in path:
+        """A depth-first walk over unrouted edges (iterative: graphs may be long chains)."""
+        state: dict[str, int] = {}  # 1: on the current path, 2: done
+        for root in self.nodes:
+            if root in state:
+                continue
+            path, stack = [root], [iter(self.outgoing[root])]
+            state[root] = 1
+            while stack:
+                edge = next(stack[-1], None)
+                if edge is None:
+                    state[path.pop()] = 2
+                    stack.pop()
+                    continue
+                if edge.route is not None:
+                    continue
+                nxt = edge.to_node.name
+                if state.get(nxt) == 1:
                     cycle = path[path.index(nxt):] + [nxt]
                     raise GraphValidationError(
                         f"Unconditional cycle {' -> '.join(cycle)}: a loop needs at least one routed edge."
                     )
-                if nxt not in done:
-                    visit(nxt, path + [nxt])
-            done.add(name)
-
-        for name in self.nodes:
-            if name not in done:
-                visit(name, [name])
+                if nxt not in state:
+                    state[nxt] = 1
+                    path.append(nxt)
+                    stack.append(iter(self.outgoing[nxt]))
 
     def next_nodes(self, name: str, route: Any) -> list[str]:
         emitted = set(route) if isinstance(route, list) else {route}
         chosen, defaults, matched = [], [], False
-        for edge in self.edges:
-            if edge.from_node.name != name:
-                continue
+        for edge in self.outgoing[name]:
             if edge.route is None:
                 chosen.append(edge.to_node.name)
             elif edge.route == DEFAULT_ROUTE:

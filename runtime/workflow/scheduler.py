@@ -236,7 +236,7 @@ class GraphRun:
                     output = item.output
                 if item.actions.route is not None:
                     ctx.route = item.actions.route
-                check_state_delta(ctx.state._schema, item.actions.state_delta)
+                check_state_delta(ctx.state_schema, item.actions.state_delta)
                 if item.content is None and _only_output_route_state(item):
                     ctx.state.update(item.actions.state_delta)  # output/route/state only: goes on "completed"
                     continue

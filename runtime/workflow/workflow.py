@@ -66,7 +66,7 @@ class Workflow(BaseAgent, BaseNode):
             return
         parent = ctx.invocation_context
         events = parent.invocation_events() if parent.resuming else []
-        run = self._graph_run(parent, ctx.node_path, ctx.workflow_log or WorkflowRuns(), answers(events), ctx.state._schema)
+        run = self._graph_run(parent, ctx.node_path, ctx.workflow_log or WorkflowRuns(), answers(events), ctx.state_schema)
         async for event in run.events(node_input):
             yield event
         if run.interrupts:
