@@ -257,3 +257,19 @@ async def test_any_node_can_be_the_runner_root_as_a_one_node_workflow(store_url)
     events = [e async for e in runner.run_async(user_id=USER, session_id=SESSION, new_message=message)]
     assert [(e.node_info.path, e.output) for e in events if e.output is not None] == [("answer/answer@1", "cba")]
     await sessions.close()
+
+
+async def test_parameters_are_coerced_to_their_type_hints_or_refused(setup):
+    from runtime.workflow import WorkflowDataError
+
+    def add_one(node_input: int) -> int:
+        return node_input + 1
+
+    def ok(n: int, ctx) -> int:
+        return n
+
+    await setup.run(Workflow(name="wf", edges=[(START, add_one)]), "41")
+    assert fold_all((await setup.session()).events).nodes["wf/add_one@1"].output == 42
+
+    with pytest.raises(WorkflowDataError, match="'n' of node 'ok'"):
+        await setup.run(Workflow(name="wf", edges=[(START, ok)]), state={"n": "many"}, session_id="s2")

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import typing
 from typing import Any, AsyncGenerator, Callable, Literal, Optional
 
-from pydantic import ConfigDict, PrivateAttr
+from pydantic import ConfigDict, PrivateAttr, TypeAdapter, ValidationError
 
 from runtime.workflow.base_node import BaseNode
 from runtime.workflow.context import Context
@@ -27,6 +28,7 @@ class FunctionNode(BaseNode):
     func: Callable[..., Any]
     parameter_binding: Literal["state", "node_input"] = "state"
     _signature: inspect.Signature = PrivateAttr()
+    _adapters: dict[str, TypeAdapter] = PrivateAttr(default_factory=dict)
 
     def __init__(self, func: Optional[Callable[..., Any]] = None, /, **data: Any) -> None:
         if func is not None:
@@ -39,6 +41,14 @@ class FunctionNode(BaseNode):
         if not callable(self.func):
             raise WorkflowConfigurationError(f"FunctionNode {self.name!r} needs a callable, got {self.func!r}.")
         self._signature = inspect.signature(self.func)
+        try:
+            hints = typing.get_type_hints(self.func)
+        except Exception:  # noqa: BLE001 - unresolvable hints: bind values as they are
+            hints = {}
+        self._adapters = {
+            name: TypeAdapter(hint) for name, hint in hints.items()
+            if name != "return" and name not in _CONTEXT_NAMES and hint is not Context
+        }
 
     def _arguments(self, ctx: Context, node_input: Any) -> dict[str, Any]:
         source = ctx.state if self.parameter_binding == "state" else (node_input if isinstance(node_input, dict) else {})
@@ -49,9 +59,9 @@ class FunctionNode(BaseNode):
             if name in _CONTEXT_NAMES or parameter.annotation is Context:
                 arguments[name] = ctx
             elif name == "node_input" and self.parameter_binding == "state":
-                arguments[name] = node_input
+                arguments[name] = self._coerced(name, node_input)
             elif name in source:
-                arguments[name] = source[name]
+                arguments[name] = self._coerced(name, source[name])
             elif parameter.default is not parameter.empty:
                 arguments[name] = parameter.default
             else:
@@ -61,6 +71,18 @@ class FunctionNode(BaseNode):
                     "and has no default."
                 )
         return arguments
+
+    def _coerced(self, name: str, value: Any) -> Any:
+        """The value as the parameter's type hint wants it (as ADK: "3" for an int becomes 3)."""
+        adapter = self._adapters.get(name)
+        if adapter is None or value is None:
+            return value
+        try:
+            return adapter.validate_python(value)
+        except ValidationError as error:
+            raise WorkflowDataError(
+                f"Parameter {name!r} of node {self.name!r} got {value!r}, which does not fit its type: {error}"
+            ) from error
 
     async def _run_impl(self, *, ctx: Context, node_input: Any) -> AsyncGenerator[Any, None]:
         arguments = self._arguments(ctx, node_input)
