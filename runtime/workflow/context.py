@@ -29,6 +29,7 @@ class Context(CallbackContext):
         state_schema: Any,
         run_child: RunChild,
         workflow_log: Any = None,
+        workflow_answers: Optional[dict[str, Any]] = None,
         resume_inputs: Optional[dict[str, Any]] = None,
     ) -> None:
         super().__init__(invocation_context, event_actions=EventActions())
@@ -39,7 +40,10 @@ class Context(CallbackContext):
         self.output: Any = None
         self.route: Any = None
         self._run_child = run_child
-        self.workflow_log = workflow_log  # the invocation's WorkflowRuns: what a nested workflow resumes from
+        # What a nested workflow resumes from, read once for the invocation: its node runs (WorkflowRuns)
+        # and the client's answers to input requests.
+        self.workflow_log = workflow_log
+        self.workflow_answers: dict[str, Any] = workflow_answers or {}
         self.resume_inputs: dict[str, Any] = dict(resume_inputs or {})
         """The client's answers to this node's input requests (interrupt id -> response), when a
         node with rerun_on_resume=True runs again after them."""

@@ -181,6 +181,7 @@ class GraphRun:
                 state_schema=node.state_schema or self.state_schema,
                 run_child=self._child_runner(path),
                 workflow_log=self.log,
+                workflow_answers=self.answers,
                 resume_inputs=resume_inputs,
             )
             try:

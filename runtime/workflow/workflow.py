@@ -64,9 +64,8 @@ class Workflow(BaseAgent, BaseNode):
         """As a node of another workflow."""
         if self._graph is None:
             return
-        parent = ctx.invocation_context
-        events = parent.invocation_events() if parent.resuming else []
-        run = self._graph_run(parent, ctx.node_path, ctx.workflow_log or WorkflowRuns(), answers(events), ctx.state_schema)
+        log = ctx.workflow_log or WorkflowRuns()
+        run = self._graph_run(ctx.invocation_context, ctx.node_path, log, ctx.workflow_answers, ctx.state_schema)
         async for event in run.events(node_input):
             yield event
         if run.interrupts:
