@@ -273,3 +273,21 @@ async def test_parameters_are_coerced_to_their_type_hints_or_refused(setup):
 
     with pytest.raises(WorkflowDataError, match="'n' of node 'ok'"):
         await setup.run(Workflow(name="wf", edges=[(START, ok)]), state={"n": "many"}, session_id="s2")
+
+
+async def test_a_node_may_set_ctx_output_and_ctx_route_instead_of_yielding_them(setup):
+    def decide(ctx):
+        ctx.output = {"score": 7}
+        ctx.route = "high"
+
+    def high(node_input):
+        return f"high {node_input['score']}"
+
+    def low(node_input):
+        return "low"
+
+    await setup.run(Workflow(name="wf", edges=[(START, decide, {"high": high, "low": low})]))
+    runs = fold_all((await setup.session()).events).nodes
+    assert list(runs) == ["wf/decide@1", "wf/high@1"]
+    assert (runs["wf/decide@1"].output, runs["wf/decide@1"].route) == ({"score": 7}, "high")
+    assert runs["wf/high@1"].output == "high 7"

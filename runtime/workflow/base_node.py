@@ -26,6 +26,7 @@ class BaseNode(BaseModel):
     """When a resumed invocation reaches this node waiting for input: run it again (True), or take
     the answer as its output (False). A node cut off by a crash has no output and always runs again."""
     wait_for_output: bool = False
+    """Accepted as in ADK; not acted on yet (JoinNode waits for its predecessors by its own rule)."""
     retry_config: Optional[RetryConfig] = None
     timeout: Optional[float] = None
     """Seconds the node may run; past that it fails with NodeTimeoutError (which may be retried)."""
