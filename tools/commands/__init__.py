@@ -2,10 +2,10 @@
 
 from tools.commands import (
     analytics, bench, demo, export, history, import_adk, parity, pending, projections, purge, repair, replay, sessions,
-    timetravel, verify,
+    timetravel, verify, workflow,
 )
 
 COMMANDS = [
-    demo, sessions, history, pending, timetravel, repair, replay, export, verify, projections, analytics, import_adk,
-    purge, bench, parity,
+    demo, sessions, history, pending, workflow, timetravel, repair, replay, export, verify, projections, analytics,
+    import_adk, purge, bench, parity,
 ]

@@ -1,0 +1,50 @@
+"""The events that record a node's life (see projections.workflow for what each says)."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from pydantic_core import to_jsonable_python
+
+from domain.events import Event, EventActions, NodeInfo
+from projections.workflow import NODE_FACT_KEY
+from runtime.invocation_context import InvocationContext
+
+
+def as_json(value: Any) -> Any:
+    """A node's input or output as the log keeps it (and as the next node gets it, so a resumed run
+    hands on exactly what a live one did)."""
+    return to_jsonable_python(value, serialize_unknown=True)
+
+
+def describe(error: BaseException) -> str:
+    return f"{type(error).__name__}: {error}"
+
+
+def fact_event(
+    ctx: InvocationContext,
+    *,
+    author: str,
+    path: str,
+    status: str,
+    output: Any = None,
+    actions: Optional[EventActions] = None,
+    error: Optional[BaseException] = None,
+    **details: Any,
+) -> Event:
+    fact: dict[str, Any] = {"status": status, **details}
+    event = Event(
+        invocation_id=ctx.invocation_id,
+        author=author,
+        branch=ctx.branch,
+        output=output,
+        actions=actions or EventActions(),
+        node_info=NodeInfo(path=path),
+        custom_metadata={NODE_FACT_KEY: fact},
+    )
+    if error is not None:
+        fact["error"] = describe(error)
+        if status == "failed":
+            event.error_code = "NODE_FAILED"
+            event.error_message = fact["error"]
+    return event

@@ -1,0 +1,301 @@
+"""Running one workflow graph: nodes as tasks, their events committed one at a time, in order.
+
+Each node runs in its own task and hands every event it makes to the workflow's generator, then
+waits until the Runner has committed it (so code after a `yield` sees the stored state, and a
+crash never loses a fact a later one relies on). A resumed invocation passes the fold of its
+events (`WorkflowRuns`): a node whose path finished there is not run; its output and route come
+from the log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from typing import TYPE_CHECKING, Any, AsyncGenerator, Callable, Optional
+
+from domain.events import Event, NodeInfo
+from projections.workflow import WorkflowRuns, node_fact
+from runtime.invocation_context import InvocationContext
+from runtime.workflow.base_node import START, BaseNode
+from runtime.workflow.context import Context
+from runtime.workflow.errors import NodeTimeoutError
+from runtime.workflow.facts import as_json, fact_event
+from runtime.workflow.interrupts import is_request_input, request_event
+from runtime.workflow.state_schema import check_state_delta
+
+if TYPE_CHECKING:
+    from runtime.workflow.graph import Graph
+
+
+HOLD_STARTED = 0.05
+"""Seconds a node's started fact may wait to be merged into its completed fact (one commit, not
+two, for a quick node); a node still running after that has its start committed on its own."""
+
+WAITING = object()
+"""What a node waiting for input returns instead of an output: its successors do not run yet."""
+
+
+class GraphRun:
+    """One run of a graph at `path` (``wf`` or ``wf/inner@1``)."""
+
+    def __init__(
+        self,
+        graph: Graph,
+        *,
+        ctx: InvocationContext,
+        path: str,
+        log: WorkflowRuns,
+        answers: dict[str, Any],
+        state_schema: Any,
+        max_concurrency: Optional[int] = None,
+    ):
+        self.graph = graph
+        self.ctx = ctx
+        self.path = path
+        self.log = log
+        self.answers = answers  # the client's answers to input requests, by interrupt id
+        self.interrupts: list[str] = []  # input requests still unanswered: the invocation pauses
+        self.state_schema = state_schema
+        self.max_concurrency = max_concurrency if max_concurrency and max_concurrency > 0 else None
+        self._queue: asyncio.Queue = asyncio.Queue()
+        self._runs: Counter = Counter()
+        self.terminal_outputs: dict[str, Any] = {}
+
+    # -- the generator the workflow yields from ---------------------------------------------
+
+    async def events(self, node_input: Any) -> AsyncGenerator[Event, None]:
+        # (node name, its input, the paths of the runs that triggered it)
+        pending: list[tuple[str, Any, list[str]]] = [
+            (name, node_input, []) for name in self.graph.next_nodes(START.name, None)
+        ]
+        arrivals: dict[str, dict[str, tuple[str, Any]]] = {}  # join -> predecessor -> (its path, output)
+        tasks: dict[asyncio.Task, str] = {}
+        held: dict[str, Event] = {}  # path -> started fact not yet yielded
+        try:
+            while pending or tasks:
+                while pending and (self.max_concurrency is None or len(tasks) < self.max_concurrency):
+                    name, value, sources = pending.pop(0)
+                    self._runs[name] += 1
+                    path = f"{self.path}/{name}@{self._runs[name]}"
+                    task = asyncio.create_task(self.run_node(self.graph.nodes[name], path, value, sources))
+                    tasks[task] = path
+                    task.add_done_callback(lambda t: self._queue.put_nowait(("done", t)))
+                try:
+                    kind, item = await (asyncio.wait_for(self._queue.get(), HOLD_STARTED) if held else self._queue.get())
+                except TimeoutError:
+                    for event in _flush(held):
+                        yield event
+                    continue
+                if kind == "event":
+                    event, committed = item
+                    if committed is None:
+                        held[event.node_info.path] = event
+                        continue
+                    path = event.node_info.path
+                    if path in held and _status(event) == "completed":
+                        for earlier in _flush_before(held, path):  # starts made before this one's go first
+                            yield earlier
+                        event = _merged(held.pop(path), event)
+                    else:
+                        for earlier in _flush(held):
+                            yield earlier
+                    yield event
+                    if not committed.done():
+                        committed.set_result(None)
+                    continue
+                path = tasks.pop(item)
+                if item.cancelled():
+                    continue
+                error = item.exception()
+                if error is not None:
+                    for event in _flush(held):
+                        yield event
+                    async for event in self._cancel(tasks):
+                        yield event
+                    raise error
+                name = path.rsplit("/", 1)[-1].split("@", 1)[0]
+                output, route = item.result()
+                if output is WAITING:
+                    continue
+                if name in self.graph.terminal:
+                    self.terminal_outputs[name] = output
+                for target in self.graph.next_nodes(name, route):
+                    if not self.graph.nodes[target].requires_all_predecessors:
+                        pending.append((target, output, [path]))
+                        continue
+                    waiting = arrivals.setdefault(target, {})
+                    waiting[name] = (path, output)
+                    expected = [p for p in self.graph.predecessors[target] if p != START.name]
+                    if all(p in waiting for p in expected):
+                        pending.append((target, {p: waiting[p][1] for p in expected}, [waiting[p][0] for p in expected]))
+                        del arrivals[target]
+        finally:
+            for task in tasks:
+                task.cancel()
+            if tasks:
+                await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _cancel(self, tasks: dict[asyncio.Task, str]) -> AsyncGenerator[Event, None]:
+        """Stops the nodes still running (another one failed) and records that they were cancelled."""
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        for path in tasks.values():
+            name = path.rsplit("/", 1)[-1].split("@", 1)[0]
+            yield fact_event(self.ctx, author=name, path=path, status="cancelled")
+        tasks.clear()
+
+    async def _emit(self, event: Event) -> None:
+        committed = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait(("event", (event, committed)))
+        await committed
+
+    # -- one node -------------------------------------------------------------------------
+
+    async def run_node(self, node: BaseNode, path: str, node_input: Any, sources: list[str]) -> tuple[Any, Any]:
+        """Runs `node` at `path` (retrying as its RetryConfig says); returns (output, route).
+        `sources`: the paths of the runs whose outputs triggered it (for drawing the path taken)."""
+        earlier = self.log.nodes.get(path)
+        if earlier is not None and earlier.finished:
+            return earlier.output, earlier.route  # finished before a crash or pause: from the log
+        resume_inputs: dict[str, Any] = {}
+        if earlier is not None and earlier.status == "waiting":
+            resume_inputs = {i: self.answers[i] for i in earlier.interrupts if i in self.answers}
+            if not resume_inputs:
+                self.interrupts.extend(earlier.interrupts)
+                return WAITING, None  # still unanswered
+            if not node.rerun_on_resume:  # the answer is the node's output
+                answer = next(iter(resume_inputs.values())) if len(resume_inputs) == 1 else resume_inputs
+                await self._emit(fact_event(self.ctx, author=node.name, path=path, status="completed", output=answer))
+                return answer, None
+        node_input = as_json(node_input)
+        status = "resumed" if earlier is not None else "started"
+        started = fact_event(self.ctx, author=node.name, path=path, status=status, input=node_input, attempt=1, sources=sources)
+        self._queue.put_nowait(("event", (started, None)))  # not awaited: see HOLD_STARTED
+        attempt = 1
+        while True:
+            ctx = Context(
+                self.ctx,
+                node_path=path,
+                attempt_count=attempt,
+                state_schema=node.state_schema or self.state_schema,
+                run_child=self._child_runner(path),
+                workflow_log=self.log,
+                workflow_answers=self.answers,
+                resume_inputs=resume_inputs,
+            )
+            try:
+                output, route = await self._attempt(node, ctx, path, node_input)
+            except Exception as error:  # noqa: BLE001 - a node's failure, recorded; retried or raised
+                retry = node.retry_config
+                if retry is not None and attempt < retry.attempts and retry.retries_on(error):
+                    await self._emit(
+                        fact_event(self.ctx, author=node.name, path=path, status="retried", error=error, attempt=attempt)
+                    )
+                    await asyncio.sleep(retry.delay(attempt))
+                    attempt += 1
+                    continue
+                await self._emit(fact_event(self.ctx, author=node.name, path=path, status="failed", error=error, attempt=attempt))
+                raise
+            if ctx.interrupts:
+                await self._emit(
+                    fact_event(self.ctx, author=node.name, path=path, status="waiting", actions=ctx.take_actions(),
+                               interrupts=ctx.interrupts)
+                )
+                self.interrupts.extend(ctx.interrupts)
+                return WAITING, None
+            output = as_json(output)
+            actions = ctx.take_actions()
+            actions.route = route
+            await self._emit(fact_event(self.ctx, author=node.name, path=path, status="completed", output=output, actions=actions))
+            return output, route
+
+    async def _attempt(self, node: BaseNode, ctx: Context, path: str, node_input: Any) -> tuple[Any, Any]:
+        if node.timeout is None:
+            return await self._consume(node, ctx, path, node_input)
+        try:
+            async with asyncio.timeout(node.timeout):
+                return await self._consume(node, ctx, path, node_input)
+        except TimeoutError as error:
+            raise NodeTimeoutError(node_name=node.name, timeout=node.timeout) from error
+
+    async def _consume(self, node: BaseNode, ctx: Context, path: str, node_input: Any) -> tuple[Any, Any]:
+        output: Any = None
+        agen = node.run(ctx=ctx, node_input=node_input)
+        try:
+            async for item in agen:
+                if is_request_input(item):
+                    ctx.interrupts.append(item.interrupt_id)
+                    item = request_event(item)
+                elif not isinstance(item, Event):
+                    output = item
+                    continue
+                if item.node_info.path:  # already placed: an event of a node inside this one
+                    await self._emit(item)
+                    continue
+                if item.output is not None:
+                    output = item.output
+                if item.actions.route is not None:
+                    ctx.route = item.actions.route
+                check_state_delta(ctx.state_schema, item.actions.state_delta)
+                if item.content is None and _only_output_route_state(item):
+                    ctx.state.update(item.actions.state_delta)  # output/route/state only: goes on "completed"
+                    continue
+                pending = ctx.take_actions()
+                item.actions.state_delta = {**pending.state_delta, **item.actions.state_delta}
+                item.actions.artifact_delta = {**pending.artifact_delta, **item.actions.artifact_delta}
+                item.invocation_id = item.invocation_id or self.ctx.invocation_id
+                item.author = item.author or node.name
+                item.node_info = NodeInfo(path=path)
+                item.output = None
+                await self._emit(item)
+        finally:
+            await agen.aclose()
+        return (ctx.output if ctx.output is not None else output), ctx.route
+
+    def _child_runner(self, parent_path: str) -> Callable[..., Any]:
+        async def run_child(node_like: Any, node_input: Any, *, name: Optional[str] = None) -> Any:
+            from runtime.workflow.graph import as_node
+
+            child = as_node(node_like)
+            if name is not None:
+                child = child.model_copy(update={"name": name})
+            key = f"{parent_path}/{child.name}"
+            self._runs[key] += 1
+            output, _ = await self.run_node(child, f"{key}@{self._runs[key]}", node_input, [parent_path])
+            return output
+
+        return run_child
+
+
+def _status(event: Event) -> str:
+    fact = node_fact(event)
+    return fact.get("status", "") if fact else ""
+
+
+def _flush(held: dict[str, Event]) -> list[Event]:
+    """The held started facts, in the order they were made; `held` is emptied."""
+    events = list(held.values())
+    held.clear()
+    return events
+
+
+def _flush_before(held: dict[str, Event], path: str) -> list[Event]:
+    """The held started facts made before `path`'s, taken out of `held`."""
+    earlier = list(held)[: list(held).index(path)]
+    return [held.pop(p) for p in earlier]
+
+
+def _merged(started: Event, completed: Event) -> Event:
+    """One event for a quick node's whole life: its completed fact carrying what started said."""
+    start = dict(node_fact(started))
+    fact = node_fact(completed)
+    fact.update({k: v for k, v in start.items() if k != "status"}, started_at=started.timestamp)
+    if start["status"] == "resumed":
+        fact["resumed"] = True
+    return completed
+
+
+def _only_output_route_state(event: Event) -> bool:
+    """An event that says no more than a node's output, route or state changes."""
+    return not (event.actions.model_fields_set - {"state_delta", "route"}) and not event.long_running_tool_ids

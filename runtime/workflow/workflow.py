@@ -1,0 +1,87 @@
+"""Workflow: a graph of nodes; usable as a node, as an App's root_agent, or as a Runner's agent."""
+
+from __future__ import annotations
+
+from typing import Any, AsyncGenerator, Optional
+
+from pydantic import ConfigDict, Field, PrivateAttr
+
+from domain.events import Event
+from projections.workflow import WorkflowRuns, fold_all
+from runtime.agents.base_agent import BaseAgent
+from runtime.invocation_context import InvocationContext
+from runtime.workflow.base_node import BaseNode
+from runtime.workflow.context import Context
+from runtime.workflow.graph import Graph
+from runtime.workflow.interrupts import answers
+from runtime.workflow.scheduler import GraphRun
+
+
+class Workflow(BaseAgent, BaseNode):
+    """`Workflow(name=..., edges=[...])`. As the Runner's root agent its input is the user's message
+    text; as a node, its node input. Its output is its terminal node's output (a dict by node name
+    when several terminal nodes ran)."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
+
+    edges: list[Any] = Field(default_factory=list)
+    rerun_on_resume: bool = True
+    max_concurrency: Optional[int] = None
+    """Most graph-scheduled nodes running at once; None or <= 0 means no limit."""
+    _graph: Optional[Graph] = PrivateAttr(default=None)
+
+    def __init__(self, /, **data: Any) -> None:
+        super().__init__(**data)
+        self._graph = Graph(self.edges) if self.edges else None  # a malformed graph is refused here
+
+    @property
+    def graph(self) -> Optional[Graph]:
+        return self._graph
+
+    def _graph_run(
+        self, ctx: InvocationContext, path: str, log: WorkflowRuns, answers: dict[str, Any], state_schema: Any
+    ) -> GraphRun:
+        return GraphRun(
+            self._graph, ctx=ctx, path=path, log=log, answers=answers, state_schema=self.state_schema or state_schema,
+            max_concurrency=self.max_concurrency,
+        )
+
+    async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        """As the Runner's agent: a resumed invocation reads its events once, folded."""
+        if self._graph is None:
+            return
+        events = ctx.invocation_events() if ctx.resuming else []
+        log, found = fold_all(events), answers(events)
+        message = ctx.user_content
+        text = "".join(p.text or "" for p in message.parts or []) if message is not None else None
+        run = self._graph_run(ctx, self.name, log, found, None)
+        async for event in run.events(text):
+            yield event
+        if run.interrupts:
+            ctx.paused_agents.add(self.name)  # a resumable invocation pauses; it has not finished
+
+    async def _run_impl(self, *, ctx: Context, node_input: Any) -> AsyncGenerator[Any, None]:
+        """As a node of another workflow."""
+        if self._graph is None:
+            return
+        log = ctx.workflow_log or WorkflowRuns()
+        run = self._graph_run(ctx.invocation_context, ctx.node_path, log, ctx.workflow_answers, ctx.state_schema)
+        async for event in run.events(node_input):
+            yield event
+        if run.interrupts:
+            ctx.interrupts.extend(run.interrupts)  # waits while a node inside waits, on the same requests
+            return
+        outputs = run.terminal_outputs
+        yield next(iter(outputs.values())) if len(outputs) == 1 else (outputs or None)
+
+
+def as_root_agent(node_like: Any) -> BaseAgent:
+    """What `Runner(node=...)` runs: a Workflow as it is; any other node in a one-node workflow of
+    the same name."""
+    if isinstance(node_like, BaseAgent):
+        return node_like
+    from runtime.workflow.base_node import START
+    from runtime.workflow.graph import as_node
+
+    built = as_node(node_like)
+    return Workflow(name=built.name, description=built.description, edges=[(START, built)])
