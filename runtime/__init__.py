@@ -39,6 +39,7 @@ from runtime.plugins import BasePlugin, LoggingPlugin, PluginError, PluginManage
 from runtime.run_config import RunConfig, StreamingMode
 from runtime.replay import ReplayReport, ReplayTurn
 from runtime.runner import InMemoryRunner, Runner
+from runtime.workflow import Workflow
 from runtime.sessions import (
     AlreadyExistsError,
     BaseSessionService,
@@ -131,6 +132,7 @@ __all__ = [
     "StreamingMode",
     "ToolConfirmation",
     "ToolContext",
+    "Workflow",
     "TransferToAgentTool",
     "build_function_declaration",
     "load_memory",

@@ -27,7 +27,7 @@ class App(BaseModel):
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
     name: str
-    root_agent: Any  # a BaseAgent (typed loosely: agents import this module's siblings)
+    root_agent: Any  # a BaseAgent or a workflow node (typed loosely: agents import this module's siblings)
     plugins: list[Any] = Field(default_factory=list)
     events_compaction_config: Optional[EventsCompactionConfig] = None
     """Summarise long sessions for the model (see runtime.compaction); the log keeps every event."""
@@ -52,12 +52,15 @@ class App(BaseModel):
     @classmethod
     def _check_agent(cls, agent: Any) -> Any:
         from runtime.agents.base_agent import BaseAgent
+        from runtime.workflow import BaseNode, as_root_agent
 
-        if not isinstance(agent, BaseAgent):
-            raise InvalidArgumentError(
-                f"App.root_agent must be an agent (e.g. LlmAgent), got {type(agent).__name__}"
-            )
-        return agent
+        if isinstance(agent, BaseAgent):
+            return agent
+        if isinstance(agent, BaseNode):  # a workflow node other than a Workflow: run as a one-node workflow
+            return as_root_agent(agent)
+        raise InvalidArgumentError(
+            f"App.root_agent must be an agent (e.g. LlmAgent) or a workflow node, got {type(agent).__name__}"
+        )
 
     @field_validator("plugins")
     @classmethod

@@ -54,6 +54,7 @@ class Runner:
         app: Optional[App] = None,
         app_name: Optional[str] = None,
         agent: Optional[BaseAgent] = None,
+        node: Any = None,
         plugins: Optional[Sequence[BasePlugin]] = None,
         session_service: BaseSessionService,
         artifact_service: Any = None,
@@ -62,9 +63,16 @@ class Runner:
         auto_create_session: bool = False,
         plugin_close_timeout: float = 5.0,
     ):
+        if sum(x is not None for x in (app, agent, node)) != 1:
+            raise InvalidArgumentError(
+                "Give the Runner exactly one of app=App(...), agent=... (with app_name) or node=... (a workflow node)."
+            )
+        if node is not None:
+            from runtime.workflow import as_root_agent
+
+            agent = as_root_agent(node)
+            app_name = app_name or agent.name
         if app is not None:
-            if agent is not None:
-                raise InvalidArgumentError("Give the Runner either app=... or agent=... (with app_name), not both.")
             if plugins:
                 raise InvalidArgumentError("With app=..., register plugins on the App, not on the Runner.")
             app_name = app_name or app.name
@@ -72,14 +80,15 @@ class Runner:
             plugins = app.plugins
             self.resumability_config: Optional[ResumabilityConfig] = app.resumability_config
         else:
-            if agent is None or not app_name:
+            if not app_name:
                 raise InvalidArgumentError("Give the Runner app=App(...), or both agent=... and app_name=....")
             self.resumability_config = None
         if not isinstance(agent, BaseAgent):
             raise InvalidArgumentError(f"The Runner's agent must be a BaseAgent, got {type(agent).__name__}")
         if session_service is None:
             raise InvalidArgumentError("The Runner needs a session_service (e.g. InMemorySessionService()).")
-        self.app = app
+        # As in ADK 2.13, a Runner always has an App: a bare agent or node is wrapped in one.
+        self.app: App = app or App.model_construct(name=app_name, root_agent=agent, plugins=list(plugins or []))
         self.app_name: str = app_name
         self.agent: BaseAgent = agent
         self.session_service = session_service
@@ -230,7 +239,7 @@ class Runner:
         """Records a compaction event if the App's EventsCompactionConfig says one is due. A
         summariser that fails is logged, not raised: the invocation's events are committed, and
         the next invocation tries again."""
-        config = self.app.events_compaction_config if self.app is not None else None
+        config = self.app.events_compaction_config
         if config is None:
             return
         from runtime.compaction import maybe_compact
@@ -582,20 +591,24 @@ class InMemoryRunner(Runner):
         app_name: Optional[str] = None,
         plugins: Optional[Sequence[BasePlugin]] = None,
         app: Optional[App] = None,
+        node: Any = None,
         plugin_close_timeout: float = 5.0,
     ):
+        from runtime.artifacts import InMemoryArtifactService
         from runtime.auth import InMemoryCredentialService
+        from runtime.memory import InMemoryMemoryService
         from runtime.sessions import InMemorySessionService
 
         if app is None and app_name is None:
             app_name = "InMemoryRunner"
         session_service = InMemorySessionService()
-        artifact_service = _optional_service("runtime.artifacts", "InMemoryArtifactService")
-        memory_service = _optional_service("runtime.memory", "InMemoryMemoryService")
+        artifact_service = InMemoryArtifactService()
+        memory_service = InMemoryMemoryService()
         super().__init__(
             app=app,
             app_name=app_name,
             agent=agent,
+            node=node,
             plugins=plugins,
             session_service=session_service,
             artifact_service=artifact_service,
@@ -603,22 +616,10 @@ class InMemoryRunner(Runner):
             credential_service=InMemoryCredentialService(),
             plugin_close_timeout=plugin_close_timeout,
         )
-        self._owned_services = [s for s in (session_service, artifact_service, memory_service) if s is not None]
+        self._owned_services = [session_service, artifact_service, memory_service]
 
 
 # -- helpers -----------------------------------------------------------------------------------
-
-
-def _optional_service(module_name: str, class_name: str) -> Any:
-    """An in-memory service if its module exists in this build, else None."""
-    import importlib
-
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError:
-        return None
-    cls = getattr(module, class_name, None)
-    return cls() if cls is not None else None
 
 
 class _Aborted(Exception):

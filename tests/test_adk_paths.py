@@ -11,6 +11,18 @@ import pytest
 # apps import from.
 ADK_PATHS = [
     ("google.adk", "Agent"),
+    ("google.adk", "Workflow"),
+    ("google.adk.workflow", "BaseNode"),
+    ("google.adk.workflow", "DEFAULT_ROUTE"),
+    ("google.adk.workflow", "Edge"),
+    ("google.adk.workflow", "FunctionNode"),
+    ("google.adk.workflow", "JoinNode"),
+    ("google.adk.workflow", "Node"),
+    ("google.adk.workflow", "NodeTimeoutError"),
+    ("google.adk.workflow", "RetryConfig"),
+    ("google.adk.workflow", "START"),
+    ("google.adk.workflow", "Workflow"),
+    ("google.adk.workflow", "node"),
     ("google.adk", "Context"),
     ("google.adk.agents.context", "Context"),
     ("google.adk.events", "RequestInput"),

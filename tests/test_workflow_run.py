@@ -244,19 +244,40 @@ async def test_a_runner_takes_a_workflow_as_its_agent(store_url):
     await sessions.close()
 
 
-async def test_any_node_can_be_the_runner_root_as_a_one_node_workflow(store_url):
-    from runtime.workflow import as_root_agent
+@pytest.mark.parametrize("how", ["node", "app"])
+async def test_any_node_can_be_the_runner_root_as_a_one_node_workflow(store_url, how):
+    from runtime.workflow import FunctionNode
 
     def answer(node_input: str) -> str:
         return node_input[::-1]
 
     sessions = session_service_from_url(store_url)
     await sessions.create_session(app_name=APP, user_id=USER, session_id=SESSION)
-    runner = Runner(agent=as_root_agent(answer), app_name=APP, session_service=sessions)
+    root = FunctionNode(func=answer)
+    if how == "node":  # Runner(node=...), ADK 2.13's third way to give the Runner its root
+        runner = Runner(node=root, app_name=APP, session_service=sessions)
+    else:
+        runner = Runner(app=App(name=APP, root_agent=root), session_service=sessions)
+    assert runner.app.name == APP and runner.agent.name == "answer"
     message = types.Content(role="user", parts=[types.Part(text="abc")])
     events = [e async for e in runner.run_async(user_id=USER, session_id=SESSION, new_message=message)]
     assert [(e.node_info.path, e.output) for e in events if e.output is not None] == [("answer/answer@1", "cba")]
     await sessions.close()
+
+
+def test_a_runner_takes_exactly_one_of_app_agent_or_node():
+    def echo(node_input):
+        return node_input
+
+    sessions = session_service_from_url("memory://")
+    workflow = Workflow(name="wf", edges=[(START, echo)])
+    with pytest.raises(InvalidArgumentError, match="exactly one of app="):
+        Runner(agent=workflow, node=workflow, app_name=APP, session_service=sessions)
+    with pytest.raises(InvalidArgumentError, match="exactly one of app="):
+        Runner(app_name=APP, session_service=sessions)
+    assert Runner(node=workflow, session_service=sessions).app_name == "wf"  # the node's name, as in ADK
+    wrapped = Runner(agent=workflow, app_name=APP, session_service=sessions).app  # a bare agent gets an App
+    assert (wrapped.name, wrapped.root_agent) == (APP, workflow)
 
 
 async def test_parameters_are_coerced_to_their_type_hints_or_refused(setup):
