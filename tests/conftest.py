@@ -13,6 +13,9 @@ import pytest
 
 from tools.pg_server import PostgresUnavailable, start_postgres
 
+# The human-in-the-loop tests' `sessions` fixture (a service per store with their session made).
+pytest_plugins = ["tests.hitl_helpers"]
+
 STORE_KINDS = ["memory", "sqlite", "postgres"]
 _db_numbers = itertools.count()
 

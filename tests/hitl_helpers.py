@@ -5,12 +5,22 @@ from __future__ import annotations
 import json
 from typing import Any, Optional
 
+import pytest
 from google.genai import types
 
-from runtime import App, LlmAgent, ResumabilityConfig, Runner, ScriptedLlm
+from runtime import App, LlmAgent, ResumabilityConfig, Runner, ScriptedLlm, session_service_from_url
 from runtime.models import LlmRequest
 
 APP, USER, SESSION = "hitl_app", "ana", "s1"
+
+
+@pytest.fixture
+async def sessions(store_url):
+    """A session service on each store, with the tests' session created (a plugin of conftest)."""
+    svc = session_service_from_url(store_url)
+    await svc.create_session(app_name=APP, user_id=USER, session_id=SESSION)
+    yield svc
+    await svc.close()
 
 
 def text(value: str) -> types.Content:

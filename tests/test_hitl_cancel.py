@@ -8,18 +8,10 @@ import pytest
 
 from domain.errors import InvalidAnswerError, InvalidArgumentError
 from projections.pending import open_requests
-from runtime import FunctionTool, session_service_from_url
+from runtime import FunctionTool
 from tests.hitl_helpers import APP, SESSION, USER, brain, confirm, make_runner, request_of, run, text
 
 ABORTED = "Invocation was aborted by client."
-
-
-@pytest.fixture
-async def sessions(store_url):
-    svc = session_service_from_url(store_url)
-    await svc.create_session(app_name=APP, user_id=USER, session_id=SESSION)
-    yield svc
-    await svc.close()
 
 
 class Slow:

@@ -9,17 +9,8 @@ from google.genai import types
 
 from domain.errors import InvalidAnswerError
 from runtime import AgentTool, BaseTool, FunctionTool, LlmAgent, ScriptedLlm, ToolConfirmation, ToolContext
-from runtime import session_service_from_url
 from runtime.agents.context import Context
 from tests.hitl_helpers import APP, SESSION, USER, brain, confirm, make_runner, request_of, run, text, texts
-
-
-@pytest.fixture
-async def sessions(store_url):
-    svc = session_service_from_url(store_url)
-    await svc.create_session(app_name=APP, user_id=USER, session_id=SESSION)
-    yield svc
-    await svc.close()
 
 
 class Paid:

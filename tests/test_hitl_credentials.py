@@ -8,7 +8,7 @@ import pytest
 
 from domain.errors import InvalidAnswerError
 from domain.log import session_log_id
-from runtime import ToolContext, session_service_from_url
+from runtime import ToolContext
 from runtime.auth import AuthConfig, AuthCredential, AuthScheme, StoreCredentialService, credential_service_from_url
 from tests.hitl_helpers import APP, SESSION, USER, make_runner, reply, request_of, run, text, texts
 
@@ -17,14 +17,6 @@ AUTH = AuthConfig(
     auth_scheme=AuthScheme.model_validate({"type": "apiKey", "in": "header", "name": "X-Api-Key"}),
     raw_auth_credential=AuthCredential(auth_type="apiKey"),
 )
-
-
-@pytest.fixture
-async def sessions(store_url):
-    svc = session_service_from_url(store_url)
-    await svc.create_session(app_name=APP, user_id=USER, session_id=SESSION)
-    yield svc
-    await svc.close()
 
 
 def weather_tool(used: list):

@@ -9,17 +9,9 @@ import pytest
 
 from domain.errors import InvalidAnswerError
 from projections.pending import open_requests
-from runtime import App, EventsCompactionConfig, FunctionTool, LlmAgent, Runner, ScriptedLlm, session_service_from_url
+from runtime import App, EventsCompactionConfig, FunctionTool, LlmAgent, Runner, ScriptedLlm
 from runtime.models import LlmRequest
 from tests.hitl_helpers import APP, SESSION, USER, brain, confirm, make_runner, request_of, run, text, texts
-
-
-@pytest.fixture
-async def sessions(store_url):
-    svc = session_service_from_url(store_url)
-    await svc.create_session(app_name=APP, user_id=USER, session_id=SESSION)
-    yield svc
-    await svc.close()
 
 
 async def stored(sessions):

@@ -6,19 +6,11 @@ import pytest
 
 from domain.errors import InvalidAnswerError
 from projections.pending import open_requests
-from runtime import ScriptedLlm, session_service_from_url
+from runtime import ScriptedLlm
 from runtime.events.request_input import RequestInput, request_input_event
 from runtime.models import LlmRequest
 from runtime.tools.request_input_tool import request_input
 from tests.hitl_helpers import APP, SESSION, USER, make_runner, reply, request_of, run, text, texts
-
-
-@pytest.fixture
-async def sessions(store_url):
-    svc = session_service_from_url(store_url)
-    await svc.create_session(app_name=APP, user_id=USER, session_id=SESSION)
-    yield svc
-    await svc.close()
 
 
 def asker(request: LlmRequest):
