@@ -185,6 +185,11 @@ class Runner:
                     ctx.user_content = replaced
                 if not new_message.parts:
                     raise InvalidArgumentError("new_message has no parts; send at least one Part.")
+                if any(part.function_call for part in new_message.parts):
+                    raise InvalidArgumentError(
+                        "A user message cannot contain function calls (only the model calls functions); "
+                        "send text, or a FunctionResponse that answers a call."
+                    )
                 new_message = await accept_answers(ctx, new_message)
             if new_message is not None or state_delta:
                 user_event = Event(
