@@ -26,7 +26,7 @@ from typing import Any, AsyncGenerator, Iterator, Optional, Sequence
 
 from google.genai import types
 
-from domain.errors import InvalidArgumentError, InvocationNotFoundError, SessionNotFoundError, StaleSessionError
+from domain.errors import InvalidArgumentError, InvocationNotFoundError, StaleSessionError
 from domain.events import Event, EventActions
 from domain.session import Session
 from runtime.agents.base_agent import BaseAgent
@@ -35,6 +35,8 @@ from runtime.invocation_context import InvocationContext, new_invocation_context
 from runtime.plugins.base_plugin import BasePlugin
 from runtime.replay import ReplayReport
 from runtime.agents.human_requests import accept_answers
+from runtime.agent_choice import agent_to_run, matching_function_call
+from runtime.cancellation import Aborted, cancel_invocation, cancelled_elsewhere, next_unless_aborted, seal
 from runtime.resume import invocation_of_calls_answered_by, invocation_start, paused_invocation_answered_by
 from runtime.plugins.plugin_manager import PluginManager
 from runtime.run_config import RunConfig
@@ -163,7 +165,7 @@ class Runner:
         if resume_at is not None:
             # The agent the invocation started with runs again; the log says how far it got.
             first = session.events[resume_at]
-            entry_agent = self._find_agent_to_run_in(session.events[: resume_at + (first.author == "user")])
+            entry_agent = agent_to_run(self.agent, session.events[: resume_at + (first.author == "user")])
             ctx.begin_resume(resume_at, self.agent)
             if ctx.end_of_agents.get(entry_agent.name):
                 if new_message is not None:
@@ -199,7 +201,7 @@ class Runner:
                     actions=EventActions(state_delta=dict(state_delta)) if state_delta else EventActions(),
                 )
                 _apply_custom_metadata(user_event, run_config)
-                call_event = _matching_function_call(session.events, user_event)
+                call_event = matching_function_call(session.events, user_event)
                 if call_event is not None:
                     user_event.branch = call_event.branch
                 await self.session_service.append_event(session, user_event)
@@ -207,7 +209,7 @@ class Runner:
                     yield user_event
 
             # 2. Who answers.
-            ctx.agent = entry_agent or self._find_agent_to_run(session)
+            ctx.agent = entry_agent or agent_to_run(self.agent, session.events)
 
             # 3. Run it, committing each event before passing it on.
             early = await plugins.run_before_run_callback(invocation_context=ctx)
@@ -219,17 +221,17 @@ class Runner:
                 try:
                     while True:
                         try:
-                            event = await _next_unless_aborted(agen, abort_signal)
+                            event = await next_unless_aborted(agen, abort_signal)
                         except StopAsyncIteration:
                             break
-                        except _Aborted:
-                            for sealed in await self._seal(ctx.session, ctx.invocation_id, ""):
+                        except Aborted:
+                            for sealed in await seal(self.session_service, ctx.session, ctx.invocation_id, self.agent.name, ""):
                                 yield sealed
                             return
                         try:
                             committed = await self._commit(ctx, event)
                         except StaleSessionError:
-                            if await self._cancelled_elsewhere(ctx):
+                            if await cancelled_elsewhere(self.session_service, ctx):
                                 return  # Runner.cancel_async sealed it: stop quietly, as ADK's abort does
                             raise
                         yield committed
@@ -280,39 +282,10 @@ class Runner:
         seal it (runtime.events.abort_events): its dangling calls and open requests get a
         "cancelled" response. The process running it stops at its next append. Returns the
         events appended ([] if it was already sealed)."""
-        for _ in range(8):
-            session = await self.session_service.get_session(
-                app_name=self.app_name, user_id=user_id, session_id=session_id
-            )
-            if session is None:
-                raise SessionNotFoundError(self.app_name, user_id, session_id)
-            if invocation_start(session.events, invocation_id) is None:
-                raise InvocationNotFoundError(session_id, invocation_id)
-            try:
-                return await self._seal(session, invocation_id, reason)
-            except StaleSessionError:
-                continue  # the invocation wrote meanwhile: seal what it has now
-        raise StaleSessionError(session_id, session.version or 0, -1)
-
-    async def _seal(self, session: Session, invocation_id: str, reason: str) -> list[Event]:
-        from runtime.events.abort_events import build_abort_events, was_cancelled
-
-        sealing = build_abort_events(
-            session.events, invocation_id=invocation_id, root_agent_name=self.agent.name, reason=reason
+        return await cancel_invocation(
+            self.session_service, self.app_name, self.agent.name,
+            user_id=user_id, session_id=session_id, invocation_id=invocation_id, reason=reason,
         )
-        if was_cancelled(session.events, invocation_id) and not sealing[0].content:
-            return []
-        for event in sealing:
-            await self.session_service.append_event(session, event)
-        return sealing
-
-    async def _cancelled_elsewhere(self, ctx: InvocationContext) -> bool:
-        from runtime.events.abort_events import was_cancelled
-
-        fresh = await self.session_service.get_session(
-            app_name=self.app_name, user_id=ctx.user_id, session_id=ctx.session.id
-        )
-        return fresh is not None and was_cancelled(fresh.events, ctx.invocation_id)
 
     # -- sessions ----------------------------------------------------------------------------
 
@@ -351,32 +324,6 @@ class Runner:
                 f"Invocation {invocation_id!r} was cancelled; send the message without invocation_id to start a new one."
             )
         return start
-
-    def _find_agent_to_run(self, session: Session) -> BaseAgent:
-        """The agent that should answer: the one whose function call the user's message answers;
-        else the agent that answered last, if it (and its ancestors) can transfer back up; else the
-        root agent."""
-        return self._find_agent_to_run_in(session.events)
-
-    def _find_agent_to_run_in(self, events: Sequence[Event]) -> BaseAgent:
-        root = self.agent
-        if events and events[-1].author == "user" and events[-1].get_function_responses():
-            call_event = _matching_function_call(events, events[-1])
-            if call_event is not None:
-                found = root.find_agent(call_event.author)
-                if found is not None:
-                    return found
-        for event in reversed(events):
-            if event.author == "user" or event.actions.agent_state is not None or event.actions.end_of_agent:
-                continue
-            if event.author == root.name:
-                return root
-            agent = root.find_sub_agent(event.author)
-            if agent is None:
-                continue
-            if _is_transferable_across_agent_tree(agent):
-                return agent
-        return root
 
     # -- rewind ------------------------------------------------------------------------------
 
@@ -627,54 +574,9 @@ class InMemoryRunner(Runner):
 # -- helpers -----------------------------------------------------------------------------------
 
 
-class _Aborted(Exception):
-    """The run's abort_signal was set."""
-
-
-async def _next_unless_aborted(agen: AsyncGenerator[Event, None], abort_signal: Optional[asyncio.Event]) -> Event:
-    """The agent's next event, or _Aborted as soon as `abort_signal` is set (the step is cancelled)."""
-    if abort_signal is None:
-        return await agen.__anext__()
-    if abort_signal.is_set():
-        raise _Aborted
-    step = asyncio.ensure_future(agen.__anext__())
-    aborted = asyncio.ensure_future(abort_signal.wait())
-    await asyncio.wait({step, aborted}, return_when=asyncio.FIRST_COMPLETED)
-    if step.done():
-        aborted.cancel()
-        return step.result()
-    step.cancel()
-    await asyncio.gather(step, return_exceptions=True)
-    raise _Aborted
-
-
 def _apply_custom_metadata(event: Event, run_config: Optional[RunConfig]) -> None:
     if run_config is not None and run_config.custom_metadata:
         event.custom_metadata = {**run_config.custom_metadata, **(event.custom_metadata or {})}
-
-
-def _matching_function_call(events: Sequence[Event], response_event: Event) -> Optional[Event]:
-    """The event holding the function call that `response_event` (a user message) answers."""
-    if response_event.author != "user":
-        return None
-    responses = response_event.get_function_responses()
-    if not responses or not responses[0].id:
-        return None
-    call_id = responses[0].id
-    for event in reversed(events):
-        for call in event.get_function_calls():
-            if call.id == call_id:
-                return event
-    return None
-
-
-def _is_transferable_across_agent_tree(agent: BaseAgent) -> bool:
-    current: Optional[BaseAgent] = agent
-    while current is not None:
-        if not hasattr(current, "disallow_transfer_to_parent") or current.disallow_transfer_to_parent:
-            return False
-        current = current.parent_agent
-    return True
 
 
 def _collect_toolsets(agent: BaseAgent) -> list[Any]:

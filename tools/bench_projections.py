@@ -105,7 +105,7 @@ def _rebuild_rates(url: str, n_events: int, runs: int) -> dict[str, tuple[float,
 
     store = open_store(url)
     fill_log(store, n_events)
-    _settle(store)
+    store.settle()  # the bulk load's deferred I/O (a 100 MB WAL checkpoint) is not the rebuild's
     rates: dict[str, list[float]] = {}
     for projection in builtin_projections():
         runner = ProjectionRunner(store, projection)
@@ -116,24 +116,6 @@ def _rebuild_rates(url: str, n_events: int, runs: int) -> dict[str, tuple[float,
             rates.setdefault(projection.name, []).append(folded / sw.seconds)
     store.close()
     return {name: (median(r), max(r)) for name, r in rates.items()}
-
-
-def _settle(store: Any) -> None:
-    """After the bulk load: write the WAL back and refresh the planner's statistics, so the
-    rebuild that comes first does not pay for the load's deferred I/O (a checkpoint of 100 MB)."""
-    from eventsourcing.postgres import PostgresApplicationRecorder
-    from eventsourcing.sqlite import SQLiteApplicationRecorder
-
-    recorder = store.recorder
-    if isinstance(recorder, SQLiteApplicationRecorder):
-        with recorder.datastore.transaction(commit=False) as c, c as raw:
-            raw.execute("ROLLBACK")  # a checkpoint needs no open transaction on this connection
-            raw.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            raw.execute("BEGIN")
-    elif isinstance(recorder, PostgresApplicationRecorder):
-        with recorder.datastore.get_connection() as conn:
-            conn.execute("CHECKPOINT")
-            conn.execute("ANALYZE")
 
 
 # -- state_at -----------------------------------------------------------------------------

@@ -211,6 +211,10 @@ class Store(ABC):
 
     prefetches = False  # whether fetching the next batch in another thread overlaps real work
 
+    def settle(self) -> None:
+        """After a bulk load: write deferred I/O back and refresh planner statistics, so the next
+        reads do not pay for the load (benchmarks call it; a store with nothing deferred does nothing)."""
+
     def max_position(self) -> int:
         return self.recorder.max_notification_id() or 0
 

@@ -65,6 +65,11 @@ class PostgresStore(Store):
 
     # -- per-store objects ---------------------------------------------------------------
 
+    def settle(self) -> None:
+        with self.datastore.get_connection() as conn:
+            conn.execute("CHECKPOINT")
+            conn.execute("ANALYZE")
+
     def _make_projection_storage(self) -> Any:
         from runtime.stores.postgres.read_models import PostgresProjectionStorage
 

@@ -67,6 +67,12 @@ class SqliteStore(Store):
 
     # -- per-store objects ---------------------------------------------------------------
 
+    def settle(self) -> None:
+        with self.datastore.transaction(commit=False) as c, c as raw:
+            raw.execute("ROLLBACK")  # a checkpoint needs no open transaction on this connection
+            raw.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            raw.execute("BEGIN")
+
     def _make_projection_storage(self) -> Any:
         from runtime.stores.sqlite.read_models import SqliteProjectionStorage
 
