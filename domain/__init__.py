@@ -11,7 +11,7 @@ from domain.errors import (
     StoreError,
 )
 from domain.events import Event, EventActions, EventCompaction, NodeInfo
-from domain.log import SessionLog, session_log_id
+from domain.session_log import SessionLog, session_log_id
 from domain.session import Session
 from domain.state import State
 

@@ -1,20 +1,20 @@
 """Folds over the log: pure functions ``(view, LogEvent) -> view`` and the projections they make.
 
-* ``projections.log``        — ``LogEvent``: one stored event of a session log, as folds see it;
+* ``projections.log_event``        — ``LogEvent``: one stored event of a session log, as folds see it;
 * ``projections.base``       — ``Fold`` and ``Projection`` (a name and fold functions), ``fold_events``;
 * ``projections.state``      — session state, ``app:`` state per app, ``user:`` state per user;
 * ``projections.artifacts``  — artifact versions per session and per user;
 * ``projections.analytics``  — analytics per app;
 * ``projections.timeline``   — a session's timeline of invocations;
-* ``projections.llm_context``— what the next model call of an agent sees.
+* ``runtime.agents.llm_context``— what the next model call of an agent sees.
 
-No I/O here: ``runtime.projections`` binds these folds to a store.
+No I/O here: ``runtime.read_models`` binds these folds to a store.
 """
 
 from projections.analytics import ANALYTICS, AnalyticsView, fold_analytics, format_analytics
 from projections.artifacts import ARTIFACTS, SESSION_ARTIFACTS, USER_ARTIFACTS, fold_session_artifacts, fold_user_artifacts
 from projections.base import Fold, Projection, by_app, by_session, by_user, fold_events, fold_one, whole_log
-from projections.log import CREATED, DELETED, RECORDED, REWOUND, LogEvent, session_events
+from projections.log_event import CREATED, DELETED, RECORDED, REWOUND, LogEvent, session_events
 from projections.state import (
     APP_STATE,
     SCOPED_STATE,

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from projections.base import Fold, Projection, by_app
-from projections.log import CREATED, DELETED, FORKED, RECORDED, REWOUND, LogEvent, is_tool_error
+from projections.log_event import CREATED, DELETED, FORKED, RECORDED, REWOUND, LogEvent, is_tool_error
 
 # Latency histogram bucket upper bounds, in milliseconds (plus one overflow bucket).
 BOUNDS_MS = (5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000)

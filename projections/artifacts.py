@@ -3,22 +3,22 @@
 Events record the artifacts they saved in ``actions.artifact_delta`` (filename -> version).
 As in ADK, a filename that starts with ``user:`` belongs to the user (shared by the user's
 sessions); any other belongs to the session. A rewind puts back the session's artifact versions
-of before the rewound invocation (``domain.log.fold_artifact_view`` is the one fold of that
+of before the rewound invocation (``domain.session_log.fold_artifact_view`` is the one fold of that
 view). A tracked read model keeps every version each filename went through, with the event
 that recorded it.
 """
 
 from __future__ import annotations
 
-from domain.log import fold_artifact_view, session_artifacts
+from domain.session_log import fold_artifact_view, session_artifacts
 from projections.base import Fold, Projection, by_session, by_user
-from projections.log import RECORDED, REWOUND, LogEvent
+from projections.log_event import RECORDED, REWOUND, LogEvent
 
 ArtifactVersions = dict[str, int]  # filename -> latest version
 
 
 def fold_session_artifacts(view: ArtifactVersions, event: LogEvent) -> ArtifactVersions:
-    """The session's own artifacts (``domain.log.session_artifacts`` says which)."""
+    """The session's own artifacts (``domain.session_log.session_artifacts`` says which)."""
     if event.kind == RECORDED:
         fold_artifact_view(view, event.artifact_delta)
     elif event.kind == REWOUND:

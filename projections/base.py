@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Generic, Iterable, Mapping, TypeVar
 
-from projections.log import LogEvent
+from projections.log_event import LogEvent
 
 V = TypeVar("V")
 

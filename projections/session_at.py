@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping, NamedTuple
 
 from projections.artifacts import ArtifactVersions, fold_session_artifacts
-from projections.log import LogEvent
+from projections.log_event import LogEvent
 from projections.state import StateView, fold_session_state
 
 # A log's nearest snapshot: its version, and its "state" and "artifacts" parts.

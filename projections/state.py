@@ -11,7 +11,7 @@ from typing import Any
 
 from domain.state import apply_delta, with_scoped
 from projections.base import Fold, Projection, by_app, by_session, by_user
-from projections.log import CREATED, RECORDED, REWOUND, LogEvent
+from projections.log_event import CREATED, RECORDED, REWOUND, LogEvent
 
 StateView = dict[str, Any]
 

@@ -6,7 +6,7 @@ their arguments, tool results, the state keys and artifacts the event changed, t
 the time since the invocation's previous event) and the invocation's duration and usage.
 
 Rewound turns stay in the timeline, marked: a rewind hides its target invocation and every
-later one before it, and rewinding a rewind brings its range back (``domain.rewind`` decides
+later one before it, and rewinding a rewind brings its range back (``domain.rewind_ranges`` decides
 what is hidden). A fork's timeline starts with its copy of the source's history, marked copied.
 """
 
@@ -17,10 +17,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from domain.rewind import active_ranges, is_hidden
-from domain.state import split_scopes
+from domain.rewind_ranges import active_ranges, is_hidden
 from projections.base import Fold, by_session
-from projections.log import CREATED, DELETED, FORKED, RECORDED, REWOUND, LogEvent, is_tool_error
+from projections.log_event import CREATED, DELETED, FORKED, RECORDED, REWOUND, LogEvent, is_tool_error
 
 
 @dataclass
@@ -70,7 +69,7 @@ class Invocation:
     started: float
     ended: float
     steps: list[Step] = field(default_factory=list)
-    rewound: bool = False  # hidden by a rewind in effect (domain.rewind's rule)
+    rewound: bool = False  # hidden by a rewind in effect (domain.rewind_ranges's rule)
     rewound_by: str | None = None
     copied: bool = False  # a fork's copy of its source's history
 
@@ -245,12 +244,6 @@ def format_timeline(timeline: Timeline, *, width: int = 100) -> str:
     if timeline.deleted is not None:
         out.append(f"\ndeleted {_time(timeline.deleted)} UTC")
     return "\n".join(out)
-
-
-def session_scopes_changed(state_changes: Mapping[str, Any]) -> dict[str, list[str]]:
-    """The changed keys by scope: {"session": [...], "app": [...], "user": [...]}."""
-    scoped = split_scopes(state_changes)
-    return {"session": list(scoped.session), "app": list(scoped.app), "user": list(scoped.user)}
 
 
 TIMELINE = Fold("timeline", fold_timeline, by_session, Timeline)

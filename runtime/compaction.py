@@ -11,7 +11,7 @@ invocation (finished or paused), whether to compact:
 
 The summary is recorded as one event whose `actions.compaction` holds the summary, the time span
 and the exact ids of the events it covers. The log keeps every event; the LLM-context fold
-(projections.llm_context) shows the summary in place of the covered events. Events that must stay
+(runtime.agents.llm_context) shows the summary in place of the covered events. Events that must stay
 in front of the model are never covered: tool calls still waiting for their results (long-running
 calls, confirmations, credential requests, calls a crash left unanswered), and the interim results
 of such calls. A compaction is an event like any other: rewinding to before any event it covers,

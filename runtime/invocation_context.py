@@ -11,7 +11,7 @@ from google.genai import types
 from domain.errors import LlmCallsLimitExceededError
 from domain.events import Event, EventActions
 from domain.session import Session
-from projections.llm_context import LlmContextTracker
+from runtime.agents.llm_context import LlmContextTracker
 from runtime.run_config import RunConfig
 
 if TYPE_CHECKING:
@@ -125,7 +125,7 @@ class InvocationContext:
 
     @property
     def llm_context(self) -> LlmContextTracker:
-        """The incrementally folded LLM context of this session (see projections.llm_context)."""
+        """The incrementally folded LLM context of this session (see runtime.agents.llm_context)."""
         return self._shared.llm_context
 
     # -- pause and resume (ResumabilityConfig(is_resumable=True); see runtime.resume) -------------

@@ -24,7 +24,7 @@ from google.genai import types
 
 from domain.errors import InvalidArgumentError, SessionNotFoundError
 from domain.events import Event
-from domain.log import fold_artifact_view
+from domain.session_log import fold_artifact_view
 from runtime.sessions.base import GetSessionConfig
 
 if TYPE_CHECKING:

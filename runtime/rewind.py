@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Optional
 
 from domain.events import Event
-from domain.log import RECORDED_TOPICS, fold_artifact_view, session_artifacts, session_log_id
+from domain.session_log import RECORDED_TOPICS, fold_artifact_view, session_artifacts, session_log_id
 from runtime.sessions.base import GetSessionConfig
 
 

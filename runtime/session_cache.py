@@ -12,7 +12,7 @@ from typing import Optional
 
 from domain.errors import SessionNotFoundError
 from domain.session import Session
-from projections.llm_context import LlmContextTracker
+from runtime.agents.llm_context import LlmContextTracker
 from runtime.sessions.base import BaseSessionService, GetSessionConfig
 
 # Enough to learn a session's current version.

@@ -25,7 +25,7 @@ from runtime import (
     SequentialAgent,
     ToolContext,
 )
-from projections.llm_context import OTHER_AGENT_PREAMBLE, quote_untrusted
+from runtime.agents.llm_context import OTHER_AGENT_PREAMBLE, quote_untrusted
 from tests.rt_helpers import content_texts, new_runner, send, stored, texts
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from projections import ANALYTICS, AnalyticsView, fold_events, format_analytics
 from projections.analytics import Latency
-from runtime.projections import Projector
+from runtime.read_models import Projector
 from runtime.sessions import session_service_from_url
 from tests.test_projections_support import event, reference, stored
 

@@ -29,9 +29,9 @@ from runtime.artifacts import (
     SqliteArtifactService,
     artifact_service_from_url,
 )
-from runtime.artifacts.log import ARTIFACT_TOPICS, ArtifactLog
-from runtime.artifacts.names import ArtifactScope
-from runtime.artifacts.versions import ArtifactDeleted, ArtifactSaved, VersionRecord, fold_all, fold_artifact_event
+from domain.artifact_log import ARTIFACT_TOPICS, ArtifactLog
+from domain.artifact_names import ArtifactScope
+from domain.artifact_versions import ArtifactDeleted, ArtifactSaved, VersionRecord, fold_all, fold_artifact_event
 from runtime.sessions import LogSessionService, session_service_from_url
 from runtime.stores import open_store
 

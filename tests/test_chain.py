@@ -145,8 +145,8 @@ def test_logs_written_with_v1_digests_still_verify_and_catch_edits():
 def test_every_chained_log_stores_its_links_before_its_payload():
     """Session logs and the purge log share one chained base; their stored JSON keeps one layout
     (the projection source reads a Recorded event's JSON by it) and their chains verify."""
-    from domain.log import SessionLog
-    from runtime.purge import PurgeLog
+    from domain.session_log import SessionLog
+    from domain.purge_log import PurgeLog
     from runtime.stores.application import VersionedMapper, make_transcoder
 
     mapper = VersionedMapper(transcoder=make_transcoder())

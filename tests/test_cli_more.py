@@ -95,7 +95,7 @@ def test_replay_through_an_agent_reports_what_changed(store, tmp_path):
 
 
 def test_bench_is_wired_to_every_benchmark():
-    present = importlib.util.find_spec("tools.bench_rewind") is not None
+    present = importlib.util.find_spec("tools.bench.rewind") is not None
     for what in ("sessions", "artifacts", "projections", *(["rewind"] if present else [])):
         done = cli("bench", what, "--stores", "memory", "--quick", "--runs", "1")
         assert "memory" in done.stdout and "|" in done.stdout
@@ -117,7 +117,7 @@ def test_bench_markdown_prints_a_table_docs_can_paste():
 
 
 def test_markdown_cells_keep_their_pipes_inside_the_cell():
-    from tools.bench_common import Table
+    from tools.bench.common import Table
 
     table = Table("t", ["a", "b"], [["x|y", "2"]])
     assert table.markdown().splitlines()[-1] == "| x\\|y | 2 |"

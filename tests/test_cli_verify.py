@@ -10,7 +10,7 @@ from contextlib import closing
 import psycopg
 import pytest
 
-from domain.log import session_log_id
+from domain.session_log import session_log_id
 from runtime.stores import open_store
 from runtime.stores.postgres import parse_postgres_url
 from tests.cli_helpers import cli

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from domain import Event, EventActions
 from domain.events import EventCompaction
-from projections.llm_context import OTHER_AGENT_PREAMBLE, SUMMARY_PREFIX, quote_untrusted, LlmContextTracker, fold_all, request_contents
+from runtime.agents.llm_context import OTHER_AGENT_PREAMBLE, SUMMARY_PREFIX, quote_untrusted, LlmContextTracker, fold_all, request_contents
 from runtime import (
     App,
     GetSessionConfig,
@@ -109,7 +109,7 @@ def test_rewinding_across_a_compaction_brings_the_events_back():
 def compacted_histories(draw):
     """Random histories (see test_llm_context) with compactions of random runs of the visible
     events added at random points."""
-    from projections.llm_context import without_rewound
+    from runtime.agents.llm_context import without_rewound
 
     events = draw(histories())
     out: list[Event] = []
@@ -135,7 +135,7 @@ def test_incremental_folding_equals_batch_with_compactions_and_rewinds(events, b
         batch = request_contents(fold_all(prefix, agent_name="a", branch=branch))
         assert summary(tracker.contents(prefix, agent_name="a", branch=branch)) == summary(batch)
     # no text of an event under an applying compaction is shown
-    from projections.llm_context import without_rewound
+    from runtime.agents.llm_context import without_rewound
 
     alive = without_rewound(events)
     covered = {i for e in alive if e.actions.compaction for i in e.actions.compaction.event_ids}

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from domain import Event, EventActions, Session, State
-from domain.log import SessionLog
+from domain.session_log import SessionLog
 from domain.state import apply_delta, split_scopes, without_temp
 
 

@@ -13,7 +13,7 @@ from google.genai import types
 from domain import chain
 from domain.errors import InvalidArgumentError
 from domain.events import Event, EventActions, NodeInfo
-from domain.log import SessionLog, session_log_id
+from domain.session_log import SessionLog, session_log_id
 from runtime import Gemini, LlmAgent, Runner
 from runtime.sessions import session_service_from_url
 from runtime.sessions.verify import verify_log

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from domain.errors import InvalidAnswerError
-from domain.log import session_log_id
+from domain.session_log import session_log_id
 from runtime import ToolContext
 from runtime.auth import AuthConfig, AuthCredential, AuthScheme, StoreCredentialService, credential_service_from_url
 from tests.hitl_helpers import APP, SESSION, USER, make_runner, reply, request_of, run, text, texts
@@ -121,7 +121,7 @@ async def test_the_credential_service_on_a_store_url_is_shared(store_url):
 
 async def test_purging_a_user_removes_their_credentials(sessions, store_url):
     from domain.errors import StoreError
-    from runtime.purge import purge
+    from runtime.operations.purge import purge
 
     credentials = StoreCredentialService(sessions.store)
 

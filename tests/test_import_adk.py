@@ -1,7 +1,7 @@
 """`chronicle import-adk`: google-adk session databases, built here with the DDL ADK's services create,
 imported into Chronicle — ids, authors, timestamps and scoped state kept, idempotently.
 
-The layouts (see tools/adk_source.py): SqliteSessionService (SQLite only); DatabaseSessionService
+The layouts (see runtime/operations/adk_source.py): SqliteSessionService (SQLite only); DatabaseSessionService
 schema v1 (JSON event_data) and schema v0 (pickled EventActions), each on SQLite and PostgreSQL.
 """
 
@@ -323,7 +323,7 @@ def test_import_errors_are_clear(tmp_path):
 
 
 def test_pickled_actions_are_read_without_running_code():
-    from tools.adk_source import unpickle_actions
+    from runtime.operations.adk_source import unpickle_actions
 
     data = adk_pickle({"state_delta": {"k": 1}, "escalate": True})
     assert unpickle_actions(data)["state_delta"] == {"k": 1}

@@ -20,7 +20,7 @@ from eventsourcing.popo import POPOApplicationRecorder, POPOTrackingRecorder
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteConnection, SQLiteConnectionPool
 
 from domain.events import Event, EventActions
-from domain.log import SessionLog, session_log_id
+from domain.session_log import SessionLog, session_log_id
 from domain.session import Session
 from runtime.stores.application import recorded_event as _recorded_event
 from runtime.sessions import session_service_from_url

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from domain.events import Event, EventActions
-from projections.llm_context import (
+from runtime.agents.llm_context import (
     CLIENT_FUNCTION_CALL_ID_PREFIX,
     OTHER_AGENT_PREAMBLE,
     LlmContextTracker,

@@ -18,7 +18,7 @@ from runtime.memory import (
     SqliteMemoryService,
     memory_service_from_url,
 )
-from runtime.memory.text import stem, words
+from projections.memory_text import stem, words
 from runtime.sessions import InMemorySessionService, session_service_from_url
 
 APP = "app"

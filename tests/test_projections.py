@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from domain.log import session_log_id
+from domain.session_log import session_log_id
 from domain.state import split_scopes
 from projections import (
     ANALYTICS,
@@ -35,9 +35,9 @@ from projections import (
     fold_events,
     fold_one,
 )
-from projections.log import CREATED, RECORDED, REWOUND, LogEvent
-from runtime.projections import LogSource, ProjectionRunner, Projector, storage_for
-from runtime.projections.runner import ItemDict
+from projections.log_event import CREATED, RECORDED, REWOUND, LogEvent
+from runtime.read_models import LogSource, ProjectionFollower, Projector, storage_for
+from runtime.read_models.follower import ItemDict
 from runtime.sessions import session_service_from_url
 from tests.test_projections_support import canonical, event, reference, stored
 
@@ -49,7 +49,7 @@ def shadow(projection: Projection) -> Projection:
     return Projection(projection.name + "_rebuilt", folds=projection.folds)
 
 
-def rows_without_name(runner: ProjectionRunner) -> Any:
+def rows_without_name(runner: ProjectionFollower) -> Any:
     return canonical(runner.rows())
 
 
@@ -218,7 +218,7 @@ OPS = st.lists(
 )
 
 
-async def run_ops(service: Any, runners: list[ProjectionRunner], ops: list[tuple], app: str) -> list[tuple[str, str]]:
+async def run_ops(service: Any, runners: list[ProjectionFollower], ops: list[tuple], app: str) -> list[tuple[str, str]]:
     """Applies the ops; returns the (app, user) pairs written."""
     sessions: list[Any] = []
     invocations: dict[str, list[str]] = {}
@@ -294,12 +294,12 @@ async def test_rebuild_equals_live_for_every_projection(store_url, ops):
     service = session_service_from_url(store_url)  # one store for every example (memory: a new one)
     try:
         store = service.store
-        live = [ProjectionRunner(store, p, batch_size=3, cache_size=2) for p in TRACKED]
+        live = [ProjectionFollower(store, p, batch_size=3, cache_size=2) for p in TRACKED]
         users = await run_ops(service, live, ops, f"app{uuid.uuid4().hex[:8]}")
         for runner in live:
             runner.batch_size = 7
             runner.catch_up()
-            rebuilt = ProjectionRunner(store, shadow(runner.projection))
+            rebuilt = ProjectionFollower(store, shadow(runner.projection))
             rebuilt.rebuild()
             assert rows_without_name(runner) == rows_without_name(rebuilt), runner.name
             assert stored(runner) == reference(store, runner.projection), runner.name
@@ -330,7 +330,7 @@ async def test_recorded_payloads_decode_their_event_alone_as_the_whole_payload_w
     # decoding the whole payload gives (and must be taken: a layout change would only slow it).
     import json
 
-    from runtime.projections.source import _RECORDED_TOPIC
+    from runtime.read_models.source import _RECORDED_TOPIC
     from runtime.stores.application import recorded_event as _recorded_event
 
     s = await service.create_session(app_name="fast", user_id="u", state={"user:a": 1})
@@ -347,11 +347,11 @@ async def test_recorded_payloads_decode_their_event_alone_as_the_whole_payload_w
 async def test_competing_runners_apply_each_batch_exactly_once(service):
     sessions = [await service.create_session(app_name="race", user_id=f"u{i % 3}") for i in range(6)]
     store = service.store
-    runners = [ProjectionRunner(store, p, batch_size=2, cache_size=3) for p in TRACKED for _ in range(2)]
+    runners = [ProjectionFollower(store, p, batch_size=2, cache_size=3) for p in TRACKED for _ in range(2)]
     stop = threading.Event()
     errors: list[BaseException] = []
 
-    def keep_catching_up(runner: ProjectionRunner) -> None:
+    def keep_catching_up(runner: ProjectionFollower) -> None:
         try:
             while not stop.is_set():
                 runner.catch_up()
@@ -375,9 +375,9 @@ async def test_competing_runners_apply_each_batch_exactly_once(service):
     assert not errors
     assert gc.isenabled()  # the runners' shared gc pause ended with the last batch
     for projection in TRACKED:
-        live = ProjectionRunner(store, projection)
+        live = ProjectionFollower(store, projection)
         live.catch_up()
-        rebuilt = ProjectionRunner(store, shadow(projection))
+        rebuilt = ProjectionFollower(store, shadow(projection))
         rebuilt.rebuild()
         assert rows_without_name(live) == rows_without_name(rebuilt)
         assert stored(live) == reference(store, projection)
@@ -389,17 +389,17 @@ async def test_catching_up_leaves_a_disabled_garbage_collector_disabled(service)
     await service.append_event(s, event(delta={"app:n": 1}))
     gc.disable()
     try:
-        ProjectionRunner(service.store, SCOPED_STATE).catch_up()
+        ProjectionFollower(service.store, SCOPED_STATE).catch_up()
         assert not gc.isenabled()
     finally:
         gc.enable()
-    ProjectionRunner(service.store, ANALYTICS).catch_up()
+    ProjectionFollower(service.store, ANALYTICS).catch_up()
     assert gc.isenabled()
 
 
 async def test_a_runner_follows_new_events_as_they_commit(service):
     s = await service.create_session(app_name="live", user_id="u")
-    runner = ProjectionRunner(service.store, ANALYTICS).start()
+    runner = ProjectionFollower(service.store, ANALYTICS).start()
     try:
         for i in range(5):
             await service.append_event(s, event(invocation=f"i{i}", text=str(i)))
@@ -417,7 +417,7 @@ async def test_rebuild_drops_and_refolds_and_a_stale_runner_notices(service):
     s = await service.create_session(app_name="app", user_id="u", state={"user:a": 1})
     for i in range(5):
         await service.append_event(s, event(delta={"user:a": i, "app:b": -i}, invocation=f"i{i}"))
-    first, second = ProjectionRunner(service.store, SCOPED_STATE), ProjectionRunner(service.store, SCOPED_STATE)
+    first, second = ProjectionFollower(service.store, SCOPED_STATE), ProjectionFollower(service.store, SCOPED_STATE)
     first.catch_up()
     expected = rows_without_name(first)
     storage_for(service.store).drop(SCOPED_STATE.name)  # someone dropped the rows
@@ -466,7 +466,7 @@ async def test_catching_up_to_a_position_stops_there(service):
     s = await service.create_session(app_name="app", user_id="u")
     for i in range(6):
         await service.append_event(s, event(delta={"app:n": i}, invocation=f"i{i}"))
-    runner = ProjectionRunner(service.store, SCOPED_STATE, batch_size=4)
+    runner = ProjectionFollower(service.store, SCOPED_STATE, batch_size=4)
     end = runner.source.max_position()
     runner.catch_up(upto=end - 3)
     assert 0 < runner.position() <= end - 3

@@ -9,7 +9,7 @@ from google.genai import types
 
 from domain import Event, EventActions
 from projections.base import Projection, encoded, fold_events
-from runtime.projections import LogSource, ProjectionRunner
+from runtime.read_models import LogSource, ProjectionFollower
 
 
 def event(
@@ -74,7 +74,7 @@ def reference(store: Any, projection: Projection) -> dict[str, Any]:
     return canonical({"|".join(k): v for k, v in views.items() if not (k[0] in items and v == {})})
 
 
-def stored(runner: ProjectionRunner) -> dict[str, Any]:
+def stored(runner: ProjectionFollower) -> dict[str, Any]:
     """The runner's stored views, as JSON values."""
     folds = {f.name: f for f in runner.projection.folds}
     return canonical({"|".join(k): folds[k[0]].encode(v) for k, v in runner.views().items()})

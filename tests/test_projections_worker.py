@@ -11,8 +11,8 @@ import sys
 import time
 
 from projections import ANALYTICS, SCOPED_STATE, Projection
-from runtime.projections import ProjectionRunner
-from runtime.projections.worker import resolve_projection
+from runtime.read_models import ProjectionFollower
+from runtime.read_models.worker import resolve_projection
 from runtime.sessions import session_service_from_url
 from runtime.stores import open_store
 from tests.test_projections_support import canonical, event
@@ -21,7 +21,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def start_worker(url: str, *projections: str, log: str) -> subprocess.Popen[bytes]:
-    args = [sys.executable, "-m", "runtime.projections.worker", "--store", url, "--batch", "3", "--poll", "0.01"]
+    args = [sys.executable, "-m", "runtime.read_models.worker", "--store", url, "--batch", "3", "--poll", "0.01"]
     for name in projections:
         args += ["--projection", name]
     env = {**os.environ, "PYTHONPATH": ROOT}
@@ -37,7 +37,7 @@ async def wait_following(log: str, times: int) -> None:
         await asyncio.sleep(0.02)
 
 
-def wait_caught_up(runner: ProjectionRunner, timeout: float = 30.0) -> None:
+def wait_caught_up(runner: ProjectionFollower, timeout: float = 30.0) -> None:
     deadline = time.monotonic() + timeout
     while runner.position() < runner.source.max_position():
         assert time.monotonic() < deadline, f"{runner.name} stuck at {runner.position()}"
@@ -51,7 +51,7 @@ async def test_a_killed_worker_resumes_and_ends_with_a_rebuilds_rows(shared_stor
     worker = start_worker(shared_store_url, "analytics", "scoped_state", log=log)
     await wait_following(log, 1)
     observer = open_store(shared_store_url)
-    watch = ProjectionRunner(observer, ANALYTICS)  # reads positions only
+    watch = ProjectionFollower(observer, ANALYTICS)  # reads positions only
     try:
         for i in range(120):
             s = sessions[i % 4]
@@ -73,17 +73,17 @@ async def test_a_killed_worker_resumes_and_ends_with_a_rebuilds_rows(shared_stor
                 # CREATE INDEX IF NOT EXISTS, which can deadlock with a concurrent append.
                 await wait_following(log, 2)
         for projection in (ANALYTICS, SCOPED_STATE):
-            wait_caught_up(ProjectionRunner(observer, projection))
+            wait_caught_up(ProjectionFollower(observer, projection))
     finally:
         worker.send_signal(signal.SIGTERM)
         assert worker.wait(10) == 0, open(log).read()
     assert 0 < killed_at
     for projection in (ANALYTICS, SCOPED_STATE):
-        live = ProjectionRunner(observer, projection)
-        rebuilt = ProjectionRunner(observer, Projection(projection.name + "_check", folds=projection.folds))
+        live = ProjectionFollower(observer, projection)
+        rebuilt = ProjectionFollower(observer, Projection(projection.name + "_check", folds=projection.folds))
         rebuilt.rebuild()
         assert canonical(live.rows()) == canonical(rebuilt.rows()), projection.name
-    assert ProjectionRunner(observer, ANALYTICS).view("w").totals.events == 120
+    assert ProjectionFollower(observer, ANALYTICS).view("w").totals.events == 120
     observer.close()
     await service.close()
 

@@ -12,11 +12,12 @@ import pytest
 from google.genai import types
 
 from domain import Event, EventActions
-from domain.log import session_log_id
+from domain.session_log import session_log_id
 from runtime.artifacts import LogArtifactService
 from runtime.artifacts.blobs import sha256_hex
 from runtime.memory import LogMemoryService
-from runtime.purge import PURGE_LOG_ID, plan_purge
+from domain.purge_log import PURGE_LOG_ID
+from runtime.operations.purge import plan_purge
 from runtime.sessions import LogSessionService
 from runtime.stores import open_store
 from runtime.stores.postgres import parse_postgres_url

@@ -14,7 +14,7 @@ from domain import InvocationNotFoundError
 from runtime import GetSessionConfig, LlmAgent, Runner, ScriptedLlm, ToolContext, session_service_from_url
 from runtime.artifacts import LogArtifactService
 from runtime.models import LlmRequest
-from runtime.projections.time_travel import At, TimeTravel
+from runtime.read_models.time_travel import At, TimeTravel
 
 APP, USER, SESSION = "rewind_app", "ann", "s1"
 
@@ -295,7 +295,7 @@ async def test_state_before_a_target_is_read_past_snapshots_without_the_invocati
     and artifacts plus the events after it; it must agree with a full replay of the aggregate at
     every version, rewinds (and rewound rewinds) in between included."""
     from domain import Event, EventActions
-    from domain.log import session_log_id
+    from domain.session_log import session_log_id
 
     sessions = session_service_from_url(store_url)
     session = await sessions.create_session(app_name=APP, user_id=USER, session_id="long", state={"init": 0})

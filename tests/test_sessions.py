@@ -10,7 +10,7 @@ import pytest
 from google.genai import types
 
 from domain import Event, EventActions, InvalidArgumentError
-from domain.log import session_log_id
+from domain.session_log import session_log_id
 from runtime.sessions import (
     AlreadyExistsError,
     GetSessionConfig,

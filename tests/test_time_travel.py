@@ -9,9 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from domain import InvalidArgumentError, InvocationNotFoundError, SessionNotFoundError
-from domain.log import session_log_id
+from domain.session_log import session_log_id
 from projections import SCOPED_STATE, SESSION_STATE, fold_events, fold_one
-from runtime.projections import MISSING, At, LogSource, TimeTravel
+from runtime.read_models import MISSING, At, LogSource, TimeTravel
 from runtime.sessions import session_service_from_url
 from tests.test_projections_support import event
 

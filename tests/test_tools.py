@@ -20,7 +20,7 @@ from runtime import (
     ScriptedLlm,
     ToolContext,
 )
-from runtime.agents.functions import ToolNotFoundError
+from runtime.agents.tool_calls import ToolNotFoundError
 from tests.rt_helpers import USER, SESSION, content_texts, new_runner, send, stored, texts
 
 

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 
 def _new_id() -> str:
-    from runtime.agents.functions import new_function_call_id
+    from runtime.agents.tool_calls import new_function_call_id
 
     return new_function_call_id()
 

@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field, PrivateAttr, field_validator
 from domain.errors import InvalidArgumentError
 from domain.events import Event, EventActions
 from runtime.agents.base_agent import BaseAgent
-from runtime.agents.functions import (
+from runtime.agents.tool_calls import (
     handle_function_calls,
     long_running_call_ids,
     populate_client_function_call_ids,
@@ -39,7 +39,7 @@ Callbacks = Optional[Union[Callable[..., Any], list[Callable[..., Any]]]]
 class LlmAgent(BaseAgent):
     """An agent that asks a model what to do, runs the tools it calls, and answers.
 
-    Each model call sees the conversation folded incrementally (see projections.llm_context):
+    Each model call sees the conversation folded incrementally (see runtime.agents.llm_context):
     the cost of a turn does not grow with the length of the session.
     """
 

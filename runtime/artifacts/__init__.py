@@ -14,7 +14,7 @@ from runtime.artifacts.service import (
     SqliteArtifactService,
     artifact_service_from_url,
 )
-from runtime.artifacts.versions import ArtifactVersion
+from domain.artifact_versions import ArtifactVersion
 
 __all__ = [
     "DEFAULT_MAX_ARTIFACT_BYTES",

@@ -1,6 +1,6 @@
 """ADK's module path for BaseArtifactService."""
 
 from runtime.artifacts.base import BaseArtifactService
-from runtime.artifacts.versions import ArtifactVersion
+from domain.artifact_versions import ArtifactVersion
 
 __all__ = ["ArtifactVersion", "BaseArtifactService"]

@@ -27,9 +27,9 @@ from domain.errors import InvalidArgumentError, StoreError
 from domain.validation import check_ids
 from runtime.artifacts.base import BaseArtifactService
 from runtime.artifacts.blobs import BlobStore, FileBlobStore, check_blob, store_bytes
-from runtime.artifacts.log import ArtifactLog
-from runtime.artifacts.names import ArtifactScope, artifact_scope, check_filename
-from runtime.artifacts.versions import (
+from domain.artifact_log import ArtifactLog
+from domain.artifact_names import ArtifactScope, artifact_scope, check_filename
+from domain.artifact_versions import (
     BYTES,
     TEXT,
     ArtifactVersion,

@@ -2,7 +2,7 @@
 of the log and ranked with the store's own full-text search."""
 
 from runtime.memory.base import BaseMemoryService, MemoryEntry, SearchMemoryResponse
-from runtime.memory.fold import MemoryDoc
+from projections.memory import MemoryDoc
 from runtime.memory.service import (
     DEFAULT_MAX_RESULTS,
     InMemoryMemoryService,

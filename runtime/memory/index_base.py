@@ -6,7 +6,7 @@ import abc
 from typing import Sequence
 from uuid import UUID
 
-from runtime.memory.fold import Folded, MemoryDoc, SourceView, with_visibility
+from projections.memory import Folded, MemoryDoc, SourceView, with_visibility
 
 
 class LostRace(Exception):

@@ -23,14 +23,14 @@ from google.genai import types
 
 from domain.errors import InvalidArgumentError, StoreError
 from domain.events import Event
-from domain.log import session_log_id
+from domain.session_log import session_log_id
 from domain.session import Session
 from domain.validation import check_ids
 from runtime.memory.base import BaseMemoryService, MemoryEntry, SearchMemoryResponse
-from runtime.memory.fold import Folded, MemoryDoc, SourceView, fold_memory_log_event, fold_session_event
+from projections.memory import Folded, MemoryDoc, SourceView, fold_memory_log_event, fold_session_event
 from runtime.memory.index_base import MemoryIndex
-from runtime.memory.log import MemoryLog, memory_log_id
-from runtime.memory.text import iso_timestamp
+from domain.memory_log import MemoryLog, memory_log_id
+from projections.memory_text import iso_timestamp
 from runtime.stores import Store, open_store
 
 DEFAULT_MAX_RESULTS = 10

@@ -23,14 +23,14 @@ from domain.errors import (
     StaleSessionError,
 )
 from domain.events import Event, EventActions
-from domain.log import RECORDED_TOPICS, SessionLog, session_log_id
-from domain.rewind import active_ranges, is_hidden
+from domain.session_log import RECORDED_TOPICS, SessionLog, session_log_id
+from domain.rewind_ranges import active_ranges, is_hidden
 from domain.session import Session
 from domain.state import USER_PREFIX, ScopedDelta, check_json_state, split_scopes, with_scoped, without_temp
 from domain.validation import check_ids
 from projections.session_at import SessionAt, session_at
 from runtime.gc_pause import gc_paused
-from runtime.projections.source import LogSource
+from runtime.read_models.source import LogSource
 from runtime.sessions.base import BaseSessionService, GetSessionConfig, ListSessionsResponse
 from runtime.stores import CatalogRow, SideRows, Store, open_store
 

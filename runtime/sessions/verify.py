@@ -18,7 +18,7 @@ from eventsourcing.persistence import StoredEvent
 from domain.chain import BrokenLink, verify
 from projections.base import fold_events
 from projections.state import APP_STATE, SCOPED_STATE
-from runtime.projections.source import LogSource
+from runtime.read_models.source import LogSource
 from runtime.stores import Store
 
 _ABSENT: Any = type("Absent", (), {"__repr__": lambda self: "<absent>"})()

@@ -28,14 +28,14 @@ from eventsourcing.persistence import (
 from eventsourcing.utils import get_topic
 from pydantic_core import from_json, to_json
 
-from domain.log import SessionLog
+from domain.session_log import SessionLog
 from runtime.stores.rows import SideRows
 
 SNAPSHOT_INTERVAL = 100
 
 # A session log's own events hold JSON values only (checked before they are recorded),
 # apart from the library's timestamps; so do its snapshots, whose state is the log's
-# attributes (``domain.log.SessionLog``: JSON values, and two library datetimes).
+# attributes (``domain.session_log.SessionLog``: JSON values, and two library datetimes).
 _JSON_PAYLOAD_EVENTS = (SessionLog.Chained, SessionLog.Created, SessionLog.Snapshot)
 
 

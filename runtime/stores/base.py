@@ -36,8 +36,8 @@ if TYPE_CHECKING:
     from runtime.artifacts.blobs import BlobStore
     from runtime.auth.credential_service import CredentialTable
     from runtime.memory.index_base import MemoryIndex
-    from runtime.projections.storage import ProjectionStorage
-    from runtime.purge_sql import PurgeSql
+    from runtime.read_models.storage import ProjectionStorage
+    from runtime.operations.purge_sql import PurgeSql
 
 T = TypeVar("T")
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from eventsourcing.persistence import StoredEvent
 
-from domain.log import SessionLog
+from domain.session_log import SessionLog
 from runtime.stores.base import SnapshotParts
 
 SNAPSHOT_CLASS_VERSION = getattr(SessionLog.Snapshot, "class_version", 1)

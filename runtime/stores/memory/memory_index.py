@@ -9,10 +9,10 @@ import threading
 from collections import Counter
 from dataclasses import dataclass, field
 
-from domain.rewind import is_hidden
-from runtime.memory.fold import Folded, MemoryDoc, SourceView
+from domain.rewind_ranges import is_hidden
+from projections.memory import Folded, MemoryDoc, SourceView
 from runtime.memory.index_base import MemoryIndex
-from runtime.memory.text import terms
+from projections.memory_text import terms
 
 K1, B = 1.2, 0.75
 

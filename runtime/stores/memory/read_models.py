@@ -1,4 +1,4 @@
-"""Read-model rows and positions for in-memory stores (the interface: runtime/projections/storage.py)."""
+"""Read-model rows and positions for in-memory stores (the interface: runtime/read_models/storage.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any, Sequence
 from eventsourcing.persistence import Tracking
 from eventsourcing.popo import POPOTrackingRecorder
 
-from runtime.projections.storage import (
+from runtime.read_models.storage import (
     _EPOCH,
     Batch,
     HistoryRow,

@@ -10,12 +10,11 @@ from uuid import UUID
 from eventsourcing.popo import POPOAggregateRecorder
 
 from domain.errors import StoreError
-from domain.log import SessionLog
+from domain.session_log import SessionLog
 from runtime.stores.base import LogRow, SnapshotParts, Store, WindowRow, as_uuid
 from runtime.stores.memory.recorder import MemoryLogRecorder
 from runtime.stores.snapshots import decode_snapshot
 
-_FORKED_TOPIC = SessionLog.ForkedFrom.TOPIC
 
 
 class MemoryStore(Store):
@@ -59,7 +58,7 @@ class MemoryStore(Store):
         out = {}
         for x in dict.fromkeys(raw_ids):
             for stored in self.recorder.select_events(as_uuid(x)):
-                if stored.topic == _FORKED_TOPIC:
+                if stored.topic == SessionLog.ForkedFrom.TOPIC:
                     out[x] = stored.originator_version
         return out
 

@@ -10,9 +10,9 @@ from uuid import UUID
 from psycopg.types.json import Jsonb
 
 from runtime.stores.postgres.recorder import create_pg_tables
-from runtime.memory.fold import Folded, MemoryDoc, SourceView
+from projections.memory import Folded, MemoryDoc, SourceView
 from runtime.memory.index_base import LostRace, MemoryIndex
-from runtime.memory.text import words
+from projections.memory_text import words
 
 _CREATE = [
     "CREATE TABLE IF NOT EXISTS chronicle_memory_sources ("

@@ -1,4 +1,4 @@
-"""Read-model rows and positions for PostgreSQL stores (the interface: runtime/projections/storage.py)."""
+"""Read-model rows and positions for PostgreSQL stores (the interface: runtime/read_models/storage.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from eventsourcing.postgres import PostgresTrackingRecorder
 from psycopg.rows import tuple_row
 from psycopg.sql import SQL
 
-from runtime.projections.storage import (
+from runtime.read_models.storage import (
     _EPOCH,
     Batch,
     HistoryRow,

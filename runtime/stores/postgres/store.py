@@ -15,14 +15,13 @@ from psycopg.rows import tuple_row
 from psycopg.sql import SQL, Identifier
 
 from domain.errors import StoreError
-from domain.log import SessionLog
+from domain.session_log import SessionLog
 from runtime.stores.base import LogRow, SnapshotParts, StateReads, Store, WindowRow, as_uuid
 from runtime.stores.postgres.recorder import PostgresLogRecorder, _Datastore
 from runtime.stores.snapshots import decode_snapshot
 
 SNAPSHOTS_TABLE = "chronicle_snapshots"
 _END = 2**63 - 1  # no upper bound
-_FORKED_TOPIC = SessionLog.ForkedFrom.TOPIC
 
 # The snapshot row comes whole, in binary: PostgreSQL's JSON functions are slower than
 # decoding the payload here.
@@ -117,7 +116,7 @@ class PostgresStore(Store):
             curs.execute(
                 f"SELECT originator_id, originator_version FROM {self.events_table}"
                 " WHERE originator_id = ANY(%s::uuid[]) AND topic = %s",
-                ([str(x) for x in ids], _FORKED_TOPIC),
+                ([str(x) for x in ids], SessionLog.ForkedFrom.TOPIC),
             )
             found = {r[0]: r[1] for r in curs.fetchall()}
         return {x: found[as_uuid(x)] for x in ids if as_uuid(x) in found}

@@ -12,9 +12,9 @@ import json
 from typing import Any, Sequence
 from uuid import UUID
 
-from runtime.memory.fold import Folded, MemoryDoc, SourceView
+from projections.memory import Folded, MemoryDoc, SourceView
 from runtime.memory.index_base import LostRace, MemoryIndex
-from runtime.memory.text import words
+from projections.memory_text import words
 
 _CREATE = [
     "CREATE TABLE IF NOT EXISTS chronicle_memory_sources ("

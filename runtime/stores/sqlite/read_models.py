@@ -1,4 +1,4 @@
-"""Read-model rows and positions for SQLite stores (the interface: runtime/projections/storage.py)."""
+"""Read-model rows and positions for SQLite stores (the interface: runtime/read_models/storage.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any, Iterator, Sequence
 
 from eventsourcing.sqlite import SQLiteTrackingRecorder
 
-from runtime.projections.storage import (
+from runtime.read_models.storage import (
     _EPOCH,
     Batch,
     HistoryRow,

@@ -9,14 +9,13 @@ from eventsourcing.sqlite import SQLiteAggregateRecorder
 from pydantic_core import from_json
 
 from domain.errors import StoreError
-from domain.log import SessionLog
+from domain.session_log import SessionLog
 from runtime.stores.base import LogRow, SnapshotParts, Store, WindowRow, as_uuid
 from runtime.stores.snapshots import SNAPSHOT_CLASS_VERSION, decode_snapshot
 from runtime.stores.sqlite.recorder import EVENTS_TABLE, SqliteLogRecorder, _Datastore
 
 SNAPSHOTS_TABLE = "chronicle_snapshots"
 _END = 2**63 - 1  # no upper bound
-_FORKED_TOPIC = SessionLog.ForkedFrom.TOPIC
 
 # A snapshot's two parts that reads need, extracted by SQLite's JSON functions (quick C).
 _SNAPSHOT_PARTS = (
@@ -122,7 +121,7 @@ class SqliteStore(Store):
             found = dict(self._fetch(
                 f"SELECT originator_id, originator_version FROM {self.events_table}"
                 f" WHERE originator_id IN ({','.join('?' * len(chunk))}) AND topic = ?",
-                [as_uuid(x).hex for x in chunk] + [_FORKED_TOPIC],
+                [as_uuid(x).hex for x in chunk] + [SessionLog.ForkedFrom.TOPIC],
             ))
             out.update({x: found[as_uuid(x).hex] for x in chunk if as_uuid(x).hex in found})
         return out

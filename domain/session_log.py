@@ -1,0 +1,206 @@
+"""The Session aggregate: one append-only log per conversation.
+
+The aggregate is deliberately thin. It holds what its invariants and fast loads need
+(the version, the session-scoped state folded so far, the invocation index), never
+the event list; events are read from the store only when a caller asks for them.
+"""
+
+from __future__ import annotations
+
+import uuid
+from functools import lru_cache
+from typing import Any, Mapping
+
+
+from domain import chain as hash_chain
+from domain.chained import ChainedAggregate
+from domain.rewind_ranges import active_ranges, is_hidden
+from domain.state import apply_delta, is_user_scoped, split_scopes
+
+_NAMESPACE = uuid.UUID("6f1f0c52-3b1e-4f43-9c1a-6c7a1e0b8d2a")
+
+
+@lru_cache(maxsize=65536)
+def session_log_id(app_name: str, user_id: str, session_id: str) -> uuid.UUID:
+    """The log's id is derived, so any process finds a session without an index."""
+    return uuid.uuid5(_NAMESPACE, f"{app_name}\x1f{user_id}\x1f{session_id}")
+
+
+class SessionLog(ChainedAggregate):
+    TOPIC = "chronicle:SessionLog"
+
+    class Snapshot(ChainedAggregate.Snapshot):
+        TOPIC = "chronicle:SessionLog.Snapshot"
+
+    class Chained(ChainedAggregate.Chained):
+        """Base of the log's events after its genesis (each carries its digest and link)."""
+
+        TOPIC = "chronicle:SessionLog.Chained"
+
+    class Created(ChainedAggregate.Created):
+        """Genesis: carries the initial state, so a rewind can restore it."""
+
+        TOPIC = "chronicle:SessionLog.Created"
+        app_name: str
+        user_id: str
+        session_id: str
+        state: dict[str, Any]
+        created_time: float
+
+    class ForkedFrom(Chained):
+        """This session began as a copy of another's history up to ``version``."""
+
+        TOPIC = "chronicle:SessionLog.ForkedFrom"
+        source_session_id: str
+        source_log_id: str
+        source_version: int
+        before_invocation_id: str | None
+        forked_time: float
+
+        def apply(self, log: SessionLog) -> None:
+            log.last_update_time = self.forked_time
+            log.forked_from = {
+                "session_id": self.source_session_id,
+                "log_id": self.source_log_id,
+                "version": self.source_version,
+                "before_invocation_id": self.before_invocation_id,
+            }
+
+    class Recorded(Chained):
+        """One non-partial ADK event, stored as its JSON dict (``temp:`` keys removed)."""
+
+        TOPIC = "chronicle:SessionLog.Recorded"
+        event: dict[str, Any]
+
+        def apply(self, log: SessionLog) -> None:
+            actions = self.event.get("actions") or {}
+            apply_delta(log.state, split_scopes(actions.get("state_delta")).session)
+            fold_artifact_view(log.artifacts, actions.get("artifact_delta"))
+            log.note_event(self.event, self.originator_version)
+
+    class Rewound(Chained):
+        """A rewind: the marker ADK event, and the session as it was before the target.
+
+        The restored state and artifact versions are computed by replay when the rewind
+        is recorded, so reading the session afterwards never replays anything.
+        """
+
+        TOPIC = "chronicle:SessionLog.Rewound"
+        event: dict[str, Any]
+        start_version: int
+        restored_state: dict[str, Any]
+        restored_artifacts: dict[str, int]
+
+        def apply(self, log: SessionLog) -> None:
+            log.state = dict(self.restored_state)
+            fold_artifact_view(log.artifacts, restored=self.restored_artifacts)
+            log.rewinds = [*log.rewinds, [self.originator_version, self.start_version]]
+            log.note_event(self.event, self.originator_version)
+
+    class Deleted(Chained):
+        TOPIC = "chronicle:SessionLog.Deleted"
+        deleted_time: float
+
+        def apply(self, log: SessionLog) -> None:
+            log.deleted = True
+            log.last_update_time = self.deleted_time
+
+    def __init__(
+        self,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        state: dict[str, Any],
+        created_time: float,
+        chain: str = hash_chain.GENESIS,
+    ):
+        self.chain_head = chain
+        self.app_name = app_name
+        self.user_id = user_id
+        self.session_id = session_id
+        self.state: dict[str, Any] = dict(split_scopes(state).session)
+        self.created_time = created_time
+        self.last_update_time = created_time
+        self.deleted = False
+        # invocation id -> [first version, last version] of its events, rewound ones too
+        self.invocations: dict[str, list[int]] = {}
+        self.artifacts: dict[str, int] = {}  # session-scoped filename -> version in view
+        self.rewinds: list[list[int]] = []  # [rewind version, first rewound version]
+        self.forked_from: dict[str, Any] | None = None
+        self.event_count = 0
+
+    def note_event(self, event: dict[str, Any], version: int) -> None:
+        self.last_update_time = event["timestamp"]
+        invocation_id = event.get("invocation_id")
+        if invocation_id:
+            first = self.invocations.get(invocation_id, (version,))[0]
+            # A new list, never mutated: readers may hold the previous one.
+            self.invocations[invocation_id] = [first, version]
+        self.event_count += 1
+
+    def hidden_ranges(self) -> list[tuple[int, int]]:
+        return active_ranges(self.rewinds)
+
+    def invocation_start(self, invocation_id: str) -> int | None:
+        """The first version of an invocation still in the timeline, or None."""
+        span = self.invocations.get(invocation_id)
+        if span is None or is_hidden(span[0], self.hidden_ranges()):
+            return None
+        return span[0]
+
+    @classmethod
+    def start(
+        cls, app_name: str, user_id: str, session_id: str, state: dict[str, Any], created_time: float
+    ) -> SessionLog:
+        return cls._start(
+            cls.Created, session_log_id(app_name, user_id, session_id),
+            app_name=app_name, user_id=user_id, session_id=session_id, state=state, created_time=created_time,
+        )
+
+    def record(self, event: dict[str, Any]) -> None:
+        self._append(self.Recorded, event=event)
+
+    def rewind(
+        self, event: dict[str, Any], start_version: int, state: dict[str, Any], artifacts: dict[str, int]
+    ) -> None:
+        self._append(
+            self.Rewound, event=event, start_version=start_version, restored_state=state, restored_artifacts=artifacts
+        )
+
+    def fork_of(
+        self, source: SessionLog, version: int, before_invocation_id: str | None, forked_time: float
+    ) -> None:
+        self._append(
+            self.ForkedFrom,
+            source_session_id=source.session_id,
+            source_log_id=str(source.id),
+            source_version=version,
+            before_invocation_id=before_invocation_id,
+            forked_time=forked_time,
+        )
+
+    def delete(self, deleted_time: float) -> None:
+        self._append(self.Deleted, deleted_time=deleted_time)
+
+
+def session_artifacts(artifact_delta: Mapping[str, int] | None) -> dict[str, int]:
+    """The part of an artifact delta that belongs to the session (``user:`` files are shared)."""
+    return {name: v for name, v in (artifact_delta or {}).items() if not is_user_scoped(name)}
+
+
+def fold_artifact_view(
+    view: dict[str, int], artifact_delta: Mapping[str, int] | None = None, *, restored: Mapping[str, int] | None = None
+) -> dict[str, int]:
+    """The session's artifact view (filename -> version) after one event, updated in place: a
+    rewind's ``restored`` view replaces it; any other event's session files take their new
+    versions. The one fold of that view, wherever it is kept."""
+    if restored is not None:
+        view.clear()
+        view.update(restored)
+    elif artifact_delta:
+        view.update(session_artifacts(artifact_delta))
+    return view
+
+
+# Topics of the events that carry ADK events (a rewind's marker is one); projections read these.
+RECORDED_TOPICS = (SessionLog.Recorded.TOPIC, SessionLog.Rewound.TOPIC)

@@ -1,0 +1,246 @@
+"""Running the function calls of a model turn: concurrently, with callbacks, merged into one event."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from typing import TYPE_CHECKING, Any, AsyncGenerator, Optional
+
+from google.genai import types
+
+from domain.errors import ChronicleError
+from domain.events import Event, EventActions
+from runtime.agents.llm_context import CLIENT_FUNCTION_CALL_ID_PREFIX
+from runtime.callbacks import call_user
+from runtime.tools.base_tool import BaseTool
+from runtime.tools.tool_confirmation import ToolConfirmation
+from runtime.tools.tool_context import ToolContext
+
+if TYPE_CHECKING:
+    from runtime.agents.llm_agent import LlmAgent
+    from runtime.invocation_context import InvocationContext
+
+
+class ToolNotFoundError(ChronicleError, ValueError):
+    """The model called a function the agent does not have."""
+
+
+# ADK's answers to a call that waits on a person, and to one a person rejected.
+NEEDS_CONFIRMATION = {"error": "This tool call requires confirmation, please approve or reject."}
+REJECTED = {"error": "This tool call is rejected."}
+
+
+def new_function_call_id() -> str:
+    return CLIENT_FUNCTION_CALL_ID_PREFIX + str(uuid.uuid4())
+
+
+def populate_client_function_call_ids(event: Event) -> None:
+    """Gives every function call an id (models other than Gemini may leave it out)."""
+    for call in event.get_function_calls():
+        if not call.id:
+            call.id = new_function_call_id()
+
+
+def long_running_call_ids(calls: list[types.FunctionCall], tools: dict[str, Any]) -> Optional[set[str]]:
+    ids = {c.id for c in calls if c.id and getattr(tools.get(c.name), "is_long_running", False)}
+    return ids or None
+
+
+async def handle_function_calls(
+    ctx: InvocationContext, agent: LlmAgent, call_event: Event, tools: dict[str, BaseTool]
+) -> Optional[Event]:
+    """Runs the calls of `call_event` (concurrently when there are several) and returns one event
+    holding every result, in call order, or None when no call produced a result yet."""
+    calls = call_event.get_function_calls()
+    if len(calls) == 1:
+        results = [await _run_one(ctx, agent, calls[0], tools)]
+    else:
+        results = await asyncio.gather(*(_run_one(ctx, agent, call, tools) for call in calls))
+    events = [e for e in results if e is not None]
+    if not events:
+        return None
+    if len(events) == 1:
+        return events[0]
+    return merge_function_response_events(events)
+
+
+async def run_function_calls_as_completed(
+    ctx: InvocationContext, agent: LlmAgent, call_event: Event, tools: dict[str, BaseTool]
+) -> AsyncGenerator[Event, None]:
+    """Runs the calls of `call_event` concurrently and yields each result event as soon as its
+    tool returns (resumable apps commit each one on its own). If a tool raises, the others are
+    cancelled and the error propagates."""
+    tasks = [asyncio.ensure_future(_run_one(ctx, agent, call, tools)) for call in call_event.get_function_calls()]
+    try:
+        for next_done in asyncio.as_completed(tasks):
+            event = await next_done
+            if event is not None:
+                yield event
+    finally:
+        for task in tasks:
+            if not task.done():
+                task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def merge_function_response_events(events: list[Event]) -> Event:
+    """One event with every result; the actions are merged (state and artifact deltas key by key
+    in call order, flags if any call set them, the last transfer wins)."""
+    parts: list[types.Part] = []
+    actions = EventActions()
+    for event in events:
+        parts.extend(event.content.parts if event.content and event.content.parts else [])
+        a = event.actions
+        actions.state_delta.update(a.state_delta)
+        actions.artifact_delta.update(a.artifact_delta)
+        actions.requested_auth_configs.update(a.requested_auth_configs)
+        actions.requested_tool_confirmations.update(a.requested_tool_confirmations)
+        if a.skip_summarization:
+            actions.skip_summarization = True
+        if a.escalate:
+            actions.escalate = True
+        if a.transfer_to_agent:
+            actions.transfer_to_agent = a.transfer_to_agent
+    first = events[0]
+    return Event(
+        invocation_id=first.invocation_id,
+        author=first.author,
+        branch=first.branch,
+        content=types.Content(role="user", parts=parts),
+        actions=actions,
+        timestamp=first.timestamp,
+    )
+
+
+async def run_answered_calls(
+    ctx: InvocationContext,
+    agent: LlmAgent,
+    calls: list[types.FunctionCall],
+    tools: dict[str, BaseTool],
+    confirmations: dict[str, ToolConfirmation],
+) -> Optional[Event]:
+    """Runs original calls again after a person answered for them (an approval or rejection in
+    `confirmations`, or a credential): one event holding every result."""
+    results = await asyncio.gather(*(_run_one(ctx, agent, c, tools, confirmations.get(c.id or "")) for c in calls))
+    events = [e for e in results if e is not None]
+    if not events:
+        return None
+    return events[0] if len(events) == 1 else merge_function_response_events(events)
+
+
+async def _confirmation_gate(tool: BaseTool, args: dict[str, Any], tool_context: ToolContext) -> Optional[dict]:
+    """The answer to a call that must not run (yet), or None if it may run. The one place that
+    decides, for every kind of tool: a rejected call never runs; a call whose tool requires
+    confirmation asks for it instead of running."""
+    confirmation = tool_context.tool_confirmation
+    if confirmation is not None:
+        return None if confirmation.confirmed else dict(REJECTED)
+    if not await tool.check_require_confirmation(args, tool_context):
+        return None
+    tool_context.request_confirmation(
+        hint=f"Please approve or reject the tool call {tool.name}() by responding with a FunctionResponse "
+        "with an expected ToolConfirmation payload."
+    )
+    tool_context.actions.skip_summarization = True  # the pause is no result for the model to summarise
+    return dict(NEEDS_CONFIRMATION)
+
+
+async def _run_one(
+    ctx: InvocationContext,
+    agent: LlmAgent,
+    call: types.FunctionCall,
+    tools: dict[str, BaseTool],
+    confirmation: Optional[ToolConfirmation] = None,
+) -> Optional[Event]:
+    plugins = ctx.plugin_manager
+    tool_context = ToolContext(ctx, function_call_id=call.id, tool_confirmation=confirmation)
+    args: dict[str, Any] = dict(call.args or {})
+
+    tool = tools.get(call.name)
+    if tool is None:
+        error = ToolNotFoundError(
+            f"The model called {call.name!r}, which agent {agent.name!r} does not have "
+            f"(its tools: {', '.join(tools) or 'none'})."
+        )
+        placeholder = BaseTool(name=call.name, description="Tool not found")
+        response = await _on_tool_error(ctx, agent, placeholder, args, tool_context, error)
+        if response is None:
+            raise error
+        return _response_event(ctx, agent, placeholder, call, response, tool_context)
+
+    response = await plugins.run_before_tool_callback(tool=tool, tool_args=args, tool_context=tool_context)
+    if response is None:
+        for callback in agent.canonical_before_tool_callbacks:
+            response = await call_user(callback, tool=tool, args=args, tool_context=tool_context)
+            if response is not None:
+                break
+    if response is None:
+        try:
+            response = await _confirmation_gate(tool, args, tool_context)
+            if response is None:
+                response = await tool.run_async(args=args, tool_context=tool_context)
+        except Exception as error:
+            response = await _on_tool_error(ctx, agent, tool, args, tool_context, error)
+            if response is None:
+                raise
+
+    altered = await plugins.run_after_tool_callback(
+        tool=tool, tool_args=args, tool_context=tool_context, result=response
+    )
+    if altered is None:
+        for callback in agent.canonical_after_tool_callbacks:
+            altered = await call_user(
+                callback, tool=tool, args=args, tool_context=tool_context, tool_response=response
+            )
+            if altered is not None:
+                break
+    if altered is not None:
+        response = altered
+
+    if tool.is_long_running and not response:
+        # The result comes later, from the client. A resumable app keeps what the tool wrote to
+        # state in an event of its own (ADK, and a non-resumable app here, drop it).
+        actions = tool_context.actions
+        if ctx.is_resumable and (actions.state_delta or actions.artifact_delta or actions.requested_tool_confirmations):
+            return Event(invocation_id=ctx.invocation_id, author=agent.name, branch=ctx.branch, actions=actions)
+        return None
+    return _response_event(ctx, agent, tool, call, response, tool_context)
+
+
+async def _on_tool_error(
+    ctx: InvocationContext,
+    agent: LlmAgent,
+    tool: BaseTool,
+    args: dict[str, Any],
+    tool_context: ToolContext,
+    error: Exception,
+) -> Optional[Any]:
+    response = await ctx.plugin_manager.run_on_tool_error_callback(
+        tool=tool, tool_args=args, tool_context=tool_context, error=error
+    )
+    if response is None:
+        for callback in agent.canonical_on_tool_error_callbacks:
+            response = await call_user(callback, tool=tool, args=args, tool_context=tool_context, error=error)
+            if response is not None:
+                break
+    return response
+
+
+def _response_event(
+    ctx: InvocationContext,
+    agent: LlmAgent,
+    tool: BaseTool,
+    call: types.FunctionCall,
+    response: Any,
+    tool_context: ToolContext,
+) -> Event:
+    if not isinstance(response, dict):
+        response = {"result": response}
+    part = types.Part(function_response=types.FunctionResponse(id=call.id, name=tool.name, response=response))
+    return Event(
+        invocation_id=ctx.invocation_id,
+        author=agent.name,
+        branch=ctx.branch,
+        content=types.Content(role="user", parts=[part]),
+        actions=tool_context.actions,
+    )

@@ -1,0 +1,146 @@
+"""Checking every hash chain in a store: each session log, and the operator audit log of purges.
+
+A chain breaks where a stored event was edited, removed or moved (``domain.chain``; checked by
+``runtime.sessions.verify``, the one verifier). Beyond
+the chain, each session log is compared with its catalog row: events missing from the end of
+a log (which no later link can reveal) show up as a log shorter than the catalog says, and a
+session log without a catalog row, or a catalog row without a log, is reported too. The shared
+``app:``/``user:`` rows are checked against the log's fold of them (``scoped_state_mismatches``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator, Optional
+from uuid import UUID
+
+from pydantic_core import from_json
+
+from domain.session_log import SessionLog
+from domain.purge_log import PURGE_LOG_ID
+from runtime.sessions.verify import ScopedMismatch, decode_payload, verify_rows
+from runtime.stores import Store
+from runtime.stores.base import as_uuid
+
+
+@dataclass(frozen=True)
+class Broken:
+    """The first broken link of one log."""
+
+    log_id: str
+    app_name: Optional[str]
+    user_id: Optional[str]
+    session_id: Optional[str]  # None for the purge audit log
+    version: int
+    reason: str
+    event_id: Optional[str] = None  # the ADK event stored at that version, when there is one
+
+    @property
+    def where(self) -> str:
+        if self.session_id is None:
+            return f"the purge audit log (log {self.log_id})"
+        return f"session {self.session_id} (app {self.app_name}, user {self.user_id}, log {self.log_id})"
+
+
+@dataclass
+class Report:
+    logs: int = 0
+    events: int = 0
+    broken: list[Broken] = field(default_factory=list)
+    scoped: list[ScopedMismatch] = field(default_factory=list)  # shared-state rows that drifted from the log
+
+    @property
+    def ok(self) -> bool:
+        return not self.broken and not self.scoped
+
+
+@dataclass(frozen=True)
+class _Log:
+    log_id: UUID
+    app_name: Optional[str] = None
+    user_id: Optional[str] = None
+    session_id: Optional[str] = None
+    catalog_version: Optional[int] = None  # None: no catalog row
+
+
+def logs_to_check(store: Store, app_name: str | None = None, user_id: str | None = None,
+                  session_id: str | None = None) -> list[_Log]:
+    """Session logs named by the catalog or by a stored genesis event, and the purge audit log."""
+    logs: dict[UUID, _Log] = {}
+    for row in store.recorder.select_catalog(app_name, user_id):
+        if session_id is None or row.session_id == session_id:
+            logs[row.log_id] = _Log(row.log_id, row.app_name, row.user_id, row.session_id, row.version)
+    for log_id, payload in _geneses(store):
+        if log_id in logs:
+            continue
+        if (app_name, user_id, session_id) != (None, None, None) and (
+            (app_name and payload["app_name"] != app_name) or (user_id and payload["user_id"] != user_id)
+            or (session_id and payload["session_id"] != session_id)
+        ):
+            continue
+        logs[log_id] = _Log(log_id, payload["app_name"], payload["user_id"], payload["session_id"])
+    found = list(logs.values())
+    if session_id is None and store.recorder.select_events(PURGE_LOG_ID, limit=1):
+        found.append(_Log(PURGE_LOG_ID))
+    return found
+
+
+def _geneses(store: Store) -> Iterator[tuple[UUID, dict[str, Any]]]:
+    start = 1
+    while True:
+        page = store.recorder.select_notifications(start, 1000, topics=[SessionLog.Created.TOPIC])
+        for n in page:
+            try:
+                payload = from_json(n.state)
+            except ValueError:
+                payload = {"app_name": "?", "user_id": "?", "session_id": "?"}
+            yield as_uuid(n.originator_id), payload
+        if len(page) < 1000:
+            return
+        start = page[-1].id + 1
+
+
+def check_log(store: Store, log: _Log) -> tuple[int, Optional[Broken]]:
+    """(events read, the first broken link or None)."""
+    rows = store.recorder.select_events(log.log_id)
+
+    def broken(version: int, reason: str) -> Broken:
+        event_id = None
+        for row in rows:
+            if row.originator_version == version and row.topic == SessionLog.Recorded.TOPIC:
+                try:
+                    event_id = decode_payload(store, row.state)["event"]["id"]
+                except Exception:  # noqa: BLE001 - an unreadable row has no id to show
+                    pass
+        return Broken(str(log.log_id), log.app_name, log.user_id, log.session_id, version, reason, event_id)
+
+    if not rows:
+        return 0, broken(1, "the log has no events at all (its rows were removed)")
+    link = verify_rows(store, rows)
+    if link is not None:
+        return len(rows), broken(link.version, link.reason)
+    last = rows[-1].originator_version
+    if log.session_id is not None and log.catalog_version is None:
+        return len(rows), broken(last, "the session catalog has no row for this log (removed outside Chronicle)")
+    if log.catalog_version is not None and last < log.catalog_version:
+        return len(rows), broken(
+            last + 1, f"versions {last + 1}–{log.catalog_version} are missing from the end of the log "
+            f"(the catalog records version {log.catalog_version})"
+        )
+    if log.catalog_version is not None and last > log.catalog_version:
+        return len(rows), broken(
+            log.catalog_version + 1, f"the catalog records version {log.catalog_version} but the log holds {last}"
+        )
+    return len(rows), None
+
+
+def verify_store(store: Store, logs: list[_Log], on_log: Callable[[int], None] = lambda n: None) -> Report:
+    report = Report()
+    for i, log in enumerate(logs, start=1):
+        events, broken = check_log(store, log)
+        report.logs += 1
+        report.events += events
+        if broken is not None:
+            report.broken.append(broken)
+        on_log(i)
+    return report

@@ -1,0 +1,5 @@
+import sys
+
+from tools.cli.main import main
+
+sys.exit(main())

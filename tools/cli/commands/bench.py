@@ -1,0 +1,87 @@
+"""`chronicle bench`: measure Chronicle's figures on this machine (the benchmarks live in tools/bench/)."""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+from typing import Any, Callable
+
+from tools.bench import adk, artifacts, projections, rewind, sessions
+from tools.bench import runtime as runtime_bench
+from tools.cli.commands.common import CliError
+from tools.cli.output import Output
+
+WHAT = {
+    "sessions": "appends, loads and listing of the session service",
+    "runtime": "Runner turns per second over a long session (flat, not growing with history)",
+    "artifacts": "artifact saves and loads, memory search",
+    "projections": "rebuild rates, state_at latency, worker lag",
+    "rewind": "rewinding and forking long sessions",
+    "adk": "the sessions workload on google-adk's own services beside Chronicle's, as ratios",
+}
+MODULES = {"sessions": sessions, "runtime": runtime_bench, "artifacts": artifacts, "projections": projections,
+           "rewind": rewind, "adk": adk}
+
+
+def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "bench",
+        parents=[common()],
+        help="measure Chronicle's figures on this machine",
+        description="Run one of Chronicle's benchmarks on fresh stores and print its table: "
+        + "; ".join(f"{k}: {v}" for k, v in WHAT.items()) + ". PostgreSQL runs start their own server "
+        "unless --postgres names one.",
+    )
+    p.add_argument("what", choices=list(WHAT), help="which benchmark")
+    p.add_argument("--stores", help="comma-separated: memory,sqlite,postgresql (artifacts also: file); default all")
+    p.add_argument("--runs", type=int, default=3, help="runs per figure; the median is reported (default 3)")
+    p.add_argument("--quick", action="store_true", help="smaller workloads, for a smoke test")
+    p.add_argument("--postgres", metavar="URL", help="use this PostgreSQL database instead of starting a server")
+    p.add_argument("--markdown", action="store_true", help="print the figures as a markdown table (as in docs/benchmarks.md)")
+    p.set_defaults(func=run)
+
+
+
+def run(args: argparse.Namespace, out: Output) -> int:
+    kinds = [k.strip() for k in args.stores.split(",")] if args.stores else None
+    if args.runs < 1:
+        raise CliError("--runs must be at least 1.")
+    module = MODULES[args.what]
+    known = list(getattr(module, "KINDS", ["memory", "sqlite", "postgresql"]))
+    unknown = [k for k in kinds or [] if k not in known]
+    if unknown:
+        raise CliError(f"bench {args.what}: unknown store kind(s) {', '.join(unknown)}; choose from {', '.join(known)}.")
+    if args.what == "runtime":
+        results = _runtime(module, kinds, args)
+        if out.json_mode:  # each store's figures as numbers, for scripts
+            out.json(results)
+            return 0
+        table = module.table(results)
+    else:
+        try:
+            table = module.run(kinds, runs=args.runs, quick=args.quick, postgres_url=args.postgres)
+        except (ValueError, KeyError) as e:  # an unknown store kind, said by the benchmark
+            raise CliError(f"bench {args.what}: {e}") from None
+        except ImportError as e:  # bench adk without google-adk: the message says how to install it
+            raise CliError(str(e)) from None
+        if out.json_mode:
+            out.json({"benchmark": args.what, "title": table.title, "headers": table.headers, "rows": table.rows})
+            return 0
+    out.line(table.markdown() if args.markdown else table.text())
+    return 0
+
+
+def _runtime(module: Any, kinds: list[str] | None, args: argparse.Namespace) -> list[dict[str, Any]]:
+    """The runtime benchmark takes store URLs: one fresh store per kind and run; the median run per store."""
+    from tools.bench.common import bench_stores
+
+    kinds = kinds or ["memory", "sqlite", "postgresql"]
+    turns = 50 if args.quick else 200
+    picked = []
+    with bench_stores(kinds, args.postgres) as stores:
+        for kind in kinds:
+            runs = [module.run_benchmark([stores.fresh(kind)], turns=turns)[0] for _ in range(args.runs)]
+            median = statistics.median_low([r["turns_per_s"] for r in runs])
+            best = next(r for r in runs if r["turns_per_s"] == median)
+            picked.append({**best, "kind": kind, "runs": args.runs})
+    return picked

@@ -1,0 +1,231 @@
+"""`chronicle history`: a session's timeline — invocations, authors, text, tool calls and results,
+state changes, artifacts, token usage — with rewound turns marked.
+
+The timeline is the projections' (``TimeTravel.history``); which versions a rewind hides is the
+domain's rule, read from the session's log (``SessionLog.hidden_ranges``).
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from domain.session_log import SessionLog
+from domain.rewind_ranges import is_hidden
+from projections.pending import INVOCATION_ABORTED, KINDS as REQUEST_KINDS, REQUEST_CONFIRMATION, REQUEST_CREDENTIAL
+from projections.timeline import Invocation, Step, Timeline
+from runtime.read_models import TimeTravel
+from runtime.sessions.service import parse_recorded
+from runtime.stores import CatalogRow, Store
+from tools.cli.commands.common import add_session_arguments, find_session, jsonable, open_store_for
+from tools.cli.output import Output, short, utc
+
+
+def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "history",
+        parents=[common()],
+        help="a session's timeline: invocations, tool calls, state changes, rewinds",
+        description="Print a session's timeline: each invocation with its events (author, text, tool "
+        "calls with arguments and results, state changes, artifacts saved, token usage). Turns a "
+        "rewind took back stay in the log and are marked REWOUND.",
+    )
+    add_session_arguments(p)
+    p.add_argument("--full", action="store_true", help="do not shorten long text and values")
+    p.set_defaults(func=run)
+
+
+@dataclass
+class RewindMark:
+    """A rewind recorded in the session: where, which invocation it went back before."""
+
+    version: int
+    start_version: int
+    event_id: str
+    before_invocation: str
+    restored_keys: list[str]
+    timestamp: float
+    undone: bool = False  # itself rewound by a later rewind
+
+
+@dataclass
+class History:
+    row: CatalogRow
+    timeline: Timeline
+    rewinds: list[RewindMark] = field(default_factory=list)
+    forked_from: dict[str, Any] | None = None
+
+
+def load_history(store: Store, row: CatalogRow) -> History:
+    timeline = TimeTravel(store).history((row.app_name, row.user_id, row.session_id))
+    log: SessionLog = store.application.repository.get(row.log_id)
+    ranges = log.hidden_ranges()
+    marks = []
+    for version, start in log.rewinds:
+        rows = store.recorder.select_events(row.log_id, gt=version - 1, lte=version)
+        marker = parse_recorded(rows[0])
+        marks.append(RewindMark(
+            version, start, marker.id, marker.actions.rewind_before_invocation_id or "",
+            sorted(marker.actions.state_delta), marker.timestamp, is_hidden(version, ranges),
+        ))
+    for inv in timeline.invocations:
+        if is_hidden(inv.first_version, ranges) and not inv.rewound:
+            by = next((m for m in marks if m.start_version <= inv.first_version < m.version and not m.undone), None)
+            inv.rewound, inv.rewound_by = True, f"rewind at v{by.version}" if by else "a rewind"
+    return History(row, timeline, marks, log.forked_from)
+
+
+def run(args: argparse.Namespace, out: Output) -> int:
+    store = open_store_for(args)
+    try:
+        row = find_session(store, args.session, args.app, args.user)
+        history = load_history(store, row)
+    finally:
+        store.close()
+    if out.json_mode:
+        out.json(jsonable({
+            "app_name": row.app_name, "user_id": row.user_id, "session_id": row.session_id,
+            "deleted": row.deleted, "forked_from": history.forked_from,
+            "timeline": history.timeline, "rewinds": history.rewinds,
+        }))
+        return 0
+    render(out, history, full=args.full)
+    return 0
+
+
+# -- rendering ---------------------------------------------------------------------------
+
+
+def render(out: Output, history: History, *, full: bool = False) -> None:
+    t, row = history.timeline, history.row
+    width = 10_000 if full else out.width
+    out.line(out.style(f"session {row.session_id}", "bold") + f"  app {row.app_name}  user {row.user_id}")
+    created = f"created {utc(t.created)} UTC"
+    if t.initial_state:
+        created += f" with state {short(t.initial_state, width - 45)}"
+    out.line(created)
+    if history.forked_from:
+        f = history.forked_from
+        at = f" before invocation {f['before_invocation_id']}" if f.get("before_invocation_id") else ""
+        out.line(f"forked from session {f['session_id']} at version {f['version']}{at}")
+    tokens = sum(inv.usage.get("total", 0) for inv in t.invocations)
+    rewound = sum(1 for inv in t.invocations if inv.rewound)
+    summary = f"{t.events} events, {len(t.invocations)} invocations"
+    if rewound:
+        summary += f" ({rewound} rewound)"
+    if tokens:
+        summary += f", {tokens:,} tokens"
+    out.line(summary)
+
+    blocks: list[tuple[int, Any]] = [(inv.first_version, inv) for inv in t.invocations]
+    shown_versions = {s.version for inv in t.invocations for s in inv.steps}
+    blocks += [(m.version, m) for m in history.rewinds if m.version not in shown_versions]
+    marks = {m.version: m for m in history.rewinds}
+    for _, block in sorted(blocks, key=lambda b: b[0]):
+        out.line()
+        if isinstance(block, Invocation):
+            _invocation(out, block, width, marks)
+        else:
+            _rewind(out, block)
+    if t.deleted is not None or row.deleted:
+        out.line()
+        out.line(out.style(f"deleted {utc(t.deleted)} UTC", "red"))
+
+
+def _invocation(out: Output, inv: Invocation, width: int, marks: dict[int, RewindMark]) -> None:
+    head = (f"invocation {inv.invocation_id or '(none)'}  {utc(inv.started)}  {inv.duration_ms:,.0f} ms"
+            f"  by {', '.join(inv.authors)}")
+    if inv.usage:
+        head += f"  tokens {inv.usage.get('total', 0):,}"
+    if inv.rewound:
+        out.line(out.style(head, "bold", "dim") + "  " + out.style(f"[REWOUND by {inv.rewound_by}]", "yellow", "bold"))
+    else:
+        out.line(out.style(head, "bold"))
+    for step in inv.steps:
+        lines = _step_lines(out, step, width, inv.rewound)
+        if step.version in marks:
+            lines.insert(1, " " * 21 + out.style(rewind_text(marks[step.version]), "yellow", "bold"))
+        for line in lines:
+            out.line(line)
+
+
+def _step_lines(out: Output, s: Step, width: int, rewound: bool) -> list[str]:
+    prefix = f"  v{s.version:<5}{s.author:<12} "
+    pad = " " * len(prefix)
+    room = max(width - len(prefix) - 18, 30)
+    colour = "cyan" if s.author == "user" else "green"
+    meta = []
+    if s.latency_ms is not None:
+        meta.append(f"+{s.latency_ms:,.0f} ms")
+    if s.usage:
+        meta.append(f"tokens {s.usage.get('prompt', 0)}+{s.usage.get('candidates', 0)}")
+    lines: list[str] = []
+
+    def add(text: str, *styles: str) -> None:
+        lead = out.style(prefix, colour) if not lines else pad
+        lines.append(lead + out.style(text, *(("dim",) if rewound else styles)))
+
+    if s.text:
+        add(short(s.text, room))
+    for c in s.tool_calls:
+        if c.name in REQUEST_KINDS:  # the invocation waits for a person
+            add(f"⏸ asks for {REQUEST_KINDS[c.name]}: {short(_asked(c.name, c.args), room - 24)}", "yellow", "bold")
+        else:
+            add(f"→ {c.name}({short(_args(c.args), room - len(c.name) - 4)})", "magenta")
+    cancelled = bool(s.error and s.error.startswith(INVOCATION_ABORTED))
+    for r in s.tool_results:
+        if r.name in REQUEST_KINDS and s.author == "user":
+            add(f"✓ answers {REQUEST_KINDS[r.name]}: {short(r.response, room - 24)}", "cyan", "bold")
+        elif not cancelled:
+            tag = " ERROR" if r.error else ""
+            add(f"← {r.name}{tag} {short(r.response, room - len(r.name) - 8)}", "red" if r.error else "magenta")
+    if cancelled:
+        sealed = ", ".join(r.name for r in s.tool_results)
+        add(f"✗ CANCELLED{f' (sealed: {sealed})' if sealed else ''}: {s.error.split(': ', 1)[-1]}", "red", "bold")
+    elif s.error:
+        add(f"error {s.error}", "red")
+    if s.transfer_to:
+        add(f"transfer to {s.transfer_to}")
+    if s.state_changes:
+        changes = ", ".join(f"{k}={short(v, 40)}" for k, v in s.state_changes.items())
+        add(f"state {short(changes, room - 6)}", "yellow")
+    if s.artifacts:
+        add("artifact " + ", ".join(f"{k} v{v}" for k, v in s.artifacts.items()), "blue")
+    if not lines:
+        add("(no content)", "grey")
+    if meta:
+        lines[0] += "  " + out.style(f"({', '.join(meta)})", "grey")
+    return lines
+
+
+def _asked(name: str, args: dict[str, Any]) -> str:
+    """What a request asks, in words (see projections.pending for the wire shapes)."""
+    if name == REQUEST_CONFIRMATION:
+        original = args.get("originalFunctionCall") or {}
+        hint = (args.get("toolConfirmation") or {}).get("hint", "")
+        return f"{original.get('name', '?')}({_args(original.get('args') or {})})" + (f" — {hint}" if hint else "")
+    if name == REQUEST_CREDENTIAL:
+        return f"credential {(args.get('authConfig') or {}).get('credentialKey', '')} for call {args.get('functionCallId')}"
+    return str(args.get("message") or _args(args))
+
+
+def _args(args: dict[str, Any]) -> str:
+    import json
+
+    return ", ".join(f"{k}={json.dumps(v, ensure_ascii=False, default=str)}" for k, v in args.items())
+
+
+def rewind_text(mark: RewindMark) -> str:
+    text = f"REWIND at v{mark.version}: back to before invocation {mark.before_invocation}"
+    text += f" (versions {mark.start_version}–{mark.version - 1} hidden)"
+    if mark.undone:
+        text += "  [itself REWOUND]"
+    return text
+
+
+def _rewind(out: Output, mark: RewindMark) -> None:
+    text = rewind_text(mark) + f" at {utc(mark.timestamp)}"
+    if mark.restored_keys:
+        text += f"; state restored: {', '.join(mark.restored_keys)}"
+    out.line(out.style(text, "yellow", "bold"))

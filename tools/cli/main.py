@@ -1,0 +1,84 @@
+"""The `chronicle` command: see, replay, audit and repair what agents did, without writing Python.
+
+Each subcommand lives in its own module under ``tools/cli/commands``; this module only builds the
+parser and turns failures into one clear line and an exit code (see ``tools.cli.commands.common``).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from runtime.stores import DEFAULT_STORE_URL
+from tools.cli.commands import COMMANDS
+from tools.cli.commands.common import EXIT_ERROR, EXIT_STORE, CliError, output_for
+
+EPILOG = f"""\
+The store is chosen by --store URL, else $CHRONICLE_STORE, else {DEFAULT_STORE_URL}.
+URLs: sqlite:///relative.db, sqlite:////absolute/path.db, postgresql://user:pass@host:5432/db.
+
+Read commands take --json for scripts; tables and colour appear only on a terminal.
+Exit codes: 0 done, 1 failed (the message says what to do), 2 bad usage,
+3 the store cannot be opened, 4 verify found a broken chain.
+
+Start with:  chronicle demo  then  chronicle sessions  and  chronicle history SESSION
+Help on one command:  chronicle COMMAND --help
+"""
+
+
+def common_options(*, json_flag: bool = True) -> argparse.ArgumentParser:
+    """Options every subcommand accepts after its name (given before it, they work too)."""
+    parent = argparse.ArgumentParser(add_help=False)
+    parent.add_argument(
+        "--store", default=argparse.SUPPRESS, metavar="URL",
+        help=f"the store (default: $CHRONICLE_STORE or {DEFAULT_STORE_URL})",
+    )
+    if json_flag:
+        parent.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON, for scripts")
+    parent.add_argument(
+        "--color", choices=["auto", "always", "never"], default=argparse.SUPPRESS,
+        help="colour output (default auto: only on a terminal, never with NO_COLOR set)",
+    )
+    return parent
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="chronicle",
+        description="Chronicle: an event-sourced agent runtime. Inspect, replay, audit and repair "
+        "agent conversations recorded in a store.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--store", metavar="URL", help=f"the store (default: $CHRONICLE_STORE or {DEFAULT_STORE_URL})")
+    parser.add_argument("--json", action="store_true", help="print JSON, for scripts (read commands)")
+    parser.add_argument("--color", choices=["auto", "always", "never"], default="auto", help="colour output")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", title="commands")
+    for module in COMMANDS:
+        module.register(sub, common_options)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    out = output_for(args)
+    try:
+        return int(args.func(args, out) or 0)
+    except CliError as e:
+        out.error(str(e))
+        return e.code
+    except KeyboardInterrupt:
+        out.error("interrupted")
+        return 130
+    except BrokenPipeError:  # `chronicle … | head`
+        return 0
+    except Exception as e:  # noqa: BLE001 - typed errors carry a message meant for people
+        from domain.errors import ChronicleError, StoreError
+
+        if isinstance(e, StoreError):
+            out.error(str(e))
+            return EXIT_STORE
+        if isinstance(e, ChronicleError):
+            out.error(str(e))
+            return EXIT_ERROR
+        raise
