@@ -20,11 +20,14 @@ from pathlib import Path
 
 from tools.bench.common import bench_stores
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 _RUN = """
 import asyncio, statistics
-from tools.bench.sessions import _append_run, _load_ms
+try:
+    from tools.bench.sessions import _append_run, _load_ms
+except ImportError:  # a commit from before the benchmarks were one package
+    from tools.bench_sessions import _append_run, _load_ms
 async def main():
     rate, _, service, key = await _append_run({url!r}, 2000)
     figure = rate if {measure!r} == "appends" else statistics.median([await _load_ms(service, key, None) for _ in range(3)])

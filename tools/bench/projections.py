@@ -173,7 +173,7 @@ async def _state_at_ms(url: str, n_events: int) -> dict[str, float]:
 def _start_worker(url: str, projection: str) -> subprocess.Popen[bytes]:
     """Starts a worker process and returns once it has opened the store and follows the log
     (opening a PostgreSQL store runs DDL that can deadlock with concurrent appends)."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env = {**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}
     log = tempfile.NamedTemporaryFile(prefix="chronicle-worker-", suffix=".log", delete=False)
     worker = subprocess.Popen(
