@@ -11,6 +11,8 @@ STORES = ROOT / "runtime" / "stores"
 BACKENDS = [STORES / name for name in ("memory", "sqlite", "postgres")]
 # The domain's models build pydantic objects without validation (guarded in test_library_internals).
 DOMAIN_CODEC = {ROOT / "domain" / name for name in ("events.py", "json_content.py", "session.py")}
+# `chronicle import-adk` reads google-adk's own database (SQLite or PostgreSQL), not a Chronicle store.
+ADK_DATABASE_READER = ROOT / "runtime" / "operations" / "adk_source.py"
 
 BACKEND_MODULES = re.compile(r"^(sqlite3|psycopg|psycopg_pool|eventsourcing\.(sqlite|postgres|popo))(\.|$)")
 LIBRARY_INTERNALS = re.compile(
@@ -20,7 +22,7 @@ LIBRARY_INTERNALS = re.compile(
 
 
 def _sources(*tops: str) -> list[Path]:
-    return [p for top in tops for p in (ROOT / top).rglob("*.py") if STORES not in p.parents]
+    return [p for top in tops for p in (ROOT / top).rglob("*.py") if STORES not in p.parents and p != ADK_DATABASE_READER]
 
 
 def _backend_classes() -> set[str]:
