@@ -6,7 +6,6 @@ import os
 from functools import cached_property
 from typing import AsyncGenerator, Optional
 
-import httpx2
 from google import genai
 from google.genai import types
 
@@ -118,14 +117,18 @@ def _with_trailing_user_turn(contents: list[types.Content]) -> list[types.Conten
 
 
 def _transport_errors() -> tuple[type[BaseException], ...]:
-    """The HTTP libraries' "no response" errors: httpx2's (google-genai's own client) and aiohttp's when it
-    is installed (google-genai's optional async client)."""
-    errors: list[type[BaseException]] = [OSError, httpx2.TransportError]
-    try:
-        import aiohttp
-    except ImportError:
-        return tuple(errors)
-    return (*errors, aiohttp.ClientConnectionError)
+    """The HTTP libraries' "no response" errors, whichever of them the SDK is using here: httpx2 under
+    google-genai 3, httpx under 2 (google-adk's environment, where `chronicle bench adk` runs), aiohttp
+    when installed."""
+    errors: list[type[BaseException]] = [OSError]
+    for module_name, attr in (("httpx", "TransportError"), ("httpx2", "TransportError"),
+                              ("aiohttp", "ClientConnectionError")):
+        try:
+            module = __import__(module_name)
+        except ImportError:
+            continue
+        errors.append(getattr(module, attr))
+    return tuple(errors)
 
 
 _TRANSPORT_ERRORS = _transport_errors()
