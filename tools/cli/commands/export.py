@@ -9,7 +9,7 @@ import sys
 from typing import Any, Callable, Iterator, TextIO
 
 from runtime.sessions import GetSessionConfig, LogSessionService
-from tools import export
+from runtime.operations import export
 from tools.cli.commands.common import CliError, find_session, open_store_for
 from tools.cli.output import Output
 
