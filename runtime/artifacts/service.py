@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
-import re
 import threading
 import time
 from dataclasses import dataclass
@@ -28,7 +27,7 @@ from domain.validation import check_ids
 from runtime.artifacts.base import BaseArtifactService
 from runtime.artifacts.blobs import BlobStore, FileBlobStore, check_blob, store_bytes
 from domain.artifact_log import ArtifactLog
-from domain.artifact_names import ArtifactScope, artifact_scope, check_filename
+from domain.artifact_names import ArtifactScope, artifact_scope
 from domain.artifact_versions import (
     BYTES,
     TEXT,
@@ -41,14 +40,6 @@ from runtime.stores import Store, open_store
 
 DEFAULT_MAX_ARTIFACT_BYTES = 64 * 1024 * 1024
 SAVE_ATTEMPTS = 64  # optimistic-concurrency retries before a save gives up
-
-# A user id may hold "/" ("group/user123"); whatever the match, the reference must name the
-# caller's own app and user (see _reference), so no reading of it reaches another user.
-_ARTIFACT_URI = re.compile(
-    r"artifact://apps/(?P<app>[^/]+)/users/(?P<user>.+?)(?:/sessions/(?P<session>[^/]+))?"
-    r"/artifacts/(?P<filename>[^/]+)/versions/(?P<version>\d+)"
-)
-
 
 @dataclass(frozen=True)
 class _Content:
@@ -194,7 +185,7 @@ class LogArtifactService(BaseArtifactService):
         if version is None:
             raise InvalidArgumentError("restore_artifact needs the version to restore.")
         content = _Content(None, BYTES, "", reference=(scope, filename, version))
-        return await self.store.call(self._save, scope, filename, content, {})
+        return await self.store.call(self._save, scope, filename, content, None)  # None: the version's own metadata
 
     async def restore_artifacts(
         self,
@@ -249,7 +240,7 @@ class LogArtifactService(BaseArtifactService):
             data = artifact.text.encode("utf-8")
             content = _Content(data, TEXT, "text/plain")
         elif artifact.file_data is not None and (artifact.file_data.file_uri or "").startswith("artifact://"):
-            return _Content(None, BYTES, "", reference=self._reference(scope, artifact.file_data.file_uri))
+            return _Content(None, BYTES, "", reference=scope.reference(artifact.file_data.file_uri))
         else:
             raise InvalidArgumentError(
                 f"Artifact {filename!r} has neither bytes nor text: save a Part made with "
@@ -261,20 +252,6 @@ class LogArtifactService(BaseArtifactService):
                 f"{self.max_artifact_bytes:,} bytes; store it elsewhere or raise max_artifact_bytes."
             )
         return content
-
-    def _reference(self, scope: ArtifactScope, uri: str) -> tuple[ArtifactScope, str, int]:
-        match = _ARTIFACT_URI.fullmatch(uri)
-        if match is None:
-            raise InvalidArgumentError(f"Invalid artifact reference {uri!r}.")
-        if match["app"] != scope.app_name or match["user"] != scope.user_id:
-            raise InvalidArgumentError(
-                f"Artifact reference {uri!r} points outside app {scope.app_name!r} / user {scope.user_id!r}."
-            )
-        session = match["session"]
-        if session is not None and session != scope.session_id:
-            raise InvalidArgumentError(f"Artifact reference {uri!r} points into another session.")
-        filename = check_filename(match["filename"])
-        return ArtifactScope(scope.app_name, scope.user_id, session), filename, int(match["version"])
 
     # -- in the store's thread ---------------------------------------------------------
 
@@ -300,7 +277,10 @@ class LogArtifactService(BaseArtifactService):
             log = self._load_log(log_id)
             return None if log is None else find_version(log.view, filename, version, include_deleted=include_deleted)
 
-    def _save(self, scope: ArtifactScope, filename: str, content: _Content, metadata: dict[str, Any]) -> int:
+    def _save(
+        self, scope: ArtifactScope, filename: str, content: _Content, metadata: Optional[dict[str, Any]]
+    ) -> int:
+        """Records a new version. `metadata` None keeps a referenced version's custom_metadata."""
         copied_from = None
         if content.reference is None:
             assert content.data is not None
@@ -317,6 +297,8 @@ class LogArtifactService(BaseArtifactService):
             mime_type, display_name = source.mime_type, source.display_name
             if ref_scope == scope and ref_name == filename:
                 copied_from = ref_version
+            if metadata is None:
+                metadata = source.custom_metadata
         log_id = scope.log_id
         for attempt in range(SAVE_ATTEMPTS):
             with self._locks.get(log_id):
@@ -331,7 +313,7 @@ class LogArtifactService(BaseArtifactService):
                         mime_type=mime_type,
                         kind=kind,
                         create_time=time.time(),
-                        custom_metadata=metadata,
+                        custom_metadata=dict(metadata or {}),
                         display_name=display_name,
                         copied_from=copied_from,
                     )
