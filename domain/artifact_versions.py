@@ -13,6 +13,7 @@ read model may fold the same events. (This module may move to ``projections/``.)
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any, Optional, Union
 
@@ -125,7 +126,8 @@ class ArtifactVersion(BaseModel):
     version: int
     canonical_uri: str
     custom_metadata: dict[str, Any] = Field(default_factory=dict)
-    create_time: float = 0.0
+    # ADK's default for a version built by hand (a service of one's own); the fold never builds one.
+    create_time: float = Field(default_factory=time.time)
     mime_type: Optional[str] = None
     sha256: Optional[str] = None
     size: Optional[int] = None

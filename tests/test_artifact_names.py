@@ -21,7 +21,7 @@ from domain.artifact_log import ArtifactLog
 from domain.artifact_names import ArtifactScope, check_filename
 from domain.errors import ChronicleError, InvalidAnswerError, InvalidArgumentError
 from domain.events import EventActions
-from runtime.artifacts import FileArtifactService, LogArtifactService, artifact_service_from_url
+from runtime.artifacts import ArtifactVersion, FileArtifactService, LogArtifactService, artifact_service_from_url
 from runtime.errors.input_validation_error import InputValidationError
 from runtime.operations.export import store_jsonl_lines
 from runtime.stores import open_store
@@ -140,6 +140,8 @@ def _bad_calls():
         "version bool": lambda s: s.get_artifact_version(**kw, filename="a", version=True),
         "metadata not JSON": lambda s: s.save_artifact(**kw, filename="a", artifact=part, custom_metadata={"f": object()}),
         "metadata not dict": lambda s: s.save_artifact(**kw, filename="a", artifact=part, custom_metadata=["x"]),
+        "metadata int key": lambda s: s.save_artifact(**kw, filename="a", artifact=part, custom_metadata={"n": {1: 2}}),
+        "metadata NaN": lambda s: s.save_artifact(**kw, filename="a", artifact=part, custom_metadata={"x": float("nan")}),
         "not a Part": lambda s: s.save_artifact(**kw, filename="a", artifact=b"raw"),
         "reference elsewhere": lambda s: s.save_artifact(
             **kw, filename="a", artifact=types.Part(file_data=types.FileData(file_uri=other_user))),
@@ -176,6 +178,7 @@ def test_adks_input_validation_error_is_chronicles_invalid_argument_error():
     assert issubclass(InputValidationError, ValueError) and issubclass(InputValidationError, ChronicleError)
     assert InputValidationError.__name__ == "InputValidationError"  # what an error event's error_code says
     assert InputValidationError().message == "Invalid input."  # ADK's default and attribute
+    assert 0 < ArtifactVersion(version=0, canonical_uri="x").create_time <= time.time()  # ADK's default: now
     error = InputValidationError("bad name")
     assert error.message == str(error) == "bad name"
     copy = pickle.loads(pickle.dumps(error))

@@ -23,6 +23,7 @@ from eventsourcing.persistence import IntegrityError
 from google.genai import types
 
 from domain.errors import InvalidArgumentError, StoreError
+from domain.state import check_json_value
 from domain.validation import check_ids
 from runtime.artifacts.base import BaseArtifactService
 from runtime.artifacts.blobs import BlobStore, FileBlobStore, check_blob, store_bytes
@@ -427,14 +428,14 @@ def _check_version(version: object) -> None:
 
 
 def _check_metadata(custom_metadata: Optional[dict[str, Any]]) -> dict[str, Any]:
+    """A copy of the caller's metadata (later changes to theirs do not reach the log), checked
+    to be JSON as every store keeps it."""
     if custom_metadata is None:
         return {}
     if not isinstance(custom_metadata, dict):
         raise InvalidArgumentError(f"custom_metadata must be a dict, got {type(custom_metadata).__name__}.")
-    try:
-        return json.loads(json.dumps(custom_metadata))
-    except (TypeError, ValueError) as e:
-        raise InvalidArgumentError(f"custom_metadata must be JSON-serialisable: {e}") from None
+    check_json_value(custom_metadata, "custom_metadata")
+    return json.loads(json.dumps(custom_metadata))
 
 
 def _metadata(scope: ArtifactScope, record: VersionRecord) -> ArtifactVersion:
