@@ -111,7 +111,8 @@ def _filename_problem(filename: str) -> Optional[str]:
 
 def artifact_scope(app_name: str, user_id: str, filename: str, session_id: Optional[str]) -> ArtifactScope:
     """The scope `filename` lives in. ``user:`` names, and any name saved without a session,
-    belong to the user (as ADK documents)."""
+    belong to the user (as ADK documents); there `x` and ``user:x`` are one file
+    (``domain.artifact_versions.file_key``)."""
     check_ids(app_name, user_id, session_id)
     check_filename(filename)
     if is_user_scoped(filename) or session_id is None:

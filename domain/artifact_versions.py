@@ -20,6 +20,8 @@ from typing import Any, Optional, Union
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+from domain.state import USER_PREFIX, is_user_scoped
+
 TEXT = "text"  # a Part(text=...): its bytes are the UTF-8 text
 BYTES = "bytes"  # a Part(inline_data=...)
 
@@ -101,6 +103,18 @@ def fold_all(events: list[ArtifactEvent], view: Optional[ArtifactView] = None) -
 
 def live_filenames(view: ArtifactView) -> list[str]:
     return sorted(name for name, file in view.items() if file.live())
+
+
+def file_key(view: ArtifactView, filename: str, *, user_scope: bool) -> str:
+    """The name `filename` is kept under in its scope's view. In the user's scope a file answers to
+    its name with or without ``user:``, as in ADK's file service, so a file saved without a
+    session loads from any session as ``user:<name>``: new files are kept under the prefixed name,
+    and one saved under the bare name (by an earlier Chronicle) keeps answering to both."""
+    if not user_scope:
+        return filename
+    bare = filename[len(USER_PREFIX):] if is_user_scoped(filename) else filename
+    prefixed = USER_PREFIX + bare
+    return bare if prefixed not in view and bare in view else prefixed
 
 
 def find_version(view: ArtifactView, filename: str, version: Optional[int], *, include_deleted: bool = False) -> Optional[VersionRecord]:

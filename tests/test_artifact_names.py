@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 import domain
 from domain.artifact_log import ArtifactLog
 from domain.artifact_names import ArtifactScope, check_filename
+from domain.artifact_versions import VersionRecord
 from domain.errors import ChronicleError, InvalidAnswerError, InvalidArgumentError
 from domain.events import EventActions
 from runtime.artifacts import ArtifactVersion, FileArtifactService, LogArtifactService, artifact_service_from_url
@@ -52,6 +53,39 @@ async def test_nested_names_are_names_and_never_touch_each_other(service):
     assert (await load(service, "user:shared/diagram.png", session_id="s2")).inline_data.data == b"diagram"
     # without a session only the user's files are listed, as ADK lists them
     assert await service.list_artifact_keys(app_name=APP, user_id=USER) == ["user:shared/diagram.png"]
+
+
+async def test_a_file_saved_without_a_session_is_the_users_under_either_name(service):
+    # As in ADK's file service: "x" saved without a session and "user:x" are one file.
+    user = dict(app_name=APP, user_id=USER)
+    assert await service.save_artifact(**user, filename="brand/logo.png", artifact=png(b"v0")) == 0
+    assert await service.list_artifact_keys(**user) == ["user:brand/logo.png"]
+    assert await service.list_artifact_keys(**user, session_id="s1") == ["user:brand/logo.png"]
+    assert (await load(service, "user:brand/logo.png", session_id="s1")).inline_data.data == b"v0"
+    assert await save(service, "user:brand/logo.png", png(b"v1"), session_id="s1") == 1
+    assert (await service.load_artifact(**user, filename="brand/logo.png")).inline_data.data == b"v1"
+    assert await service.list_versions(**user, filename="user:brand/logo.png") == [0, 1]
+    assert await load(service, "brand/logo.png", session_id="s1") is None  # in a session, a bare name is the session's
+    await service.delete_artifact(**user, filename="brand/logo.png")
+    assert await service.list_artifact_keys(**user, session_id="s1") == []
+
+
+async def test_a_user_file_an_earlier_chronicle_kept_under_its_bare_name_still_answers(store_url):
+    from runtime.artifacts.blobs import store_bytes
+
+    svc = LogArtifactService(open_store(store_url), owns_store=True)
+    scope = ArtifactScope(APP, USER, None)
+    old = ArtifactLog.start(scope)  # what saving "notes.md" without a session used to record
+    old.save_version(VersionRecord(filename="notes.md", version=0, sha256=store_bytes(svc.blobs, b"old"), size=3,
+                                   mime_type="text/plain", kind="text", custom_metadata={"from": "before"}))
+    svc.store.application.save(old)
+    for session_id, name in ((None, "notes.md"), ("s1", "user:notes.md")):
+        assert (await load(svc, name, session_id=session_id)).text == "old"
+    assert await save(svc, "user:notes.md", types.Part(text="new"), session_id="s1") == 1  # the same file goes on
+    assert await svc.list_artifact_keys(app_name=APP, user_id=USER) == ["notes.md"]
+    versions = await svc.list_artifact_versions(app_name=APP, user_id=USER, filename="notes.md")
+    assert [(v.version, v.custom_metadata) for v in versions] == [(0, {"from": "before"}), (1, {})]
+    await svc.close()
 
 
 async def test_a_nested_names_uri_reads_back_as_a_reference_to_it(service):

@@ -34,6 +34,7 @@ from domain.artifact_versions import (
     TEXT,
     ArtifactVersion,
     VersionRecord,
+    file_key,
     find_version,
     live_filenames,
 )
@@ -276,13 +277,15 @@ class LogArtifactService(BaseArtifactService):
         log_id = scope.log_id
         with self._locks.get(log_id):
             log = self._load_log(log_id)
-            return None if log is None else find_version(log.view, filename, version, include_deleted=include_deleted)
+            if log is None:
+                return None
+            return find_version(log.view, _key(log, scope, filename), version, include_deleted=include_deleted)
 
     def _save(
         self, scope: ArtifactScope, filename: str, content: _Content, metadata: Optional[dict[str, Any]]
     ) -> int:
         """Records a new version. `metadata` None keeps a referenced version's custom_metadata."""
-        copied_from = None
+        source, ref_scope, ref_version = None, None, None
         if content.reference is None:
             assert content.data is not None
             sha256, size = store_bytes(self.blobs, content.data), len(content.data)  # before the event
@@ -296,18 +299,18 @@ class LogArtifactService(BaseArtifactService):
                 )
             sha256, size, kind = source.sha256, source.size, source.kind
             mime_type, display_name = source.mime_type, source.display_name
-            if ref_scope == scope and ref_name == filename:
-                copied_from = ref_version
             if metadata is None:
                 metadata = source.custom_metadata
         log_id = scope.log_id
         for attempt in range(SAVE_ATTEMPTS):
             with self._locks.get(log_id):
                 log = self._load_log(log_id) or ArtifactLog.start(scope)
-                version = log.next_version(filename)
+                key = _key(log, scope, filename)
+                version = log.next_version(key)
+                same_file = source is not None and ref_scope == scope and source.filename == key
                 log.save_version(
                     VersionRecord(
-                        filename=filename,
+                        filename=key,
                         version=version,
                         sha256=sha256,
                         size=size,
@@ -316,7 +319,7 @@ class LogArtifactService(BaseArtifactService):
                         create_time=time.time(),
                         custom_metadata=dict(metadata or {}),
                         display_name=display_name,
-                        copied_from=copied_from,
+                        copied_from=ref_version if same_file else None,
                     )
                 )
                 try:
@@ -339,14 +342,15 @@ class LogArtifactService(BaseArtifactService):
                 changed: dict[str, Optional[int]] = {}
                 now = time.time()
                 for filename, version in wanted.items():
-                    file = log.view.get(filename)
+                    key = _key(log, scope, filename)
+                    file = log.view.get(key)
                     live = file.live() if file is not None else []
                     if version is None:
                         if live:
-                            log.delete(filename, now)
+                            log.delete(key, now)
                             changed[filename] = None
                         continue
-                    source = find_version(log.view, filename, version, include_deleted=True)
+                    source = find_version(log.view, key, version, include_deleted=True)
                     if source is None:
                         raise InvalidArgumentError(f"Artifact {filename!r} has no version {version} to restore.")
                     newest = live[-1] if live else None
@@ -354,7 +358,7 @@ class LogArtifactService(BaseArtifactService):
                         source.sha256, source.kind, source.mime_type
                     ):
                         continue
-                    new_version = log.next_version(filename)
+                    new_version = log.next_version(key)
                     log.save_version(
                         dataclasses.replace(source, version=new_version, create_time=now, copied_from=version)
                     )
@@ -396,10 +400,11 @@ class LogArtifactService(BaseArtifactService):
         for attempt in range(SAVE_ATTEMPTS):
             with self._locks.get(log_id):
                 log = self._load_log(log_id)
-                file = None if log is None else log.view.get(filename)
+                key = None if log is None else _key(log, scope, filename)
+                file = None if log is None else log.view.get(key)
                 if file is None or not file.live():
                     return
-                log.delete(filename, time.time())
+                log.delete(key, time.time())
                 try:
                     self._application.save(log)
                     return
@@ -412,7 +417,7 @@ class LogArtifactService(BaseArtifactService):
         log_id = scope.log_id
         with self._locks.get(log_id):
             log = self._load_log(log_id)
-            file = None if log is None else log.view.get(filename)
+            file = None if log is None else log.view.get(_key(log, scope, filename))
             return [] if file is None else list(file.live())
 
     async def _records(
@@ -420,6 +425,10 @@ class LogArtifactService(BaseArtifactService):
     ) -> list[VersionRecord]:
         scope = artifact_scope(app_name, user_id, filename, session_id)
         return await self.store.call(self._live_records, scope, filename)
+
+
+def _key(log: ArtifactLog, scope: ArtifactScope, filename: str) -> str:
+    return file_key(log.view, filename, user_scope=scope.session_id is None)
 
 
 def _check_version(version: object) -> None:
