@@ -62,9 +62,9 @@ class ArtifactScope:
             target = ArtifactScope(self.app_name, self.user_id, session_id)
         elif not rest.startswith("artifacts/"):
             raise InvalidArgumentError(
-                f"Invalid artifact reference {uri!r}: it must name a file of app {self.app_name!r}, user "
-                f"{self.user_id!r} (artifact://apps/<app>/users/<user>/[sessions/<session>/]artifacts/"
-                "<filename>/versions/<n>)."
+                f"Artifact reference {uri!r} points outside app {self.app_name!r} / user {self.user_id!r}: "
+                "it must read artifact://apps/<app>/users/<user>/[sessions/<session>/]artifacts/<filename>"
+                "/versions/<n>."
             )
         match = _REFERENCE_TAIL.fullmatch(rest)
         if match is None:
