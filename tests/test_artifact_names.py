@@ -98,6 +98,9 @@ async def test_a_nested_names_uri_reads_back_as_a_reference_to_it(service):
     ref = types.Part(file_data=types.FileData(file_uri=meta.canonical_uri))
     assert await service.save_artifact(**kw, filename="copy/of.txt", artifact=ref) == 0
     assert (await service.load_artifact(**kw, filename="copy/of.txt")).text == "one"
+    # a user file may take its content from the caller's session, as in ADK, and keeps it for every session
+    assert await service.save_artifact(**kw, filename="user:kept/one.txt", artifact=ref) == 0
+    assert (await service.load_artifact(**{**kw, "session_id": "s2"}, filename="user:kept/one.txt")).text == "one"
     await service.save_artifact(**kw, filename="user:brand/logo.png", artifact=png(b"logo"))
     logo = await service.get_artifact_version(**kw, filename="user:brand/logo.png")
     assert logo.canonical_uri == "artifact://apps/app/users/team/ann/artifacts/user:brand/logo.png/versions/0"

@@ -108,7 +108,7 @@ class LogArtifactService(BaseArtifactService):
     ) -> int:
         """Stores a new version of `filename` and returns its number (0 for the first)."""
         scope = artifact_scope(app_name, user_id, filename, session_id)
-        content = self._content(scope, filename, artifact)
+        content = self._content(ArtifactScope(app_name, user_id, session_id), filename, artifact)
         metadata = _check_metadata(custom_metadata)
         return await self.store.call(self._save, scope, filename, content, metadata)
 
@@ -224,7 +224,9 @@ class LogArtifactService(BaseArtifactService):
 
     # -- checks (before anything is written) -------------------------------------------
 
-    def _content(self, scope: ArtifactScope, filename: str, artifact: Any) -> _Content:
+    def _content(self, caller: ArtifactScope, filename: str, artifact: Any) -> _Content:
+        """The Part as stored. A reference may name the caller's session's files or the user's, as
+        in ADK, whichever scope the new version goes to."""
         if isinstance(artifact, dict):
             try:
                 artifact = types.Part.model_validate(artifact)
@@ -242,7 +244,7 @@ class LogArtifactService(BaseArtifactService):
             data = artifact.text.encode("utf-8")
             content = _Content(data, TEXT, "text/plain")
         elif artifact.file_data is not None and (artifact.file_data.file_uri or "").startswith("artifact://"):
-            return _Content(None, BYTES, "", reference=scope.reference(artifact.file_data.file_uri))
+            return _Content(None, BYTES, "", reference=caller.reference(artifact.file_data.file_uri))
         else:
             raise InvalidArgumentError(
                 f"Artifact {filename!r} has neither bytes nor text: save a Part made with "
