@@ -3,6 +3,7 @@
 from domain.errors import (
     AlreadyExistsError,
     ChronicleError,
+    InputValidationError,
     InvalidArgumentError,
     InvocationNotFoundError,
     LlmCallsLimitExceededError,
@@ -22,6 +23,7 @@ __all__ = [
     "EventActions",
     "EventCompaction",
     "NodeInfo",
+    "InputValidationError",
     "InvalidArgumentError",
     "InvocationNotFoundError",
     "LlmCallsLimitExceededError",

@@ -1,12 +1,15 @@
 """Artifact names and scopes, checked before anything is written.
 
 A filename that starts with ``user:`` (``domain.state.is_user_scoped``) belongs to the user (shared by all their sessions);
-any other filename belongs to its session. A filename is a name, never a path: it may not
-contain path separators, ``..``, control characters or NUL, and may not be empty.
+any other filename belongs to its session. Names may be nested, as in ADK (``docs/report.txt``,
+``user:shared/diagram.png``): ``/`` joins segments, none of them empty, ``.`` or ``..``. A name is
+never a path (bytes are stored by their hash), and the rules keep it from reading as one anywhere it
+is shown or exported: no leading ``/``, no ``\\``, no drive (``C:``), no control characters or NUL.
 """
 
 from __future__ import annotations
 
+import re
 import unicodedata
 import uuid
 from dataclasses import dataclass
@@ -17,6 +20,8 @@ from domain.state import USER_PREFIX, is_user_scoped
 from domain.validation import check_ids
 
 MAX_FILENAME_LENGTH = 512
+_DRIVE = re.compile(r"[A-Za-z]:")
+_REFERENCE_TAIL = re.compile(r"artifacts/(?P<filename>.+)/versions/(?P<version>[0-9]+)")
 
 _NAMESPACE = uuid.UUID("0b7a3f4e-6d0c-4c55-9a51-2f1f7c8e3d10")
 
@@ -43,39 +48,71 @@ class ArtifactScope:
             f"/artifacts/{filename}/versions/{version}"
         )
 
+    def reference(self, uri: str) -> tuple[ArtifactScope, str, int]:
+        """The (scope, filename, version) an ``artifact://`` URI names, refused unless it is this
+        scope's app and user, and this scope's session (or the user's own files). Parsed from the
+        known prefix, so nested filenames and ``group/user`` ids read back exactly."""
+        user_root = f"artifact://apps/{self.app_name}/users/{self.user_id}/"
+        rest = uri[len(user_root):] if uri.startswith(user_root) else ""
+        target = ArtifactScope(self.app_name, self.user_id, None)
+        if rest.startswith("sessions/"):
+            session_id, _, rest = rest[len("sessions/"):].partition("/")
+            if session_id != self.session_id:
+                raise InvalidArgumentError(f"Artifact reference {uri!r} points into another session.")
+            target = ArtifactScope(self.app_name, self.user_id, session_id)
+        elif not rest.startswith("artifacts/"):
+            raise InvalidArgumentError(
+                f"Artifact reference {uri!r} points outside app {self.app_name!r} / user {self.user_id!r}: "
+                "it must read artifact://apps/<app>/users/<user>/[sessions/<session>/]artifacts/<filename>"
+                "/versions/<n>."
+            )
+        match = _REFERENCE_TAIL.fullmatch(rest)
+        if match is None:
+            raise InvalidArgumentError(f"Invalid artifact reference {uri!r}.")
+        return target, check_filename(match["filename"]), int(match["version"])
+
 
 def check_filename(filename: object) -> str:
     """Refuses names that are empty, path-like or unprintable; returns the name unchanged."""
     if not isinstance(filename, str):
         raise InvalidArgumentError(f"An artifact filename must be a string, got {type(filename).__name__}.")
-    name = filename[len(USER_PREFIX):] if is_user_scoped(filename) else filename
-    problem = None
-    if not name.strip():
-        problem = "it is empty"
-    elif "/" in name or "\\" in name:
-        problem = "it contains a path separator ('/' or '\\')"
-    elif ".." in name:
-        problem = "it contains '..'"
-    elif name in (".",):
-        problem = "it is '.'"
-    elif any(unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") for ch in name):
-        problem = "it contains a control character"
-    elif len(filename) > MAX_FILENAME_LENGTH:
-        problem = f"it is longer than {MAX_FILENAME_LENGTH} characters"
-    elif name != name.strip():
-        problem = "it starts or ends with white space"
+    problem = _filename_problem(filename)
     if problem:
         raise InvalidArgumentError(
-            f"Invalid artifact filename {filename!r}: {problem}. An artifact filename is a plain name "
-            "such as 'report.pdf' (or 'user:report.pdf' to share it across the user's sessions), "
-            "not a path."
+            f"Invalid artifact filename {filename!r}: {problem}. Name an artifact like 'report.pdf' or "
+            "'docs/report.pdf' ('user:report.pdf' to share it across the user's sessions), not a path."
         )
     return filename
 
 
+def _filename_problem(filename: str) -> Optional[str]:
+    name = filename[len(USER_PREFIX):] if is_user_scoped(filename) else filename
+    if not name.strip():
+        return "it is empty"
+    if len(filename) > MAX_FILENAME_LENGTH:
+        return f"it is longer than {MAX_FILENAME_LENGTH} characters"
+    if any(unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") for ch in name):
+        return "it contains a control character"
+    if name != name.strip():
+        return "it starts or ends with white space"
+    if "\\" in name:
+        return "it contains a backslash (nested names use '/')"
+    if name.startswith("/"):
+        return "it is an absolute path"
+    if _DRIVE.match(name):
+        return "it starts with a drive letter"
+    segments = name.split("/")
+    if "" in segments:
+        return "it has an empty segment ('//' or a trailing '/')"
+    if any(segment in (".", "..") for segment in segments):
+        return "it has a '.' or '..' segment"
+    return None
+
+
 def artifact_scope(app_name: str, user_id: str, filename: str, session_id: Optional[str]) -> ArtifactScope:
     """The scope `filename` lives in. ``user:`` names, and any name saved without a session,
-    belong to the user (as ADK documents)."""
+    belong to the user (as ADK documents); there `x` and ``user:x`` are one file
+    (``domain.artifact_versions.file_key``)."""
     check_ids(app_name, user_id, session_id)
     check_filename(filename)
     if is_user_scoped(filename) or session_id is None:

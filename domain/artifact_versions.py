@@ -13,11 +13,14 @@ read model may fold the same events. (This module may move to ``projections/``.)
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
+
+from domain.state import USER_PREFIX, is_user_scoped
 
 TEXT = "text"  # a Part(text=...): its bytes are the UTF-8 text
 BYTES = "bytes"  # a Part(inline_data=...)
@@ -102,6 +105,18 @@ def live_filenames(view: ArtifactView) -> list[str]:
     return sorted(name for name, file in view.items() if file.live())
 
 
+def file_key(view: ArtifactView, filename: str, *, user_scope: bool) -> str:
+    """The name `filename` is kept under in its scope's view. In the user's scope a file answers to
+    its name with or without ``user:``, as in ADK's file service, so a file saved without a
+    session loads from any session as ``user:<name>``: new files are kept under the prefixed name,
+    and one saved under the bare name (by an earlier Chronicle) keeps answering to both."""
+    if not user_scope:
+        return filename
+    bare = filename[len(USER_PREFIX):] if is_user_scoped(filename) else filename
+    prefixed = USER_PREFIX + bare
+    return bare if prefixed not in view and bare in view else prefixed
+
+
 def find_version(view: ArtifactView, filename: str, version: Optional[int], *, include_deleted: bool = False) -> Optional[VersionRecord]:
     """The given version (the newest live one when None), or None."""
     file = view.get(filename)
@@ -125,7 +140,8 @@ class ArtifactVersion(BaseModel):
     version: int
     canonical_uri: str
     custom_metadata: dict[str, Any] = Field(default_factory=dict)
-    create_time: float = 0.0
+    # ADK's default for a version built by hand (a service of one's own); the fold never builds one.
+    create_time: float = Field(default_factory=time.time)
     mime_type: Optional[str] = None
     sha256: Optional[str] = None
     size: Optional[int] = None

@@ -7,8 +7,19 @@ class ChronicleError(Exception):
     """Base class of every error Chronicle raises on purpose."""
 
 
-class InvalidArgumentError(ChronicleError, ValueError):
-    """Bad input, refused before anything was written."""
+class InputValidationError(ChronicleError, ValueError):
+    """Bad input, refused before anything was written.
+
+    google-adk names this class ``InputValidationError`` (``google.adk.errors.input_validation_error``,
+    a ``ValueError``); Chronicle's ``InvalidArgumentError`` is the same class under its older name, so
+    an ``except`` written for either catches both, and an error event names it as ADK does."""
+
+    def __init__(self, message: str = "Invalid input.", *args: object):
+        self.message = message
+        super().__init__(message, *args)
+
+
+InvalidArgumentError = InputValidationError
 
 
 class SessionNotFoundError(ChronicleError, KeyError):

@@ -140,13 +140,18 @@ def check_json_state(delta: Mapping[str, Any] | None, what: str = "state") -> No
             raise InvalidArgumentError(f"{what} keys must be non-empty strings, got {key!r}")
         if is_temp(key):
             continue  # temp: values never leave the process
-        try:
-            _check_json_value(value)
-        except (TypeError, ValueError) as e:
-            raise InvalidArgumentError(
-                f"{what}[{key!r}] cannot be stored as JSON ({e}); store plain dicts, lists, "
-                "strings, numbers, booleans or None (e.g. model.model_dump(mode='json'))"
-            ) from None
+        check_json_value(value, f"{what}[{key!r}]")
+
+
+def check_json_value(value: Any, what: str) -> None:
+    """Refuse a value that cannot be stored as JSON exactly (objects, non-string keys, NaN)."""
+    try:
+        _check_json_value(value)
+    except (TypeError, ValueError) as e:
+        raise InvalidArgumentError(
+            f"{what} cannot be stored as JSON ({e}); store plain dicts, lists, "
+            "strings, numbers, booleans or None (e.g. model.model_dump(mode='json'))"
+        ) from None
 
 
 def _check_json_value(value: Any) -> None:

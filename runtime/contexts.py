@@ -18,6 +18,7 @@ from domain.session import Session
 from domain.state import State
 
 if TYPE_CHECKING:
+    from domain.artifact_versions import ArtifactVersion
     from runtime.auth.auth_credential import AuthCredential
     from runtime.auth.auth_tool import AuthConfig
     from runtime.invocation_context import InvocationContext
@@ -143,6 +144,18 @@ class Context(ReadonlyContext):
     async def load_artifact(self, filename: str, version: Optional[int] = None) -> Optional[types.Part]:
         ctx = self._invocation_context
         return await self._artifact_service().load_artifact(
+            app_name=ctx.app_name,
+            user_id=ctx.user_id,
+            session_id=ctx.session.id,
+            filename=filename,
+            version=version,
+        )
+
+    async def get_artifact_version(self, filename: str, version: Optional[int] = None) -> Optional[ArtifactVersion]:
+        """The metadata of a version of `filename` (the newest when None): its number, URI,
+        custom_metadata, creation time and MIME type; None when there is no such version."""
+        ctx = self._invocation_context
+        return await self._artifact_service().get_artifact_version(
             app_name=ctx.app_name,
             user_id=ctx.user_id,
             session_id=ctx.session.id,

@@ -72,6 +72,7 @@ ADK_PATHS = [
     ("google.adk.errors", "InvocationNotFoundError"),
     ("google.adk.errors", "StaleSessionError"),
     ("google.adk.errors.already_exists_error", "AlreadyExistsError"),
+    ("google.adk.errors.input_validation_error", "InputValidationError"),
     ("google.adk.errors.session_not_found_error", "SessionNotFoundError"),
     ("google.adk.events", "Event"),
     ("google.adk.events", "EventActions"),

@@ -8,6 +8,8 @@ from typing import Any, Optional
 
 from google.genai import types
 
+from domain.artifact_versions import ArtifactVersion
+
 
 class BaseArtifactService(abc.ABC):
     @abc.abstractmethod
@@ -52,6 +54,24 @@ class BaseArtifactService(abc.ABC):
         self, *, app_name: str, user_id: str, filename: str, session_id: Optional[str] = None
     ) -> list[int]:
         """The version numbers of `filename`, oldest first."""
+
+    @abc.abstractmethod
+    async def list_artifact_versions(
+        self, *, app_name: str, user_id: str, filename: str, session_id: Optional[str] = None
+    ) -> list[ArtifactVersion]:
+        """Every version's metadata (number, URI, custom_metadata, creation time, MIME type), oldest first."""
+
+    @abc.abstractmethod
+    async def get_artifact_version(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        filename: str,
+        session_id: Optional[str] = None,
+        version: Optional[int] = None,
+    ) -> Optional[ArtifactVersion]:
+        """One version's metadata (the newest when `version` is None), or None."""
 
     async def close(self) -> None:
         """Release the service's connections and threads."""

@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
-import re
 import threading
 import time
 from dataclasses import dataclass
@@ -24,16 +23,18 @@ from eventsourcing.persistence import IntegrityError
 from google.genai import types
 
 from domain.errors import InvalidArgumentError, StoreError
+from domain.state import check_json_value
 from domain.validation import check_ids
 from runtime.artifacts.base import BaseArtifactService
 from runtime.artifacts.blobs import BlobStore, FileBlobStore, check_blob, store_bytes
 from domain.artifact_log import ArtifactLog
-from domain.artifact_names import ArtifactScope, artifact_scope, check_filename
+from domain.artifact_names import ArtifactScope, artifact_scope
 from domain.artifact_versions import (
     BYTES,
     TEXT,
     ArtifactVersion,
     VersionRecord,
+    file_key,
     find_version,
     live_filenames,
 )
@@ -41,14 +42,6 @@ from runtime.stores import Store, open_store
 
 DEFAULT_MAX_ARTIFACT_BYTES = 64 * 1024 * 1024
 SAVE_ATTEMPTS = 64  # optimistic-concurrency retries before a save gives up
-
-# A user id may hold "/" ("group/user123"); whatever the match, the reference must name the
-# caller's own app and user (see _reference), so no reading of it reaches another user.
-_ARTIFACT_URI = re.compile(
-    r"artifact://apps/(?P<app>[^/]+)/users/(?P<user>.+?)(?:/sessions/(?P<session>[^/]+))?"
-    r"/artifacts/(?P<filename>[^/]+)/versions/(?P<version>\d+)"
-)
-
 
 @dataclass(frozen=True)
 class _Content:
@@ -115,7 +108,7 @@ class LogArtifactService(BaseArtifactService):
     ) -> int:
         """Stores a new version of `filename` and returns its number (0 for the first)."""
         scope = artifact_scope(app_name, user_id, filename, session_id)
-        content = self._content(scope, filename, artifact)
+        content = self._content(ArtifactScope(app_name, user_id, session_id), filename, artifact)
         metadata = _check_metadata(custom_metadata)
         return await self.store.call(self._save, scope, filename, content, metadata)
 
@@ -194,7 +187,7 @@ class LogArtifactService(BaseArtifactService):
         if version is None:
             raise InvalidArgumentError("restore_artifact needs the version to restore.")
         content = _Content(None, BYTES, "", reference=(scope, filename, version))
-        return await self.store.call(self._save, scope, filename, content, {})
+        return await self.store.call(self._save, scope, filename, content, None)  # None: the version's own metadata
 
     async def restore_artifacts(
         self,
@@ -231,7 +224,9 @@ class LogArtifactService(BaseArtifactService):
 
     # -- checks (before anything is written) -------------------------------------------
 
-    def _content(self, scope: ArtifactScope, filename: str, artifact: Any) -> _Content:
+    def _content(self, caller: ArtifactScope, filename: str, artifact: Any) -> _Content:
+        """The Part as stored. A reference may name the caller's session's files or the user's, as
+        in ADK, whichever scope the new version goes to."""
         if isinstance(artifact, dict):
             try:
                 artifact = types.Part.model_validate(artifact)
@@ -249,7 +244,7 @@ class LogArtifactService(BaseArtifactService):
             data = artifact.text.encode("utf-8")
             content = _Content(data, TEXT, "text/plain")
         elif artifact.file_data is not None and (artifact.file_data.file_uri or "").startswith("artifact://"):
-            return _Content(None, BYTES, "", reference=self._reference(scope, artifact.file_data.file_uri))
+            return _Content(None, BYTES, "", reference=caller.reference(artifact.file_data.file_uri))
         else:
             raise InvalidArgumentError(
                 f"Artifact {filename!r} has neither bytes nor text: save a Part made with "
@@ -261,20 +256,6 @@ class LogArtifactService(BaseArtifactService):
                 f"{self.max_artifact_bytes:,} bytes; store it elsewhere or raise max_artifact_bytes."
             )
         return content
-
-    def _reference(self, scope: ArtifactScope, uri: str) -> tuple[ArtifactScope, str, int]:
-        match = _ARTIFACT_URI.fullmatch(uri)
-        if match is None:
-            raise InvalidArgumentError(f"Invalid artifact reference {uri!r}.")
-        if match["app"] != scope.app_name or match["user"] != scope.user_id:
-            raise InvalidArgumentError(
-                f"Artifact reference {uri!r} points outside app {scope.app_name!r} / user {scope.user_id!r}."
-            )
-        session = match["session"]
-        if session is not None and session != scope.session_id:
-            raise InvalidArgumentError(f"Artifact reference {uri!r} points into another session.")
-        filename = check_filename(match["filename"])
-        return ArtifactScope(scope.app_name, scope.user_id, session), filename, int(match["version"])
 
     # -- in the store's thread ---------------------------------------------------------
 
@@ -298,10 +279,15 @@ class LogArtifactService(BaseArtifactService):
         log_id = scope.log_id
         with self._locks.get(log_id):
             log = self._load_log(log_id)
-            return None if log is None else find_version(log.view, filename, version, include_deleted=include_deleted)
+            if log is None:
+                return None
+            return find_version(log.view, _key(log, scope, filename), version, include_deleted=include_deleted)
 
-    def _save(self, scope: ArtifactScope, filename: str, content: _Content, metadata: dict[str, Any]) -> int:
-        copied_from = None
+    def _save(
+        self, scope: ArtifactScope, filename: str, content: _Content, metadata: Optional[dict[str, Any]]
+    ) -> int:
+        """Records a new version. `metadata` None keeps a referenced version's custom_metadata."""
+        source, ref_scope, ref_version = None, None, None
         if content.reference is None:
             assert content.data is not None
             sha256, size = store_bytes(self.blobs, content.data), len(content.data)  # before the event
@@ -315,25 +301,27 @@ class LogArtifactService(BaseArtifactService):
                 )
             sha256, size, kind = source.sha256, source.size, source.kind
             mime_type, display_name = source.mime_type, source.display_name
-            if ref_scope == scope and ref_name == filename:
-                copied_from = ref_version
+            if metadata is None:
+                metadata = source.custom_metadata
         log_id = scope.log_id
         for attempt in range(SAVE_ATTEMPTS):
             with self._locks.get(log_id):
                 log = self._load_log(log_id) or ArtifactLog.start(scope)
-                version = log.next_version(filename)
+                key = _key(log, scope, filename)
+                version = log.next_version(key)
+                same_file = source is not None and ref_scope == scope and source.filename == key
                 log.save_version(
                     VersionRecord(
-                        filename=filename,
+                        filename=key,
                         version=version,
                         sha256=sha256,
                         size=size,
                         mime_type=mime_type,
                         kind=kind,
                         create_time=time.time(),
-                        custom_metadata=metadata,
+                        custom_metadata=dict(metadata or {}),
                         display_name=display_name,
-                        copied_from=copied_from,
+                        copied_from=ref_version if same_file else None,
                     )
                 )
                 try:
@@ -356,14 +344,15 @@ class LogArtifactService(BaseArtifactService):
                 changed: dict[str, Optional[int]] = {}
                 now = time.time()
                 for filename, version in wanted.items():
-                    file = log.view.get(filename)
+                    key = _key(log, scope, filename)
+                    file = log.view.get(key)
                     live = file.live() if file is not None else []
                     if version is None:
                         if live:
-                            log.delete(filename, now)
+                            log.delete(key, now)
                             changed[filename] = None
                         continue
-                    source = find_version(log.view, filename, version, include_deleted=True)
+                    source = find_version(log.view, key, version, include_deleted=True)
                     if source is None:
                         raise InvalidArgumentError(f"Artifact {filename!r} has no version {version} to restore.")
                     newest = live[-1] if live else None
@@ -371,7 +360,7 @@ class LogArtifactService(BaseArtifactService):
                         source.sha256, source.kind, source.mime_type
                     ):
                         continue
-                    new_version = log.next_version(filename)
+                    new_version = log.next_version(key)
                     log.save_version(
                         dataclasses.replace(source, version=new_version, create_time=now, copied_from=version)
                     )
@@ -413,10 +402,11 @@ class LogArtifactService(BaseArtifactService):
         for attempt in range(SAVE_ATTEMPTS):
             with self._locks.get(log_id):
                 log = self._load_log(log_id)
-                file = None if log is None else log.view.get(filename)
+                key = None if log is None else _key(log, scope, filename)
+                file = None if log is None else log.view.get(key)
                 if file is None or not file.live():
                     return
-                log.delete(filename, time.time())
+                log.delete(key, time.time())
                 try:
                     self._application.save(log)
                     return
@@ -429,7 +419,7 @@ class LogArtifactService(BaseArtifactService):
         log_id = scope.log_id
         with self._locks.get(log_id):
             log = self._load_log(log_id)
-            file = None if log is None else log.view.get(filename)
+            file = None if log is None else log.view.get(_key(log, scope, filename))
             return [] if file is None else list(file.live())
 
     async def _records(
@@ -439,20 +429,24 @@ class LogArtifactService(BaseArtifactService):
         return await self.store.call(self._live_records, scope, filename)
 
 
+def _key(log: ArtifactLog, scope: ArtifactScope, filename: str) -> str:
+    return file_key(log.view, filename, user_scope=scope.session_id is None)
+
+
 def _check_version(version: object) -> None:
     if version is not None and (not isinstance(version, int) or isinstance(version, bool) or version < 0):
         raise InvalidArgumentError(f"An artifact version is an int ≥ 0 (or None for the newest), got {version!r}.")
 
 
 def _check_metadata(custom_metadata: Optional[dict[str, Any]]) -> dict[str, Any]:
+    """A copy of the caller's metadata (later changes to theirs do not reach the log), checked
+    to be JSON as every store keeps it."""
     if custom_metadata is None:
         return {}
     if not isinstance(custom_metadata, dict):
         raise InvalidArgumentError(f"custom_metadata must be a dict, got {type(custom_metadata).__name__}.")
-    try:
-        return json.loads(json.dumps(custom_metadata))
-    except (TypeError, ValueError) as e:
-        raise InvalidArgumentError(f"custom_metadata must be JSON-serialisable: {e}") from None
+    check_json_value(custom_metadata, "custom_metadata")
+    return json.loads(json.dumps(custom_metadata))
 
 
 def _metadata(scope: ArtifactScope, record: VersionRecord) -> ArtifactVersion:

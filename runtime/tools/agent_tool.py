@@ -114,3 +114,12 @@ class _ForwardingArtifactService(BaseArtifactService):
         return await ctx.artifact_service.list_versions(
             app_name=ctx.app_name, user_id=ctx.user_id, session_id=ctx.session.id, filename=filename
         )
+
+    async def list_artifact_versions(self, *, app_name, user_id, filename, session_id=None):
+        ctx = self._tool_context.invocation_context
+        return await ctx.artifact_service.list_artifact_versions(
+            app_name=ctx.app_name, user_id=ctx.user_id, session_id=ctx.session.id, filename=filename
+        )
+
+    async def get_artifact_version(self, *, app_name, user_id, filename, session_id=None, version=None):
+        return await self._tool_context.get_artifact_version(filename, version)

@@ -1,0 +1,5 @@
+"""ADK's module path for InputValidationError: Chronicle's InvalidArgumentError, one class."""
+
+from domain.errors import InputValidationError
+
+__all__ = ["InputValidationError"]
