@@ -164,3 +164,21 @@ async def test_adk_2_fields_are_stored_as_fields(service):
     assert chronicle.node_info.path == "wf/judge@1" and chronicle.output == {"score": 3, "tags": ["a"]}
     assert chronicle.isolation_scope == "call-7" and chronicle.interaction_id == "int-9"
     assert chronicle.custom_metadata is None  # nothing tucked away
+
+
+async def test_loads_see_other_writers_and_are_callers_own(shared_store_url):
+    """A service keeps recently loaded sessions' events converted; a load still shows what another
+    service instance (another process) appended, and what a caller changes is its own copy."""
+    one, two = ChronicleSessionService(shared_store_url), ChronicleSessionService(shared_store_url)
+    session = await one.create_session(app_name=APP, user_id="ann", session_id="s1")
+    await one.append_event(session, said("clerk", "from one"))
+    first = await one.get_session(app_name=APP, user_id="ann", session_id="s1")  # warm
+    first.events[0].content.parts[0].text = "changed by a caller"
+    theirs = await two.get_session(app_name=APP, user_id="ann", session_id="s1")
+    await two.append_event(theirs, said("clerk", "from two"))
+    again = await one.get_session(app_name=APP, user_id="ann", session_id="s1")
+    assert [e.content.parts[0].text for e in again.events] == ["from one", "from two"]
+    with pytest.raises(AdkStaleSessionError):
+        await one.append_event(first, said("clerk", "late"))
+    await one.close()
+    await two.close()
