@@ -116,7 +116,8 @@ class ChronicleSessionService(BaseSessionService):
         key = (session.app_name, session.user_id, session.id)
         cached = self._events.pop(key, None)
         if cached is not None and cached[0] == expected and view.version is not None:
-            self._remember(key, view.version, cached[1] + [copy.deepcopy(event)])
+            cached[1].append(copy.deepcopy(event))  # the cached list is never handed out
+            self._remember(key, view.version, cached[1])
         return event
 
     def _remember(self, key: tuple[str, str, str], version: Optional[int], events: list[AdkEvent]) -> None:
