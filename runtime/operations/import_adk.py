@@ -15,8 +15,9 @@ invocation id, author and timestamp. State arrives as ADK would replay it:
 
 Events are stored field for field (``domain.adk_json``, the rule the bridge for stock google-adk
 uses too): ADK 2.x's ``node_info``, ``output`` and ``isolation_scope`` included. A field only a
-newer ADK has is kept under ``custom_metadata["adk_fields"]``. Importing is idempotent: events are matched by id,
-so a second run imports nothing, and a run after the ADK database grew imports only what is new.
+newer ADK has is kept under ``custom_metadata["adk_fields"]``. Importing is idempotent: events are
+matched by id, so a second run imports nothing, and a run after the ADK database grew imports only
+what is new.
 """
 
 from __future__ import annotations
