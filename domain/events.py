@@ -94,6 +94,9 @@ class EventActions(BaseModel):
     agent_state: Annotated[Optional[dict[str, Any]], JsonOrRepr] = None
     rewind_before_invocation_id: Optional[str] = None
     route: Optional[Union[bool, int, str, list[Union[bool, int, str]]]] = None
+    # ADK 2.13's, stored so that stock ADK's events round-trip (runtime/adk_bridge); JSON as given.
+    render_ui_widgets: Optional[list[dict[str, Any]]] = None
+    set_model_response: Optional[Any] = None
 
 
 class NodeInfo(BaseModel):
@@ -145,6 +148,20 @@ class Event(BaseModel):
     output: Any = None  # a workflow node's output value
     node_info: NodeInfo = Field(default_factory=NodeInfo)
     isolation_scope: Optional[str] = None
+    # The rest of ADK 2.13's LlmResponse fields, stored so that stock ADK's events round-trip
+    # (runtime/adk_bridge, import-adk). Chronicle only keeps them, so they are plain JSON: their
+    # google-genai types differ between genai 2 (which google-adk pins) and 3.
+    model_version: Optional[str] = None
+    turn_complete_reason: Optional[str] = None
+    interaction_status: Optional[str] = None
+    interaction_id: Optional[str] = None
+    environment_id: Optional[str] = None
+    avg_logprobs: Optional[float] = None
+    logprobs_result: Optional[dict[str, Any]] = None
+    cache_metadata: Optional[dict[str, Any]] = None
+    live_session_resumption_update: Optional[dict[str, Any]] = None
+    go_away: Optional[dict[str, Any]] = None
+    voice_activity: Optional[dict[str, Any]] = None
 
     @field_serializer("long_running_tool_ids", when_used="unless-none")
     def _sorted_ids(self, value: set[str]) -> list[str]:

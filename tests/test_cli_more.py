@@ -107,6 +107,12 @@ def test_bench_is_wired_to_every_benchmark():
     assert cli("bench", "nope", expect=2).returncode == 2
 
 
+def test_bench_runner_is_for_adk_and_says_how_to_get_it():
+    assert "--runner goes with `chronicle bench adk`" in cli("bench", "sessions", "--runner", expect=1).stderr
+    if importlib.util.find_spec("google.adk") is None:
+        assert "pip install -e '.[adk]'" in cli("bench", "adk", "--runner", "--quick", expect=1).stderr
+
+
 def test_bench_markdown_prints_a_table_docs_can_paste():
     lines = cli("bench", "runtime", "--stores", "memory", "--quick", "--runs", "1", "--markdown").stdout.splitlines()
     title = next(i for i, line in enumerate(lines) if line.startswith("**"))

@@ -109,10 +109,12 @@ def conversation() -> dict[tuple[str, str], dict[str, Any]]:
         Event(id="b2", invocation_id="j1", author="shopper", timestamp=T0 + 101, content=text("model", "Spring sale!"),
               actions=EventActions(state_delta={"app:promo": "spring"})),
     ]
-    # Fields newer google-adk releases write: citation_metadata Chronicle models (the v0 schema has a
-    # column for it); interaction_id it does not, so it is kept, not lost (JSON layouts only).
+    # Fields newer google-adk releases write (JSON layouts only, but citation_metadata, which the v0
+    # schema has a column for): ADK 2.x's are stored as fields; one Chronicle does not know (a
+    # release after 2.13) is kept, not lost.
     newer = {"a6": {"citation_metadata": {"citations": [{"uri": "https://example.com/lamps"}]},
-                    "interaction_id": "int-7"}}
+                    "interaction_id": "int-7", "node_info": {"path": "shop/answer@1", "output_for": ["shop"]},
+                    "output": {"reply": "welcome"}, "isolation_scope": "call-1", "from_adk_3": {"x": 1}}}
     return {
         ("ann", "s1"): {"events": ann, "state": {"cart": ["lamp"], "note": "vip"}, "created": T0 - 10, "newer": newer},
         ("bob", "s2"): {"events": bob, "state": {}, "created": T0 + 99, "newer": {}},
@@ -274,7 +276,10 @@ def test_import_keeps_ids_authors_timestamps_and_state(adk_db, tmp_path):
     assert imported[2]["actions"]["artifactDelta"] == {"receipt.txt": 0}
     assert imported[5]["citationMetadata"]["citations"][0]["uri"].endswith("lamps")
     if adk_db.layout != "v0":
-        assert imported[5]["customMetadata"]["adk_import"] == {"interaction_id": "int-7"}
+        assert imported[5]["interactionId"] == "int-7" and imported[5]["isolationScope"] == "call-1"
+        assert imported[5]["nodeInfo"] == {"path": "shop/answer@1", "outputFor": ["shop"]}
+        assert imported[5]["output"] == {"reply": "welcome"}
+        assert imported[5]["customMetadata"] == {"adk_fields": {"from_adk_3": {"x": 1}}}
     # The state ADK showed: the session's own keys, app: and user: keys (visits came from outside any event).
     assert session["state"] == {"cart": ["lamp"], "note": "vip", "app:currency": "EUR", "app:promo": "spring",
                                 "user:name": "Ann", "user:visits": 2}

@@ -74,3 +74,23 @@ def test_nothing_branches_on_which_backend_it_runs_on():
         str(p.relative_to(ROOT)) for p in _sources("domain", "projections", "runtime") if pattern.search(p.read_text())
     ]
     assert offenders == []
+
+
+# google-adk is an optional extra (chronicle[adk]): only the bridge imports it, and what runs ADK
+# itself beside Chronicle (the parity check, the ADK benchmark) in an environment of its own.
+ADK_USERS = [ROOT / "runtime" / "adk_bridge", ROOT / "tools" / "parity", ROOT / "tools" / "bench"]
+
+
+def test_only_the_bridge_imports_google_adk():
+    offenders = {}
+    for top in ("domain", "projections", "runtime", "tools"):
+        for path in (ROOT / top).rglob("*.py"):
+            if any(user in path.parents for user in ADK_USERS):
+                continue
+            tree = ast.parse(path.read_text())
+            adk = [m for m in _imports(tree) if m == "google.adk" or m.startswith("google.adk.")]
+            adk += ["google.adk" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                    and node.module == "google" and any(a.name == "adk" for a in node.names)]
+            if adk:
+                offenders[str(path.relative_to(ROOT))] = adk
+    assert offenders == {}

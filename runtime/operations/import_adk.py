@@ -13,9 +13,11 @@ invocation id, author and timestamp. State arrives as ADK would replay it:
   ADK's events), one event by author ``chronicle-import`` records the difference, so the
   imported sessions show exactly the state ADK showed.
 
-Fields of an ADK event that Chronicle's Event does not have (newer ADK releases add some) are
-kept under ``custom_metadata["adk_import"]``. Importing is idempotent: events are matched by id,
-so a second run imports nothing, and a run after the ADK database grew imports only what is new.
+Events are stored field for field (``domain.adk_json``, the rule the bridge for stock google-adk
+uses too): ADK 2.x's ``node_info``, ``output`` and ``isolation_scope`` included. A field only a
+newer ADK has is kept under ``custom_metadata["adk_fields"]``. Importing is idempotent: events are
+matched by id, so a second run imports nothing, and a run after the ADK database grew imports only
+what is new.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from typing import Any, Callable, Optional
 
 from eventsourcing.application import AggregateNotFoundError
 
+from domain.adk_json import from_adk_json
 from domain.errors import ChronicleError, InvalidArgumentError
 from domain.events import Event, EventActions
 from domain.session_log import RECORDED_TOPICS, SessionLog, session_log_id
@@ -38,9 +41,6 @@ from runtime.operations.adk_source import AdkSession, AdkSource
 IMPORT_AUTHOR = "chronicle-import"
 CHUNK = 200  # events per transaction
 _NAMESPACE = uuid.UUID("8c2d4e61-0f3a-4b7c-9e15-3a6b2d9f4c70")
-
-_EVENT_FIELDS = set(Event.model_fields) | {f.alias for f in Event.model_fields.values() if f.alias}
-_ACTION_FIELDS = set(EventActions.model_fields) | {f.alias for f in EventActions.model_fields.values() if f.alias}
 
 
 @dataclass
@@ -54,31 +54,19 @@ class ImportReport:
     events_imported: int = 0
     events_present: int = 0  # already in the store
     reconciled: int = 0  # state differences recorded by chronicle-import events
-    fields_kept: int = 0  # events with fields kept under custom_metadata.adk_import
+    fields_kept: int = 0  # events with fields kept under custom_metadata.adk_fields
     skipped: list[str] = field(default_factory=list)  # sessions or events not imported, and why
     dry_run: bool = False
 
 
 def to_event(data: dict[str, Any]) -> tuple[dict[str, Any], bool]:
     """An ADK event dict as Chronicle's stored event JSON; True when unknown fields were kept."""
-    data = {k: v for k, v in data.items() if v is not None}
-    extra = {k: data.pop(k) for k in list(data) if k not in _EVENT_FIELDS}
-    actions = dict(data.get("actions") or {})
-    extra_actions = {k: actions.pop(k) for k in list(actions) if k not in _ACTION_FIELDS}
-    actions = {k: v for k, v in actions.items() if v is not None}
-    if extra_actions:
-        extra["actions"] = extra_actions
-    data["actions"] = actions
-    if extra:
-        custom = dict(data.get("custom_metadata") or data.get("customMetadata") or {})
-        custom["adk_import"] = extra
-        data.pop("customMetadata", None)
-        data["custom_metadata"] = custom
+    data, kept = from_adk_json(data)
     event = Event.model_validate(data)
     delta = dict(event.actions.state_delta)
     check_json_state(delta, "state_delta")
     event.actions.state_delta = without_temp(delta)
-    return event.to_json_dict(), bool(extra)
+    return event.to_json_dict(), kept
 
 
 class Importer:

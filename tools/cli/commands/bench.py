@@ -6,7 +6,7 @@ import argparse
 import statistics
 from typing import Any, Callable
 
-from tools.bench import adk, artifacts, projections, rewind, sessions
+from tools.bench import adk, adk_runner, artifacts, projections, rewind, sessions
 from tools.bench import runtime as runtime_bench
 from tools.cli.commands.common import CliError
 from tools.cli.output import Output
@@ -17,7 +17,8 @@ WHAT = {
     "artifacts": "artifact saves and loads, memory search",
     "projections": "rebuild rates, state_at latency, worker lag",
     "rewind": "rewinding and forking long sessions",
-    "adk": "the sessions workload on google-adk's own services beside Chronicle's, as ratios",
+    "adk": "the sessions workload on google-adk's own services beside Chronicle's, as ratios "
+           "(--runner: stock google-adk's Runner on ADK's services and on Chronicle's bridge)",
 }
 MODULES = {"sessions": sessions, "runtime": runtime_bench, "artifacts": artifacts, "projections": projections,
            "rewind": rewind, "adk": adk}
@@ -37,6 +38,8 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
     p.add_argument("--runs", type=int, default=3, help="runs per figure; the median is reported (default 3)")
     p.add_argument("--quick", action="store_true", help="smaller workloads, for a smoke test")
     p.add_argument("--postgres", metavar="URL", help="use this PostgreSQL database instead of starting a server")
+    p.add_argument("--runner", action="store_true",
+                   help="with adk: turns of stock google-adk's Runner on its own services and on Chronicle's bridge")
     p.add_argument("--markdown", action="store_true", help="print the figures as a markdown table (as in docs/benchmarks.md)")
     p.set_defaults(func=run)
 
@@ -46,7 +49,9 @@ def run(args: argparse.Namespace, out: Output) -> int:
     kinds = [k.strip() for k in args.stores.split(",")] if args.stores else None
     if args.runs < 1:
         raise CliError("--runs must be at least 1.")
-    module = MODULES[args.what]
+    if args.runner and args.what != "adk":
+        raise CliError("--runner goes with `chronicle bench adk`.")
+    module = adk_runner if args.runner else MODULES[args.what]
     known = list(getattr(module, "KINDS", ["memory", "sqlite", "postgresql"]))
     unknown = [k for k in kinds or [] if k not in known]
     if unknown:
