@@ -139,7 +139,7 @@ async def verify_session(request: Request) -> Response:
     log_id = session_log_id(app_name, user_id, session_id)
     await _catalog_row(services, app_name, user_id, session_id)
     broken = await services.store.call(verify_log, services.store, log_id)
-    return respond({"ok": broken is None, "broken": broken})
+    return respond({"ok": True} if broken is None else {"ok": False, "broken": broken})
 
 
 async def verify_store(request: Request) -> Response:
