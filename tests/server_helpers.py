@@ -35,7 +35,7 @@ class Served:
     """`chronicle serve AGENTS_DIR --store URL` running until `stop()`."""
 
     def __init__(self, store_url: str, *, args: tuple[str, ...] = (), env: Optional[dict[str, str]] = None,
-                 tokens: Optional[dict[str, str]] = TOKENS, agents_dir: Path = AGENTS_DIR):
+                 tokens: Optional[dict[str, str]] = TOKENS, agents_dir: Path = AGENTS_DIR, wait: bool = True):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         full_env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
@@ -48,9 +48,10 @@ class Served:
              "--port", str(self.port), "--log-level", "warning", *args],
             cwd=ROOT, env=full_env, stdout=self.log, stderr=subprocess.PIPE, text=True,
         )
-        self._wait()
+        if wait:
+            self.wait()
 
-    def _wait(self, timeout: float = 60.0) -> None:
+    def wait(self, timeout: float = 60.0) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

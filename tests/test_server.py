@@ -32,10 +32,23 @@ def store(request, tmp_path_factory) -> str:
 
 
 @pytest.fixture(scope="module")
-def served(store, gemini) -> Iterator[Served]:
-    server = Served(store, env={"GOOGLE_GEMINI_BASE_URL": gemini.url}, args=("--max-body-bytes", "200000"))
-    yield server
-    server.stop()
+def servers(store, gemini) -> Iterator[tuple[Served, Served]]:
+    """Two processes on one store (the second with two workers), started together."""
+    env = {"GOOGLE_GEMINI_BASE_URL": gemini.url}
+    first = Served(store, env=env, args=("--max-body-bytes", "200000", "--max-run-events", "6"), wait=False)
+    second = Served(store, env=env, args=("--workers", "2"), wait=False)
+    try:
+        first.wait()
+        second.wait()
+        yield first, second
+    finally:
+        first.stop()
+        second.stop()
+
+
+@pytest.fixture(scope="module")
+def served(servers) -> Served:
+    return servers[0]
 
 
 @pytest.fixture
@@ -172,29 +185,37 @@ def test_a_client_that_leaves_aborts_the_run_and_the_log_records_it(served, ann)
     assert len(events) == 3  # the message, the call, the recorded cancellation: the tool never answered
 
 
-def test_concurrent_turns_on_one_session_conflict_with_409(served, ann):
-    session = new_session(ann)
+def conflicting_turns(slow_client: Any, fast_client: Any, session: dict[str, Any]) -> None:
+    """A slow turn, and while it runs another turn on the same session: one of them gets a 409,
+    and the history holds each invocation's events together, never interleaved."""
     results: dict[str, Any] = {}
-
-    def slow_turn() -> None:
-        with served.client(ANN) as client:
-            results["slow"] = run(client, session, "wait 1.5")
-
-    thread = threading.Thread(target=slow_turn)
-    thread.start()
+    slow = threading.Thread(target=lambda: results.setdefault("slow", run(slow_client, session, "wait 1.5")))
+    slow.start()
     time.sleep(0.7)
-    results["fast"] = run(ann, session, "hello")
-    thread.join()
-    statuses = sorted([results["slow"].status_code, results["fast"].status_code])
-    assert statuses == [200, 409], (results["slow"].text, results["fast"].text)
+    results["fast"] = run(fast_client, session, "hello")
+    slow.join()
+    assert sorted(r.status_code for r in results.values()) == [200, 409], [r.text for r in results.values()]
     conflict = next(r for r in results.values() if r.status_code == 409).json()["detail"]
     assert "version" in conflict
+    events = fast_client.get(f"/apps/slow/users/ann/sessions/{session['id']}").json()["events"]
+    seen: list[str] = []
+    for e in events:
+        if not seen or seen[-1] != e["invocationId"]:
+            assert e["invocationId"] not in seen
+            seen.append(e["invocationId"])
+
+
+def test_concurrent_turns_on_one_session_conflict_with_409(served, ann):
+    with served.client(ANN) as other:
+        conflicting_turns(other, ann, new_session(ann))
+
+
+def test_a_run_past_the_events_limit_is_cancelled(ann):
+    session = new_session(ann)
+    response = run(ann, session, "chain 5")  # 11 events; this server allows 6 in one run
+    assert response.status_code == 400 and "limit" in response.json()["detail"]
     events = ann.get(f"/apps/slow/users/ann/sessions/{session['id']}").json()["events"]
-    by_invocation: list[str] = []
-    for e in events:  # every invocation's events are contiguous: no interleaved history
-        if not by_invocation or by_invocation[-1] != e["invocationId"]:
-            assert e["invocationId"] not in by_invocation
-            by_invocation.append(e["invocationId"])
+    assert events[-1]["errorCode"] == "INVOCATION_ABORTED" and len(events) < 12
 
 
 def test_artifacts(ann):
@@ -271,6 +292,29 @@ def test_verify_export_pending_and_trace(served, ann):
         assert ops.get(f"/dev/apps/slow/debug/trace/session/{session['id']}").json() == spans
     with served.client(BOB) as bob:
         assert bob.get(f"/dev/apps/slow/debug/trace/session/{session['id']}").status_code == 404
+
+
+# -- scale out, not up: two processes on one store ---------------------------------------------
+
+
+def test_a_conversation_alternating_between_two_servers_lands_every_turn_once_in_order(servers):
+    first, second = servers
+    with first.client(ANN) as a, second.client(ANN) as b:
+        session = new_session(a)
+        for turn in range(8):
+            response = run([a, b][turn % 2], session, f"turn {turn}")
+            assert response.status_code == 200, response.text
+            assert response.json()[-1]["content"]["parts"][0]["text"] == f"echo: turn {turn}"
+        for client in (a, b):  # both processes read the same history
+            events = client.get(f"/apps/slow/users/ann/sessions/{session['id']}").json()["events"]
+            texts = [e["content"]["parts"][0]["text"] for e in events]
+            assert texts == [t for turn in range(8) for t in (f"turn {turn}", f"echo: turn {turn}")]
+
+
+def test_a_concurrent_turn_from_the_other_server_gets_409(servers):
+    first, second = servers
+    with first.client(ANN) as a, second.client(ANN) as b:
+        conflicting_turns(a, b, new_session(a))
 
 
 # -- security and bad input ----------------------------------------------------------------------

@@ -6,7 +6,7 @@ invocation_id (to resume) and custom_metadata. Everything a request names is che
 run starts, so a refused request writes nothing. A client that goes away mid-run aborts it
 through the Runner's `abort_signal`: the Runner seals the invocation (its dangling calls answered
 "cancelled"), so the log records that it was cancelled and by whom it was left. A run that
-yields more events than the server's limit is aborted the same way."""
+records more events than the server's limit (`--max-run-events`) is aborted the same way."""
 
 from __future__ import annotations
 
@@ -81,7 +81,7 @@ class Run:
             agen = self.events()
             try:
                 async for event in agen:
-                    count += 1
+                    count += not event.partial  # the limit is on stored events, not streamed chunks
                     if count > self.max_events and not self.abort.is_set():
                         self.abort.set()  # the Runner seals the invocation; its sealing events still come
                         await out.put(TooManyEvents(

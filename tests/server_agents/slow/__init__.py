@@ -13,10 +13,17 @@ async def wait_a_while(seconds: float) -> dict:
 
 
 def _turn(request):
+    """"wait S": one slow call; "chain N": N quick calls in a row; anything else is echoed."""
     last = request.contents[-1].parts[0]
+    asked = next(c.parts[0].text for c in reversed(request.contents) if c.role == "user" and c.parts[0].text)
     if last.function_response is not None:
+        calls = sum(1 for c in request.contents if c.parts[0].function_response is not None)
+        if asked.startswith("chain ") and calls < int(asked.split()[1]):
+            return ScriptedLlm.call("wait_a_while", seconds=0)
         return "Done waiting."
     text = last.text or ""
+    if text.startswith("chain "):
+        return ScriptedLlm.call("wait_a_while", seconds=0)
     if text.startswith("wait "):
         return ScriptedLlm.call("wait_a_while", seconds=float(text.split()[1]))
     return f"echo: {text}"
