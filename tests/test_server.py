@@ -383,3 +383,93 @@ def test_operator_token_reaches_every_user(served, ann):
     with served.client(BOB) as bob:
         for route in ("/chronicle/verify", "/apps/slow/analytics", "/apps/slow/pending"):
             assert "operator" in bob.get(route).json()["detail"]
+
+
+# -- ADK's conformance convention: recorded model calls replayed --------------------------------
+
+ADK_RECORDING = """\
+recordings:
+  - user_message_index: 0
+    agent_name: forecaster
+    llm_recording:
+      llm_request:
+        model: gemini-2.5-flash
+      llm_responses:
+        - content:
+            role: model
+            parts:
+              - function_call:
+                  id: adk-rec-1
+                  name: get_weather
+                  args:
+                    city: Lima
+          finish_reason: STOP
+  - user_message_index: 0
+    agent_name: forecaster
+    tool_recording:
+      tool_call:
+        id: adk-rec-1
+        name: get_weather
+        args:
+          city: Lima
+      tool_response:
+        id: adk-rec-1
+        name: get_weather
+        response:
+          city: Lima
+          forecast: foggy
+  - user_message_index: 0
+    agent_name: forecaster
+    llm_recording:
+      llm_responses:
+        - content:
+            role: model
+            parts:
+              - text: Foggy in Lima.
+          finish_reason: STOP
+"""
+
+
+def _turn(client: Any, session: dict[str, Any], text: str, key: str, case_dir: Any, index: int) -> list[dict]:
+    body = {"appName": session["appName"], "userId": "ann", "sessionId": session["id"], "newMessage": message(text),
+            "stateDelta": {key: {"dir": str(case_dir), "user_message_index": index, "streaming_mode": "none"}}}
+    with client.stream("POST", "/run_sse", json=body) as response:
+        return list(sse_frames(response))
+
+
+def test_a_recorded_conversation_in_adks_format_replays_without_the_model(ann, gemini, tmp_path):
+    (tmp_path / "generated-recordings.yaml").write_text(ADK_RECORDING)
+    asked = len(gemini.requests)
+    frames = _turn(ann, new_session(ann, app="weather"), "Weather in Lima?", "_adk_replay_config", tmp_path, 0)
+    assert [f["author"] for f in frames] == ["forecaster"] * 3, frames
+    assert frames[1]["content"]["parts"][0]["functionResponse"]["response"] == {"city": "Lima", "forecast": "foggy"}
+    assert frames[2]["content"]["parts"][0]["text"] == "Foggy in Lima."
+    assert len(gemini.requests) == asked  # the model was never called
+    # A run whose tool call differs from the recording fails the turn.
+    (tmp_path / "generated-recordings.yaml").write_text(ADK_RECORDING.replace("city: Lima\n      tool_response", "city: Quito\n      tool_response"))
+    frames = _turn(ann, new_session(ann, app="weather"), "Weather in Lima?", "_adk_replay_config", tmp_path, 0)
+    assert "the recording has get_weather({'city': 'Quito'})" in frames[-1]["error"]
+
+
+def test_recording_a_conversation_then_replaying_it(ann, gemini, tmp_path):
+    gemini.reply_function_call("get_weather", {"city": "Rome"})
+    gemini.reply_text("Sunny in Rome.")
+    gemini.reply_text("You are welcome.")
+    session = new_session(ann, app="weather")
+    recorded = _turn(ann, session, "Rome?", "_adk_recordings_config", tmp_path, 0)
+    recorded += _turn(ann, session, "Thanks!", "_adk_recordings_config", tmp_path, 1)
+    import yaml
+
+    saved = yaml.safe_load((tmp_path / "generated-recordings.yaml").read_text())["recordings"]
+    assert [(r["user_message_index"], "tool_recording" in r) for r in saved] == [(0, False), (0, True), (0, False), (1, False)]
+    asked = len(gemini.requests)
+    replay = new_session(ann, app="weather")
+    replayed = _turn(ann, replay, "Rome?", "_adk_replay_config", tmp_path, 0)
+    replayed += _turn(ann, replay, "Thanks!", "_adk_replay_config", tmp_path, 1)
+    assert len(gemini.requests) == asked
+
+    def texts(frames: list[dict]) -> list[Any]:
+        return [f["content"]["parts"][0].get("text") or f["content"]["parts"][0].get("functionCall", {}).get("name")
+                for f in frames if "content" in f]
+
+    assert texts(replayed) == texts(recorded) == ["get_weather", None, "Sunny in Rome.", "You are welcome."]

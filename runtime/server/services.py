@@ -29,7 +29,13 @@ class Services:
         self.sessions = LogSessionService(self.store)
         self.artifacts = LogArtifactService(self.store)
         self.memory = LogMemoryService(self.store)
-        self.extra_plugins = [_plugin(name) for name in config.extra_plugins]
+        from runtime.server.conformance import ADK_PLUGIN_NAMES, RecordingsPlugin, ReplayPlugin
+
+        # ADK's conformance plugins are always on (inert unless a run's state asks for them), so
+        # naming them, by ADK's names or Chronicle's, adds nothing twice.
+        named = [ADK_PLUGIN_NAMES.get(name, name) for name in config.extra_plugins]
+        always = {f"{ReplayPlugin.__module__}.{c.__name__}" for c in (ReplayPlugin, RecordingsPlugin)}
+        self.extra_plugins = [ReplayPlugin(), RecordingsPlugin(), *(_plugin(n) for n in named if n not in always)]
         self._runners: dict[str, Runner] = {}
         self._lock = asyncio.Lock()
 
@@ -55,7 +61,7 @@ class Services:
             auto_create_session=self.config.auto_create_session,
         )
         if isinstance(loaded, App):
-            app = loaded.model_copy(update={"plugins": [*loaded.plugins, *self.extra_plugins]}) if self.extra_plugins else loaded
+            app = loaded.model_copy(update={"plugins": [*loaded.plugins, *self.extra_plugins]})
             return Runner(app=app, app_name=app_name, **services)
         return Runner(agent=loaded, app_name=app_name, plugins=self.extra_plugins, **services)
 
