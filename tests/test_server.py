@@ -473,3 +473,14 @@ def test_recording_a_conversation_then_replaying_it(ann, gemini, tmp_path):
                 for f in frames if "content" in f]
 
     assert texts(replayed) == texts(recorded) == ["get_weather", None, "Sunny in Rome.", "You are welcome."]
+
+
+def test_chronicle_run_chats_in_the_terminal_and_records_the_conversation(tmp_path):
+    from tests.cli_helpers import cli
+
+    store = f"sqlite:///{tmp_path}/chat.db"
+    done = cli("run", "tests/server_agents/slow", "--session", "chat-1", store=store, input="hello\nwait 0\nexit\n")
+    assert "[sleeper]: echo: hello" in done.stdout and "[sleeper]: Done waiting." in done.stdout
+    again = cli("run", "tests/server_agents/configured", "--session", "chat-2", store=store, input="quiet\n")
+    assert "[configured_agent]: Loud: QUIET" in again.stdout
+    assert "echo: hello" in cli("history", "chat-1", store=store).stdout
