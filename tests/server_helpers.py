@@ -5,13 +5,11 @@ The tests drive it with httpx (google-genai 3 ships it as `httpx2`; the API is t
 from __future__ import annotations
 
 import json
-import os
-import socket
-import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any, Iterator, Optional
+
+from tools.serve_process import ServerProcess, free_port
 
 try:
     import httpx2 as httpx
@@ -25,61 +23,24 @@ TOKENS = {"tok-ann-0001": "ann", "tok-bob-0002": "bob", "tok-ops-0003": "*"}
 ANN, BOB, OPS = "tok-ann-0001", "tok-bob-0002", "tok-ops-0003"
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Served:
+class Served(ServerProcess):
     """`chronicle serve AGENTS_DIR --store URL` running until `stop()`."""
 
     def __init__(self, store_url: str, *, args: tuple[str, ...] = (), env: Optional[dict[str, str]] = None,
                  tokens: Optional[dict[str, str]] = TOKENS, agents_dir: Path = AGENTS_DIR, wait: bool = True):
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        full_env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
-        full_env.pop("CHRONICLE_SERVER_TOKENS", None)
-        if tokens is not None:
-            full_env["CHRONICLE_SERVER_TOKENS"] = json.dumps(tokens)
-        self.log = open(os.devnull, "w") if not os.environ.get("CHRONICLE_SERVER_LOG") else None
-        self.process = subprocess.Popen(
+        port = free_port()
+        full_env = {"PYTHONPATH": str(ROOT), "CHRONICLE_SERVER_TOKENS": json.dumps(tokens) if tokens else "", **(env or {})}
+        super().__init__(
             [sys.executable, "-m", "tools.cli", "serve", str(agents_dir), "--store", store_url,
-             "--port", str(self.port), "--log-level", "warning", *args],
-            cwd=ROOT, env=full_env, stdout=self.log, stderr=subprocess.PIPE, text=True,
+             "--port", str(port), "--log-level", "warning", *args],
+            port, env=full_env, cwd=str(ROOT),
         )
         if wait:
             self.wait()
 
-    def wait(self, timeout: float = 60.0) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"chronicle serve exited: {self.process.stderr.read()}")
-            try:
-                if httpx.get(self.url + "/health", timeout=1.0).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            time.sleep(0.1)
-        self.stop()
-        raise RuntimeError("chronicle serve did not start in time")
-
     def client(self, token: Optional[str] = ANN) -> Any:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         return httpx.Client(base_url=self.url, headers=headers, timeout=30.0)
-
-    def stop(self) -> str:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        err = self.process.stderr.read() if self.process.stderr else ""
-        if self.log is not None:
-            self.log.close()
-        return err
 
 
 def message(text: str) -> dict[str, Any]:
