@@ -15,9 +15,12 @@ ADK's conformance client (`adk conformance test`) sends each turn of a recorded 
 
 The file holds `recordings:`, a list of `{user_message_index, agent_name, llm_recording:
 {llm_request, llm_responses}}` or `{…, tool_recording: {tool_call, tool_response}}`, snake_case
-YAML as ADK writes it. Both plugins are inert without their key, so the server installs them on
-every app. This is Chronicle's own implementation: replay is a plugin (`before_model_callback`
-answers in place of the model), not a model swapped inside the flow as in ADK.
+YAML as ADK writes it. Both are plugins, inert without their key, that a server takes as ADK's
+conformance guide says: `--extra-plugins google.adk.cli.plugins.replay_plugin.ReplayPlugin
+google.adk.cli.plugins.recordings_plugin.RecordingsPlugin` (or this module's names). They are
+not on by default: a plugin with a `before_model_callback` makes every model call copy the
+request's contents. This is Chronicle's own implementation: replay answers in place of the
+model from `before_model_callback`, where ADK swaps the model inside its flow.
 """
 
 from __future__ import annotations

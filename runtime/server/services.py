@@ -29,13 +29,10 @@ class Services:
         self.sessions = LogSessionService(self.store)
         self.artifacts = LogArtifactService(self.store)
         self.memory = LogMemoryService(self.store)
-        from runtime.server.conformance import ADK_PLUGIN_NAMES, RecordingsPlugin, ReplayPlugin
+        from runtime.server.conformance import ADK_PLUGIN_NAMES
 
-        # ADK's conformance plugins are always on (inert unless a run's state asks for them), so
-        # naming them, by ADK's names or Chronicle's, adds nothing twice.
-        named = [ADK_PLUGIN_NAMES.get(name, name) for name in config.extra_plugins]
-        always = {f"{ReplayPlugin.__module__}.{c.__name__}" for c in (ReplayPlugin, RecordingsPlugin)}
-        self.extra_plugins = [ReplayPlugin(), RecordingsPlugin(), *(_plugin(n) for n in named if n not in always)]
+        # ADK's conformance guide names its replay and recordings plugins; they mean Chronicle's.
+        self.extra_plugins = [_plugin(ADK_PLUGIN_NAMES.get(name, name)) for name in config.extra_plugins]
         self._runners: dict[str, Runner] = {}
         self._lock = asyncio.Lock()
 
