@@ -367,8 +367,9 @@ def test_bad_input_is_refused_and_writes_nothing(served, ann):
                                   "newMessage": {"parts": "nope"}}).status_code == 422
     assert ann.post("/run", json={"appName": "nope", "userId": "ann", "sessionId": "x",
                                   "newMessage": message("x")}).status_code == 404
-    assert ann.post("/run", json={"appName": "slow", "userId": "ann", "sessionId": "missing",
-                                  "newMessage": message("x")}).status_code == 404
+    for route in ("/run", "/run_sse"):
+        assert ann.post(route, json={"appName": "slow", "userId": "ann", "sessionId": "missing",
+                                     "newMessage": message("x")}).status_code == 404
     assert ann.patch(s, json={"stateDelta": "not a dict"}).status_code == 422
     assert ann.post("/apps/slow/users/ann/sessions", json={"sessionId": "bad/id"}).status_code == 400
     assert ann.get("/apps/no_such_app/users/ann/sessions").status_code == 404

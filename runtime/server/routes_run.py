@@ -3,7 +3,8 @@ streams them as `data: <event>` frames (an error mid-stream is one `data: {"erro
 
 Both take ADK's body: app_name, user_id, session_id, new_message, streaming, state_delta,
 invocation_id (to resume) and custom_metadata. Everything a request names is checked before the
-run starts, so a refused request writes nothing. A client that goes away mid-run aborts it
+run starts, so a refused request writes nothing, and a run that fails before its first event
+because of the request (no such session, say) is an HTTP error on both routes. A client that goes away mid-run aborts it
 through the Runner's `abort_signal`: the Runner seals the invocation (its dangling calls answered
 "cancelled"), so the log records that it was cancelled and by whom it was left. A run that
 records more events than the server's limit (`--max-run-events`) is aborted the same way."""
@@ -21,7 +22,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from domain.errors import ChronicleError, SessionNotFoundError
+from domain.errors import ChronicleError
 from domain.events import Event
 from runtime.run_config import RunConfig, StreamingMode
 from runtime.server import access
@@ -100,17 +101,7 @@ class Run:
 async def _checked_run(request: Request) -> Run:
     req = await parse_body(request, RunAgentRequest)
     services = access.for_user(request, req.app_name, req.user_id)
-    runner = await services.runner(req.app_name)
-    if not services.config.auto_create_session:
-        from runtime.sessions.base import GetSessionConfig
-
-        found = await services.sessions.get_session(
-            app_name=req.app_name, user_id=req.user_id, session_id=req.session_id,
-            config=GetSessionConfig(num_recent_events=0),
-        )
-        if found is None:
-            raise SessionNotFoundError(req.app_name, req.user_id, req.session_id)
-    return Run(runner, req, services.config.max_run_events)
+    return Run(await services.runner(req.app_name), req, services.config.max_run_events)
 
 
 async def run(request: Request) -> Response:
@@ -142,19 +133,28 @@ async def _abort_on_disconnect(request: Request, checked: Run) -> None:
 
 async def run_sse(request: Request) -> Response:
     checked = await _checked_run(request)
-    return EventSourceResponse(_frames(checked), sep="\n", ping=None, send_timeout=None)
-
-
-async def _frames(checked: Run) -> AsyncIterator[dict[str, str]]:
     queue: asyncio.Queue = asyncio.Queue()
     worker = _start(checked.pump(queue))
+    # The status waits for the run's first event: a run the request cannot start (no such session,
+    # an invocation that cannot resume, a stale session: Chronicle's typed errors) is an HTTP error;
+    # a failure while running (the model's, a tool's) is a 200 with an error frame, as in ADK.
+    first = await queue.get()
+    if isinstance(first, ChronicleError):
+        await worker
+        raise first
+    return EventSourceResponse(_frames(checked, queue, worker, first), sep="\n", ping=None, send_timeout=None)
+
+
+async def _frames(checked: Run, queue: asyncio.Queue, worker: asyncio.Task, first: Any) -> AsyncIterator[dict[str, str]]:
+    item = first
     try:
-        while (item := await queue.get()) is not None:
+        while item is not None:
             if isinstance(item, BaseException):
                 yield {"data": json.dumps({"error": f"{type(item).__name__}: {item}"})}
-                continue
-            for event in _as_streamed(item, checked.req):
-                yield {"data": json.dumps(dump(event), ensure_ascii=False, separators=(",", ":"))}
+            else:
+                for event in _as_streamed(item, checked.req):
+                    yield {"data": json.dumps(dump(event), ensure_ascii=False, separators=(",", ":"))}
+            item = await queue.get()
     finally:
         # The client went away (or the stream ended): abort the run, and let the Runner record it.
         checked.abort.set()
