@@ -375,6 +375,8 @@ def test_bad_input_is_refused_and_writes_nothing(served, ann):
     assert ann.get("/apps/no_such_app/users/ann/sessions").status_code == 404
     too_big = ann.post(s + "/artifacts", json={"filename": "big.txt", "artifact": {"text": "x" * 300_000}})
     assert too_big.status_code == 413
+    # CORS is off unless configured: a browser on another origin gets no permission.
+    assert "access-control-allow-origin" not in ann.get(s, headers={"Origin": "https://elsewhere.example"}).headers
     stored = ann.get(s).json()
     assert stored["events"] == [] and stored["state"] == {}
     assert ann.get(s + "/artifacts").json() == []
@@ -477,6 +479,13 @@ def test_recording_a_conversation_then_replaying_it(ann, gemini, tmp_path):
                 for f in frames if "content" in f]
 
     assert texts(replayed) == texts(recorded) == ["get_weather", None, "Sunny in Rome.", "You are welcome."]
+
+
+def test_a_public_address_without_authentication_is_refused(tmp_path):
+    from tests.cli_helpers import cli
+
+    done = cli("serve", "tests/server_agents", "--host", "0.0.0.0", store=f"sqlite:///{tmp_path}/x.db", expect=1)
+    assert "without authentication" in done.stderr and "--allow-public-without-auth" in done.stderr
 
 
 def test_chronicle_run_chats_in_the_terminal_and_records_the_conversation(tmp_path):

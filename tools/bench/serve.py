@@ -63,7 +63,7 @@ async def _drive(url: str, clients: int, turns_each: int) -> dict[str, float]:
         import httpx  # type: ignore[no-redef]
 
     limits = httpx.Limits(max_connections=clients + 4)
-    async with httpx.AsyncClient(base_url=url, timeout=120.0, limits=limits) as http:
+    async with httpx.AsyncClient(base_url=url, timeout=60.0, limits=limits) as http:
         sessions = []
         for i in range(clients):
             answer = await http.post(f"/apps/{APP}/users/u{i}/sessions", json={})
@@ -76,8 +76,12 @@ async def _drive(url: str, clients: int, turns_each: int) -> dict[str, float]:
             body = {"appName": APP, "userId": user, "sessionId": session_id,
                     "newMessage": {"role": "user", "parts": [{"text": f"Two coffees please ({n})"}]}}
             t0 = time.perf_counter()
-            async with http.stream("POST", "/run_sse", json=body) as response:
-                frames = [line async for line in response.aiter_lines() if line.startswith("data:")]
+            try:
+                async with http.stream("POST", "/run_sse", json=body) as response:
+                    frames = [line async for line in response.aiter_lines() if line.startswith("data:")]
+            except httpx.HTTPError as e:  # a turn that times out counts as failed
+                failed.append(f"{type(e).__name__}")
+                return
             if response.status_code != 200 or len(frames) != 3 or '"error"' in frames[-1]:
                 failed.append(f"{response.status_code} {frames[-1:]}")  # ADK's SQLite service: "database is locked"
                 return
