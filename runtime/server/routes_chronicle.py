@@ -29,7 +29,7 @@ from starlette.routing import Route
 from domain.errors import InvalidArgumentError, SessionNotFoundError
 from domain.session_log import RECORDED_TOPICS, session_log_id
 from projections.pending import open_requests
-from runtime.read_models import At, TimeTravel
+from runtime.read_models import At
 from runtime.server import access
 from runtime.server.http import dump, parse_body, respond
 from runtime.server.routes_sessions import Body
@@ -54,12 +54,6 @@ def _session(request: Request) -> tuple[Any, str, str, str]:
     app_name, user_id = access.path(request, "app_name"), access.path(request, "user_id")
     services = access.for_user(request, app_name, user_id)
     return services, app_name, user_id, access.path(request, "session_id")
-
-
-def _travel(services: Any) -> TimeTravel:
-    if getattr(services, "time_travel", None) is None:
-        services.time_travel = TimeTravel(services.store)
-    return services.time_travel
 
 
 async def rewind(request: Request) -> Response:
@@ -94,7 +88,7 @@ async def replay(request: Request) -> Response:
 
 async def history(request: Request) -> Response:
     services, app_name, user_id, session_id = _session(request)
-    timeline = await services.store.call(_travel(services).history, (app_name, user_id, session_id))
+    timeline = await services.store.call(services.time_travel.history, (app_name, user_id, session_id))
     return respond(timeline)
 
 
@@ -119,7 +113,7 @@ def _point(params: Any, prefix: str = "") -> At:
 async def state_at(request: Request) -> Response:
     services, app_name, user_id, session_id = _session(request)
     at = _point(request.query_params)
-    found = await services.store.call(_travel(services).state_at, (app_name, user_id, session_id), at)
+    found = await services.store.call(services.time_travel.state_at, (app_name, user_id, session_id), at)
     return respond(found)
 
 
@@ -128,7 +122,7 @@ async def diff(request: Request) -> Response:
     start, end = _point(request.query_params, "from_"), _point(request.query_params, "to_")
     if start == At.latest():
         raise InvalidArgumentError("Name where the diff starts: from_event, from_before, from_after, from_version or from_time.")
-    found = await services.store.call(_travel(services).diff, (app_name, user_id, session_id), start, end)
+    found = await services.store.call(services.time_travel.diff, (app_name, user_id, session_id), start, end)
     return respond(found)
 
 
@@ -170,7 +164,7 @@ async def export(request: Request) -> Response:
         lines = await services.store.call(lambda: list(exporting.jsonl_lines(services.store, row.log_id)))
         return PlainTextResponse("".join(line + "\n" for line in lines), media_type="application/x-ndjson")
     if kind == "markdown":
-        timeline = await services.store.call(_travel(services).history, (app_name, user_id, session_id))
+        timeline = await services.store.call(services.time_travel.history, (app_name, user_id, session_id))
         transcript = SimpleNamespace(timeline=timeline, row=row, rewinds=[], forked_from=timeline.forked_from)
         return PlainTextResponse(exporting.markdown(transcript), media_type="text/markdown")
     if kind == "adk":
@@ -216,15 +210,12 @@ def _open_requests(store: Any, row: Any) -> dict[str, Any]:
 
 
 async def analytics(request: Request) -> Response:
-    from projections.analytics import ANALYTICS
-    from runtime.read_models import runner_for
-
     app_name = access.path(request, "app_name")
     access.caller(request).check_operator("Analytics of a whole app")
     services = access.for_app(request, app_name)
 
     def view() -> Any:
-        follower = runner_for(services.store, ANALYTICS)
+        follower = services.analytics
         follower.catch_up()
         views = {key: found for (_, key), found in follower.views().items() if key == app_name}
         return {k: v for k, v in views[app_name].to_json().items() if k != "cursors"} if views else {}

@@ -7,6 +7,7 @@ one session meet the store's optimistic concurrency (a 409), never interleaved h
 from __future__ import annotations
 
 import asyncio
+import functools
 import importlib
 import inspect
 from typing import Any
@@ -14,6 +15,7 @@ from typing import Any
 from domain.errors import InvalidArgumentError
 from runtime.artifacts import LogArtifactService
 from runtime.memory import LogMemoryService
+from runtime.read_models import TimeTravel
 from runtime.runner import Runner
 from runtime.server.app_loader import AppLoader
 from runtime.server.config import ServerConfig
@@ -35,6 +37,19 @@ class Services:
         self.extra_plugins = [_plugin(ADK_PLUGIN_NAMES.get(name, name)) for name in config.extra_plugins]
         self._runners: dict[str, Runner] = {}
         self._lock = asyncio.Lock()
+
+    @functools.cached_property
+    def time_travel(self) -> TimeTravel:
+        """State-at, diffs and timelines (made on first use: it opens read-model followers)."""
+        return TimeTravel(self.store)
+
+    @functools.cached_property
+    def analytics(self) -> Any:
+        """The analytics read model's follower (caught up by each request that reads it)."""
+        from projections.analytics import ANALYTICS
+        from runtime.read_models import runner_for
+
+        return runner_for(self.store, ANALYTICS)
 
     def check_app(self, app_name: str) -> None:
         """404 for a name that is not an app here; nothing is written for it."""

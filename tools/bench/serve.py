@@ -103,6 +103,7 @@ async def _drive(url: str, clients: int, turns_each: int) -> dict[str, float]:
     return {
         "turns_per_s": len(latencies) / seconds,
         "failed": len(failed),
+        "tried": len(failed) + len(latencies),
         "p50_ms": statistics.median(ordered) * 1000,
         "p99_ms": ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] * 1000,
     }
@@ -135,9 +136,9 @@ def run(kinds: Optional[list[str]] = None, *, runs: int = 1, quick: bool = False
         other = theirs[clients] if theirs else None
         rows.append([
             f"/run_sse, {clients} client{'s' if clients > 1 else ''}",
-            f"{mine['turns_per_s']:.1f}" + (f" ({mine['failed']:.0f} turns failed)" if mine["failed"] else ""),
+            f"{mine['turns_per_s']:.1f}" + (f" ({mine['failed']:.0f} of {mine['tried']:.0f} turns failed)" if mine["failed"] else ""),
             f"{mine['p50_ms']:.1f} / {mine['p99_ms']:.1f}",
-            (f"{other['turns_per_s']:.1f}" + (f" ({other['failed']:.0f} turns failed)" if other["failed"] else ""))
+            (f"{other['turns_per_s']:.1f}" + (f" ({other['failed']:.0f} of {other['tried']:.0f} turns failed)" if other["failed"] else ""))
             if other else "not installed",
             f"{other['p50_ms']:.1f} / {other['p99_ms']:.1f}" if other else "-",
             f"{mine['turns_per_s'] / other['turns_per_s']:.2f}×" if other else "-",
