@@ -6,7 +6,7 @@ import argparse
 import statistics
 from typing import Any, Callable
 
-from tools.bench import adk, adk_runner, artifacts, projections, rewind, sessions
+from tools.bench import adk, adk_runner, artifacts, projections, rewind, serve, sessions
 from tools.bench import runtime as runtime_bench
 from tools.cli.commands.common import CliError
 from tools.cli.output import Output
@@ -19,9 +19,10 @@ WHAT = {
     "rewind": "rewinding and forking long sessions",
     "adk": "the sessions workload on google-adk's own services beside Chronicle's, as ratios "
            "(--runner: stock google-adk's Runner on ADK's services and on Chronicle's bridge)",
+    "serve": "/run_sse turns per second behind chronicle serve and adk api_server, 1 and 16 clients",
 }
 MODULES = {"sessions": sessions, "runtime": runtime_bench, "artifacts": artifacts, "projections": projections,
-           "rewind": rewind, "adk": adk}
+           "rewind": rewind, "adk": adk, "serve": serve}
 
 
 def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:

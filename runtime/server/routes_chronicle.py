@@ -1,0 +1,240 @@
+"""Chronicle's own routes, what ADK's server lacks. Each is a thin call to a Python API that already
+exists (the Runner, runtime.read_models.time_travel, runtime.operations, projections):
+
+Under /apps/{app}/users/{user}/sessions/{session}:
+    POST rewind   {"invocation_id"}                      -> the rewind's marker event
+    POST fork     {"at_invocation_id"?, "new_session_id"?} -> the new session
+    POST replay   {"from_invocation_id"?, "new_session_id"?} -> the report (runs the app's current agent in a fork)
+    GET  history                                         -> the timeline of invocations
+    GET  state?event=ID | before=INV | after=INV | version=N | time=EPOCH -> state, app:/user: state, artifacts
+    GET  diff?from_…=…&to_…=…  (the same keys, prefixed)  -> every change in between, and who wrote it
+    GET  verify                                          -> the session's hash chain checked
+    GET  export?format=jsonl|markdown|adk                -> the log, a transcript, or ADK's session JSON
+    GET  pending                                         -> requests waiting for a person (answer them with /run)
+Store-wide, operator only:
+    GET  /chronicle/verify?app=&user=                    -> every chain and the shared state checked
+    GET  /apps/{app}/analytics                           -> the app's analytics view
+    GET  /apps/{app}/pending                             -> every open request of the app
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any, Optional
+
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
+from starlette.routing import Route
+
+from domain.errors import InvalidArgumentError, SessionNotFoundError
+from domain.session_log import RECORDED_TOPICS, session_log_id
+from projections.pending import open_requests
+from runtime.read_models import At
+from runtime.server import access
+from runtime.server.http import dump, parse_body, respond
+from runtime.server.routes_sessions import Body
+from runtime.sessions.service import parse_recorded_state
+
+
+class RewindRequest(Body):
+    invocation_id: str
+
+
+class ForkRequest(Body):
+    at_invocation_id: Optional[str] = None
+    new_session_id: Optional[str] = None
+
+
+class ReplayRequest(Body):
+    from_invocation_id: Optional[str] = None
+    new_session_id: Optional[str] = None
+
+
+def _session(request: Request) -> tuple[Any, str, str, str]:
+    app_name, user_id = access.path(request, "app_name"), access.path(request, "user_id")
+    services = access.for_user(request, app_name, user_id)
+    return services, app_name, user_id, access.path(request, "session_id")
+
+
+async def rewind(request: Request) -> Response:
+    services, app_name, user_id, session_id = _session(request)
+    req = await parse_body(request, RewindRequest)
+    runner = await services.runner(app_name)
+    marker = await runner.rewind_async(user_id=user_id, session_id=session_id, rewind_before_invocation_id=req.invocation_id)
+    return respond(marker)
+
+
+async def fork(request: Request) -> Response:
+    services, app_name, user_id, session_id = _session(request)
+    req = await parse_body(request, ForkRequest, required=False) or ForkRequest()
+    forked = await services.sessions.fork_session(
+        app_name=app_name, user_id=user_id, session_id=session_id,
+        at_invocation_id=req.at_invocation_id, new_session_id=req.new_session_id,
+    )
+    return respond(forked)
+
+
+async def replay(request: Request) -> Response:
+    services, app_name, user_id, session_id = _session(request)
+    req = await parse_body(request, ReplayRequest, required=False) or ReplayRequest()
+    runner = await services.runner(app_name)
+    report = await runner.replay(
+        user_id=user_id, session_id=session_id, new_session_id=req.new_session_id,
+        from_invocation_id=req.from_invocation_id,
+    )
+    return respond({**dump(report), "identical": report.identical,
+                    "turns": [{**dump(t), "differs": t.differs, "diff": t.diff()} for t in report.turns]})
+
+
+async def history(request: Request) -> Response:
+    services, app_name, user_id, session_id = _session(request)
+    timeline = await services.store.call(services.time_travel.history, (app_name, user_id, session_id))
+    return respond(timeline)
+
+
+def _point(params: Any, prefix: str = "") -> At:
+    given = [key for key in ("event", "before", "after", "version", "time") if params.get(prefix + key) is not None]
+    if len(given) > 1:
+        raise InvalidArgumentError(f"Name one point, got {', '.join(prefix + g for g in given)}.")
+    if not given:
+        return At.latest()
+    key = given[0]
+    value = params[prefix + key]
+    try:
+        if key == "version":
+            return At.log_version(int(value))
+        if key == "time":
+            return At.time(float(value))
+    except ValueError:
+        raise InvalidArgumentError(f"{prefix + key} must be a number, got {value!r}.") from None
+    return {"event": At.event, "before": At.before, "after": At.after}[key](value)
+
+
+async def state_at(request: Request) -> Response:
+    services, app_name, user_id, session_id = _session(request)
+    at = _point(request.query_params)
+    found = await services.store.call(services.time_travel.state_at, (app_name, user_id, session_id), at)
+    return respond(found)
+
+
+async def diff(request: Request) -> Response:
+    services, app_name, user_id, session_id = _session(request)
+    start, end = _point(request.query_params, "from_"), _point(request.query_params, "to_")
+    if start == At.latest():
+        raise InvalidArgumentError("Name where the diff starts: from_event, from_before, from_after, from_version or from_time.")
+    found = await services.store.call(services.time_travel.diff, (app_name, user_id, session_id), start, end)
+    return respond(found)
+
+
+async def verify_session(request: Request) -> Response:
+    from runtime.sessions.verify import verify_log
+
+    services, app_name, user_id, session_id = _session(request)
+    log_id = session_log_id(app_name, user_id, session_id)
+    await _catalog_row(services, app_name, user_id, session_id)
+    broken = await services.store.call(verify_log, services.store, log_id)
+    return respond({"ok": True} if broken is None else {"ok": False, "broken": broken})
+
+
+async def verify_store(request: Request) -> Response:
+    from runtime.operations.audit import logs_to_check, verify_store as verify
+    from runtime.sessions.verify import scoped_state_mismatches
+
+    access.caller(request).check_operator("Verifying the store")
+    services = access.services(request)
+    app_name, user_id = request.query_params.get("app"), request.query_params.get("user")
+
+    def check() -> Any:
+        report = verify(services.store, logs_to_check(services.store, app_name, user_id))
+        report.scoped = scoped_state_mismatches(services.store, app_name, user_id)
+        return report
+
+    report = await services.store.call(check)
+    return respond({"ok": report.ok, "logs": report.logs, "events": report.events,
+                    "broken": report.broken, "scoped": report.scoped})
+
+
+async def export(request: Request) -> Response:
+    from runtime.operations import export as exporting
+
+    services, app_name, user_id, session_id = _session(request)
+    kind = request.query_params.get("format", "jsonl")
+    row = await _catalog_row(services, app_name, user_id, session_id)
+    if kind == "jsonl":
+        lines = await services.store.call(lambda: list(exporting.jsonl_lines(services.store, row.log_id)))
+        return PlainTextResponse("".join(line + "\n" for line in lines), media_type="application/x-ndjson")
+    if kind == "markdown":
+        timeline = await services.store.call(services.time_travel.history, (app_name, user_id, session_id))
+        transcript = SimpleNamespace(timeline=timeline, row=row, rewinds=[], forked_from=timeline.forked_from)
+        return PlainTextResponse(exporting.markdown(transcript), media_type="text/markdown")
+    if kind == "adk":
+        session = await services.sessions.get_session(app_name=app_name, user_id=user_id, session_id=session_id)
+        if session is None:
+            raise SessionNotFoundError(app_name, user_id, session_id, "It was deleted; export its log with format=jsonl.")
+        return respond(exporting.adk_session(session))
+    raise InvalidArgumentError(f"Unknown export format {kind!r}; use jsonl, markdown or adk.")
+
+
+async def _catalog_row(services: Any, app_name: str, user_id: str, session_id: str) -> Any:
+    rows = await services.store.call(services.store.recorder.select_catalog, app_name, user_id)
+    row = next((r for r in rows if r.session_id == session_id), None)
+    if row is None:
+        raise SessionNotFoundError(app_name, user_id, session_id)
+    return row
+
+
+async def pending_of_session(request: Request) -> Response:
+    services, app_name, user_id, session_id = _session(request)
+    row = await _catalog_row(services, app_name, user_id, session_id)
+    return respond(list((await services.store.call(_open_requests, services.store, row)).values()))
+
+
+async def pending_of_app(request: Request) -> Response:
+    app_name = access.path(request, "app_name")
+    access.caller(request).check_operator("Listing every user's pending requests")
+    services = access.for_app(request, app_name)
+
+    def found() -> list[dict[str, Any]]:
+        rows = [r for r in services.store.recorder.select_catalog(app_name, None) if not r.deleted]
+        out = [{"user_id": r.user_id, "session_id": r.session_id, **dump(req)}
+               for r in rows for req in _open_requests(services.store, r).values()]
+        return sorted(out, key=lambda item: item["since"])
+
+    return respond(await services.store.call(found))
+
+
+def _open_requests(store: Any, row: Any) -> dict[str, Any]:
+    events = [parse_recorded_state(state) for _, topic, state in store.recorder.select_rows(row.log_id)
+              if topic in RECORDED_TOPICS]
+    return open_requests(events)
+
+
+async def analytics(request: Request) -> Response:
+    app_name = access.path(request, "app_name")
+    access.caller(request).check_operator("Analytics of a whole app")
+    services = access.for_app(request, app_name)
+
+    def view() -> Any:
+        follower = services.analytics
+        follower.catch_up()
+        views = {key: found for (_, key), found in follower.views().items() if key == app_name}
+        return {k: v for k, v in views[app_name].to_json().items() if k != "cursors"} if views else {}
+
+    return respond(await services.store.call(view))
+
+
+SESSION = "/apps/{app_name}/users/{user_id}/sessions/{session_id}"
+ROUTES = [
+    Route(SESSION + "/rewind", rewind, methods=["POST"]),
+    Route(SESSION + "/fork", fork, methods=["POST"]),
+    Route(SESSION + "/replay", replay, methods=["POST"]),
+    Route(SESSION + "/history", history, methods=["GET"]),
+    Route(SESSION + "/state", state_at, methods=["GET"]),
+    Route(SESSION + "/diff", diff, methods=["GET"]),
+    Route(SESSION + "/verify", verify_session, methods=["GET"]),
+    Route(SESSION + "/export", export, methods=["GET"]),
+    Route(SESSION + "/pending", pending_of_session, methods=["GET"]),
+    Route("/chronicle/verify", verify_store, methods=["GET"]),
+    Route("/apps/{app_name}/analytics", analytics, methods=["GET"]),
+    Route("/apps/{app_name}/pending", pending_of_app, methods=["GET"]),
+]

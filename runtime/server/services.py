@@ -1,0 +1,92 @@
+"""What a server process holds: one store, the services over it, and a Runner per app.
+
+Nothing here is session state: every read and every turn goes to the store, so any number of
+server processes on one PostgreSQL (or one SQLite file) serve any session, and two writers on
+one session meet the store's optimistic concurrency (a 409), never interleaved history."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import importlib
+import inspect
+from typing import Any
+
+from domain.errors import InvalidArgumentError
+from runtime.artifacts import LogArtifactService
+from runtime.memory import LogMemoryService
+from runtime.read_models import TimeTravel
+from runtime.runner import Runner
+from runtime.server.app_loader import AppLoader
+from runtime.server.config import ServerConfig
+from runtime.sessions import LogSessionService
+from runtime.stores import open_store
+
+
+class Services:
+    def __init__(self, config: ServerConfig):
+        self.config = config
+        self.loader = AppLoader(config.agents_dir)
+        self.store = open_store(config.store_url)
+        self.sessions = LogSessionService(self.store)
+        self.artifacts = LogArtifactService(self.store)
+        self.memory = LogMemoryService(self.store)
+        from runtime.server.conformance import ADK_PLUGIN_NAMES
+
+        # ADK's conformance guide names its replay and recordings plugins; they mean Chronicle's.
+        self.extra_plugins = [_plugin(ADK_PLUGIN_NAMES.get(name, name)) for name in config.extra_plugins]
+        self._runners: dict[str, Runner] = {}
+        self._lock = asyncio.Lock()
+
+    @functools.cached_property
+    def time_travel(self) -> TimeTravel:
+        """State-at, diffs and timelines (made on first use: it opens read-model followers)."""
+        return TimeTravel(self.store)
+
+    @functools.cached_property
+    def analytics(self) -> Any:
+        """The analytics read model's follower (caught up by each request that reads it)."""
+        from projections.analytics import ANALYTICS
+        from runtime.read_models import runner_for
+
+        return runner_for(self.store, ANALYTICS)
+
+    def check_app(self, app_name: str) -> None:
+        """404 for a name that is not an app here; nothing is written for it."""
+        self.loader.check_name(app_name)
+
+    async def runner(self, app_name: str) -> Runner:
+        runner = self._runners.get(app_name)
+        if runner is not None:
+            return runner
+        async with self._lock:
+            if app_name not in self._runners:
+                loaded = await asyncio.to_thread(self.loader.load, app_name)
+                self._runners[app_name] = self._runner_for(app_name, loaded)
+            return self._runners[app_name]
+
+    def _runner_for(self, app_name: str, loaded: Any) -> Runner:
+        from runtime.app import App
+
+        services = dict(
+            session_service=self.sessions, artifact_service=self.artifacts, memory_service=self.memory,
+            auto_create_session=self.config.auto_create_session,
+        )
+        if isinstance(loaded, App):
+            app = loaded.model_copy(update={"plugins": [*loaded.plugins, *self.extra_plugins]})
+            return Runner(app=app, app_name=app_name, **services)
+        return Runner(agent=loaded, app_name=app_name, plugins=self.extra_plugins, **services)
+
+    async def close(self) -> None:
+        for runner in self._runners.values():
+            await runner.close()
+        self.store.close()
+
+
+def _plugin(dotted: str) -> Any:
+    """A plugin by dotted name: an instance, or a class made with no arguments."""
+    module_name, _, name = dotted.rpartition(".")
+    if not module_name:
+        raise InvalidArgumentError(f"--extra-plugins takes dotted names such as my_pkg.plugins.Audit, got {dotted!r}.")
+    found = getattr(importlib.import_module(module_name), name)
+    return found() if inspect.isclass(found) else found

@@ -1,0 +1,100 @@
+"""`chronicle serve AGENTS_DIR`: google-adk's HTTP API (and Chronicle's own routes) over a store,
+under uvicorn. See docs/server.md."""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import os
+import sys
+from typing import Any, Callable
+
+from tools.cli.commands.common import CliError, redact, store_url
+
+
+def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "serve",
+        parents=[common(json_flag=False)],
+        help="serve the apps in AGENTS_DIR over ADK's HTTP API (plus rewind, fork, audit routes)",
+        description="Serve the apps in AGENTS_DIR (folders with agent.py, __init__.py or root_agent.yaml, as "
+        "`adk api_server` finds them) over google-adk's HTTP API, with Chronicle's routes for rewind, fork, "
+        "replay, history, state-at, diff, verify, analytics, export and pending requests. See docs/server.md.",
+    )
+    p.add_argument("agents_dir", metavar="AGENTS_DIR", help="the folder of apps (or one app's folder)")
+    p.add_argument("--host", default="127.0.0.1", help="the address to bind (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="the port (default 8000)")
+    p.add_argument("--workers", type=int, default=1, help="worker processes (default 1); they share the store")
+    p.add_argument("--extra-plugins", nargs="*", default=[], metavar="a.b.Plugin",
+                   help="plugins by dotted name, added to every app")
+    p.add_argument("--tokens", metavar="FILE",
+                   help='bearer tokens, a JSON file such as {"TOKEN": "user_id", "OPS_TOKEN": "*"} '
+                        "(default: $CHRONICLE_SERVER_TOKENS, else no authentication)")
+    p.add_argument("--authenticator", metavar="a.b.Class", help="a custom Authenticator class instead of tokens")
+    p.add_argument("--allow-public-without-auth", action="store_true",
+                   help="bind a non-loopback address without authentication (anyone reaching it acts as any user)")
+    p.add_argument("--cors-origin", action="append", default=[], metavar="ORIGIN",
+                   help="allow browser calls from this origin (repeatable; CORS is off by default)")
+    p.add_argument("--max-body-bytes", type=int, default=10 * 1024 * 1024, help="largest request body (default 10 MiB)")
+    p.add_argument("--max-run-events", type=int, default=1000, help="most events one /run may yield (default 1000)")
+    p.add_argument("--auto-create-session", action="store_true", help="create a session a run names if it is missing")
+    p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
+    p.set_defaults(func=run)
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def run(args: argparse.Namespace, out: Any) -> int:
+    import uvicorn
+
+    from domain.errors import ChronicleError
+    from runtime.server.app_loader import AppLoader
+    from runtime.server.auth import authenticator_for
+    from runtime.server.config import ServerConfig
+
+    config = ServerConfig(
+        agents_dir=os.path.abspath(args.agents_dir), store_url=store_url(args), extra_plugins=list(args.extra_plugins),
+        tokens_file=args.tokens, authenticator=args.authenticator, cors_origins=list(args.cors_origin),
+        max_body_bytes=args.max_body_bytes, max_run_events=args.max_run_events,
+        auto_create_session=args.auto_create_session,
+    )
+    if args.workers < 1:
+        raise CliError("--workers must be 1 or more.")
+    if config.store_url.startswith("memory:") and args.workers > 1:
+        raise CliError("memory:// is private to one process; use sqlite:///path.db or postgresql://… with --workers.")
+    try:
+        apps = AppLoader(config.agents_dir).list_apps()
+        authenticated = getattr(authenticator_for(config.tokens_file, config.tokens_env, config.authenticator),
+                                "enabled", True)
+    except (ChronicleError, OSError) as e:
+        raise CliError(str(e)) from None
+    if not authenticated and not _loopback(args.host) and not args.allow_public_without_auth:
+        raise CliError(
+            f"Refusing to serve {args.host} without authentication: anyone who reaches it could read and write "
+            "every user's sessions. Give --tokens FILE (or $CHRONICLE_SERVER_TOKENS), bind 127.0.0.1, or pass "
+            "--allow-public-without-auth if something in front of this server authenticates callers."
+        )
+    print(f"chronicle serve: apps {', '.join(apps) or '(none yet)'} from {config.agents_dir}", file=sys.stderr)
+    print(f"chronicle serve: store {redact(config.store_url)}", file=sys.stderr)
+    if authenticated:
+        print("chronicle serve: bearer-token authentication on; callers reach only their own users' data",
+              file=sys.stderr)
+    elif _loopback(args.host):
+        print("chronicle serve: NO AUTHENTICATION: serving loopback only; every local caller acts as any user",
+              file=sys.stderr)
+    else:
+        print(f"chronicle serve: NO AUTHENTICATION on public address {args.host} "
+              "(--allow-public-without-auth): every caller acts as any user", file=sys.stderr)
+    os.environ.update(config.to_env())
+    uvicorn.run(
+        "runtime.server.app:app_from_env", factory=True, host=args.host, port=args.port, workers=args.workers,
+        log_level=args.log_level,
+    )
+    return 0
