@@ -15,7 +15,7 @@ from runtime.agents.llm_context import LlmContextTracker
 from runtime.run_config import RunConfig
 
 if TYPE_CHECKING:
-    from runtime.agents.base_agent import BaseAgent
+    from runtime.agents.base_agent import BaseAgent, BaseAgentState
     from runtime.plugins.plugin_manager import PluginManager
 
 
@@ -191,6 +191,7 @@ class InvocationContext:
                     self.reset_agent_states(current)
             if event.actions.end_of_agent:
                 shared.end_of_agents[event.author] = True
+                shared.agent_states.pop(event.author, None)
 
     def reset_agent_states(self, agent: Any) -> None:
         """Forgets that `agent` and the agents under it ended (a loop runs them again)."""
@@ -201,6 +202,29 @@ class InvocationContext:
             self._shared.agent_states.pop(current.name, None)
             stack.extend(current.sub_agents)
 
+    def reset_sub_agent_states(self, agent_name: str) -> None:
+        """google-adk's name: forgets the states of the agents under `agent_name`."""
+        agent = self.agent.find_agent(agent_name) if self.agent is not None else None
+        for sub_agent in agent.sub_agents if agent is not None else []:
+            self.reset_agent_states(sub_agent)
+
+    def set_agent_state(
+        self, agent_name: str, *, agent_state: Optional[BaseAgentState] = None, end_of_agent: bool = False
+    ) -> None:
+        """Notes an agent's state, as google-adk does: ended (its state dropped), a new state (no
+        longer ended), or neither (forgotten, so it runs afresh). Record it with the agent's
+        `_create_agent_state_event(ctx)`."""
+        shared = self._shared
+        if end_of_agent:
+            shared.end_of_agents[agent_name] = True
+            shared.agent_states.pop(agent_name, None)
+        elif agent_state is not None:
+            shared.agent_states[agent_name] = agent_state.model_dump(mode="json")
+            shared.end_of_agents[agent_name] = False
+        else:
+            shared.end_of_agents.pop(agent_name, None)
+            shared.agent_states.pop(agent_name, None)
+
     def agent_state_event(
         self, agent_name: str, *, agent_state: Optional[dict[str, Any]] = None, end_of_agent: bool = False
     ) -> Event:
@@ -209,6 +233,8 @@ class InvocationContext:
             self._shared.agent_states[agent_name] = dict(agent_state)
         if end_of_agent:
             self._shared.end_of_agents[agent_name] = True
+            self._shared.agent_states.pop(agent_name, None)
+            agent_state = None  # an ended agent has no state left, as in google-adk
         return Event(
             invocation_id=self.invocation_id,
             author=agent_name,
