@@ -5,7 +5,8 @@
 * Continuing: with an LlmAgent at the root, the agent runs again on the conversation so far,
   with no user event (a `state_delta` is stored as a user event without content), under the
   given `invocation_id` or a new one -- google-adk 2.13 runs a root LlmAgent this way.
-* Anything else is refused with google-adk's ValueError, before anything is written.
+* Anything else is refused with google-adk's ValueError, before anything is written; so is an
+  invocation that was rewound (InvocationNotFoundError, a ValueError too).
 
 Where google-adk 2.13 runs a root LlmAgent again under the id of an invocation that has
 finished, Chronicle yields nothing: a finished invocation stays finished.
@@ -27,6 +28,8 @@ def continues_conversation(
     invocation `invocation_id`. Raises (ValueError) when it can do neither."""
     from runtime.agents.llm_agent import LlmAgent
 
+    if invocation_id is not None and any(e.actions.rewind_before_invocation_id == invocation_id for e in session.events):
+        raise InvocationNotFoundError(session.id, invocation_id)  # rewound: it cannot go on
     known = invocation_id is not None and invocation_start(session.events, invocation_id) is not None
     if resumable and known:
         return False

@@ -256,7 +256,7 @@ class LlmAgent(BaseAgent):
 
         In a resumable app a long-running tool call pauses the agent (after its tools ran), and a
         resumed invocation first finishes what its events left open (see runtime.resume)."""
-        if ctx.is_resumable and ctx.resuming:
+        if ctx.resumes(self.name):
             go_on = True
             async for event in self._resume(ctx):
                 if event is None:
