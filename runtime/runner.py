@@ -468,22 +468,26 @@ class Runner:
         verbose: bool = False,
     ) -> list[Event]:
         """Sends each message in turn (creating the session if needed), prints the conversation
-        unless `quiet`, and returns every event."""
+        unless `quiet` (as google-adk prints it: runtime.debug_output), and returns every event."""
+        from runtime.debug_output import print_event
+
+        run_config = run_config or RunConfig()
         session = await self.session_service.get_session(
-            app_name=self.app_name, user_id=user_id, session_id=session_id, config=FRESHNESS_CHECK
+            app_name=self.app_name, user_id=user_id, session_id=session_id,
+            config=run_config.get_session_config or FRESHNESS_CHECK,  # only whether it exists
         )
         if session is None:
             await self.session_service.create_session(app_name=self.app_name, user_id=user_id, session_id=session_id)
             if not quiet:
-                print(f"\n ### Created new session: {session_id}")
+                logger.info("Created new session: %s", session_id)
         elif not quiet:
-            print(f"\n ### Continue session: {session_id}")
+            logger.info("Continue session: %s", session_id)
         if isinstance(user_messages, str):
             user_messages = [user_messages]
         collected: list[Event] = []
         for message in user_messages:
             if not quiet:
-                print(f"\nUser > {message}")
+                logger.info("User > %s", message)
             async for event in self.run_async(
                 user_id=user_id,
                 session_id=session_id,
@@ -491,7 +495,7 @@ class Runner:
                 run_config=run_config,
             ):
                 if not quiet:
-                    _print_event(event, verbose=verbose)
+                    print_event(event, verbose=verbose)
                 collected.append(event)
         return collected
 
@@ -581,15 +585,3 @@ def _collect_toolsets(agent: BaseAgent) -> list[Any]:
     for sub_agent in agent.sub_agents:
         found.extend(t for t in _collect_toolsets(sub_agent) if t not in found)
     return found
-
-
-def _print_event(event: Event, *, verbose: bool = False) -> None:
-    if event.partial or not event.content or not event.content.parts:
-        return
-    for part in event.content.parts:
-        if part.text and not part.thought:
-            print(f"{event.author} > {part.text}")
-        elif verbose and part.function_call:
-            print(f"{event.author} > [call] {part.function_call.name}({part.function_call.args})")
-        elif verbose and part.function_response:
-            print(f"{event.author} > [result] {part.function_response.name}: {part.function_response.response}")
