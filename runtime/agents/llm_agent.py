@@ -457,7 +457,8 @@ class LlmAgent(BaseAgent):
         targets = self.transfer_targets()
         if targets:
             instructions.append(_transfer_instructions(self, targets))
-            tools.append(self._transfer_tool_for(targets))
+            # First, as google-adk declares it: a tool of the user's with the same name comes later and wins.
+            tools.insert(0, self._transfer_tool_for(targets))
         request.append_instructions(instructions)
 
         contents = ctx.llm_context.contents(
