@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING
 
 from google.genai import types
 
-from domain.errors import InvalidArgumentError
 from runtime.code_executors.base_code_executor import BaseCodeExecutor
+from runtime.tools.builtin import require_gemini
 
 if TYPE_CHECKING:
     from runtime.models import LlmRequest
@@ -18,10 +18,7 @@ class BuiltInCodeExecutor(BaseCodeExecutor):
     and its code and results come back as parts of the model's answer."""
 
     def process_llm_request(self, llm_request: LlmRequest) -> None:
-        if not (llm_request.model or "").rsplit("/", 1)[-1].startswith("gemini-"):
-            raise InvalidArgumentError(
-                f"BuiltInCodeExecutor needs a Gemini model (the model runs the code); got {llm_request.model!r}."
-            )
+        require_gemini(llm_request.model, "BuiltInCodeExecutor's code execution")
         llm_request.config = llm_request.config or types.GenerateContentConfig()
         llm_request.config.tools = list(llm_request.config.tools or [])
         llm_request.config.tools.append(types.Tool(code_execution=types.ToolCodeExecution()))
