@@ -184,6 +184,15 @@ async def test_built_in_code_executor_declares_geminis_code_execution():
         await send(await new_runner(refused), "hi")
 
 
+def test_generation_settings_passed_to_the_agent_say_where_they_go():
+    with pytest.raises(ValueError, match="generate_content_config=types.GenerateContentConfig\\(temperature=...\\)"):
+        LlmAgent(name="a", temperature=0.2)
+    with pytest.raises(ValueError, match="LlmAgent.instruction"):
+        LlmAgent(name="a", system_instruction="Be kind.")
+    with pytest.raises(ValueError, match="Extra inputs"):
+        LlmAgent(name="a", colour="red")
+
+
 def test_code_executors_and_modes_chronicle_cannot_run_are_refused():
     class Local(BaseCodeExecutor):
         pass

@@ -6,7 +6,7 @@ import inspect
 from typing import Any, AsyncGenerator, Awaitable, Callable, ClassVar, Literal, Optional, Union
 
 from google.genai import types
-from pydantic import BaseModel, Field, PrivateAttr, field_validator
+from pydantic import BaseModel, Field, PrivateAttr, field_validator, model_validator
 
 from domain.errors import InvalidArgumentError
 from domain.events import Event, EventActions
@@ -93,6 +93,25 @@ class LlmAgent(BaseAgent):
     _llm: Optional[BaseLlm] = PrivateAttr(default=None)
     _wrapped_tools: dict[int, BaseTool] = PrivateAttr(default_factory=dict)
     _transfer_tool: Optional[TransferToAgentTool] = PrivateAttr(default=None)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _point_to_generate_content_config(cls, data: Any) -> Any:
+        """`LlmAgent(temperature=0.2)` is refused with where the setting goes, as google-adk does."""
+        if not isinstance(data, dict):
+            return data
+        owned = {"system_instruction": "instruction", "response_schema": "output_schema"}
+        misplaced = [k for k in data if k not in cls.model_fields and k in types.GenerateContentConfig.model_fields]
+        for key in misplaced:
+            if key in owned:
+                raise InvalidArgumentError(f"`{key}` must be set via LlmAgent.{owned[key]}, not via LlmAgent({key}=...).")
+        if misplaced:
+            example = ", ".join(f"{k}=..." for k in misplaced)
+            raise InvalidArgumentError(
+                f"{', '.join(misplaced)}: generation settings go in "
+                f"generate_content_config=types.GenerateContentConfig({example}), not in LlmAgent(...)."
+            )
+        return data
 
     @field_validator("static_instruction")
     @classmethod
