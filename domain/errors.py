@@ -53,7 +53,9 @@ class StaleSessionError(ChronicleError):
         )
 
 
-class InvocationNotFoundError(ChronicleError, KeyError):
+class InvocationNotFoundError(ChronicleError, KeyError, ValueError):
+    """A KeyError, and a ValueError as google-adk's InvocationNotFoundError is."""
+
     def __init__(self, session_id: str, invocation_id: str):
         self.session_id, self.invocation_id = session_id, invocation_id
         super().__init__(

@@ -15,7 +15,7 @@ from runtime.agents.llm_context import LlmContextTracker
 from runtime.run_config import RunConfig
 
 if TYPE_CHECKING:
-    from runtime.agents.base_agent import BaseAgent
+    from runtime.agents.base_agent import BaseAgent, BaseAgentState
     from runtime.plugins.plugin_manager import PluginManager
 
 
@@ -38,6 +38,7 @@ class _InvocationShared:
         "agent_states",
         "paused_agents",
         "started_agents",
+        "restarted_agents",
     )
 
     def __init__(self, llm_context: Optional[LlmContextTracker] = None):
@@ -51,6 +52,7 @@ class _InvocationShared:
         self.agent_states: dict[str, dict[str, Any]] = {}
         self.paused_agents: set[str] = set()
         self.started_agents: set[str] = set()
+        self.restarted_agents: set[str] = set()
 
 
 class InvocationContext:
@@ -155,8 +157,14 @@ class InvocationContext:
         return self._shared.paused_agents
 
     def was_started(self, agent_name: str) -> bool:
-        """Whether the agent had already run in this invocation before the current resume."""
-        return agent_name in self._shared.started_agents
+        """Whether the agent had already run in this invocation before the current resume (and
+        has not been started afresh since, as a loop's next iteration does)."""
+        return agent_name in self._shared.started_agents and agent_name not in self._shared.restarted_agents
+
+    def resumes(self, agent_name: str) -> bool:
+        """Whether the agent picks up where its events in this invocation stop (a resumed
+        invocation) rather than run afresh."""
+        return self.is_resumable and self.resuming and agent_name not in self._shared.restarted_agents
 
     def should_pause_invocation(self, event: Event) -> bool:
         """True when `event` (a long-running tool call) pauses this resumable invocation."""
@@ -188,18 +196,50 @@ class InvocationContext:
                 shared.agent_states[event.author] = dict(state)
                 current = root_agent.find_agent(state.get("current_sub_agent") or "") if root_agent else None
                 if current is not None:
-                    self.reset_agent_states(current)
+                    self._forget_states(current)
             if event.actions.end_of_agent:
                 shared.end_of_agents[event.author] = True
+                shared.agent_states.pop(event.author, None)
 
     def reset_agent_states(self, agent: Any) -> None:
-        """Forgets that `agent` and the agents under it ended (a loop runs them again)."""
+        """Starts `agent` and the agents under it afresh (a loop runs them again): their ends and
+        states are forgotten, and in a resumed invocation they no longer resume."""
+        for name in self._forget_states(agent):
+            self._shared.restarted_agents.add(name)
+
+    def _forget_states(self, agent: Any) -> list[str]:
+        names: list[str] = []
         stack = [agent]
         while stack:
             current = stack.pop()
             self._shared.end_of_agents.pop(current.name, None)
             self._shared.agent_states.pop(current.name, None)
+            names.append(current.name)
             stack.extend(current.sub_agents)
+        return names
+
+    def reset_sub_agent_states(self, agent_name: str) -> None:
+        """google-adk's name: forgets the states of the agents under `agent_name`."""
+        agent = self.agent.find_agent(agent_name) if self.agent is not None else None
+        for sub_agent in agent.sub_agents if agent is not None else []:
+            self.reset_agent_states(sub_agent)
+
+    def set_agent_state(
+        self, agent_name: str, *, agent_state: Optional[BaseAgentState] = None, end_of_agent: bool = False
+    ) -> None:
+        """Notes an agent's state, as google-adk does: ended (its state dropped), a new state (no
+        longer ended), or neither (forgotten, so it runs afresh). Record it with the agent's
+        `_create_agent_state_event(ctx)`."""
+        shared = self._shared
+        if end_of_agent:
+            shared.end_of_agents[agent_name] = True
+            shared.agent_states.pop(agent_name, None)
+        elif agent_state is not None:
+            shared.agent_states[agent_name] = agent_state.model_dump(mode="json")
+            shared.end_of_agents[agent_name] = False
+        else:
+            shared.end_of_agents.pop(agent_name, None)
+            shared.agent_states.pop(agent_name, None)
 
     def agent_state_event(
         self, agent_name: str, *, agent_state: Optional[dict[str, Any]] = None, end_of_agent: bool = False
@@ -209,6 +249,8 @@ class InvocationContext:
             self._shared.agent_states[agent_name] = dict(agent_state)
         if end_of_agent:
             self._shared.end_of_agents[agent_name] = True
+            self._shared.agent_states.pop(agent_name, None)
+            agent_state = None  # an ended agent has no state left, as in google-adk
         return Event(
             invocation_id=self.invocation_id,
             author=agent_name,

@@ -26,7 +26,7 @@ from typing import Any, AsyncGenerator, Iterator, Optional, Sequence
 
 from google.genai import types
 
-from domain.errors import InvalidArgumentError, InvocationNotFoundError, StaleSessionError
+from domain.errors import InvalidArgumentError, StaleSessionError
 from domain.events import Event, EventActions
 from domain.session import Session
 from runtime.agents.base_agent import BaseAgent
@@ -38,6 +38,7 @@ from runtime.agents.human_requests import accept_answers
 from runtime.agent_choice import agent_to_run, matching_function_call
 from runtime.cancellation import Aborted, cancel_invocation, cancelled_elsewhere, next_unless_aborted, seal
 from runtime.resume import invocation_of_calls_answered_by, invocation_start, paused_invocation_answered_by
+from runtime.run_without_message import continues_conversation
 from runtime.plugins.plugin_manager import PluginManager
 from runtime.run_config import RunConfig
 from runtime.session_cache import FRESHNESS_CHECK, SessionCache
@@ -123,8 +124,6 @@ class Runner:
         dangling calls are answered with a "cancelled" error, and those events end the run (see
         `cancel_async` to cancel from another process)."""
         run_config = run_config or RunConfig()
-        if new_message is None and invocation_id is None:
-            raise InvalidArgumentError("run_async needs a new_message (or an invocation_id to resume).")
         if new_message is not None and not isinstance(new_message, types.Content):
             raise InvalidArgumentError(
                 f"new_message must be a google.genai.types.Content, got {type(new_message).__name__}; e.g. "
@@ -143,7 +142,11 @@ class Runner:
             # A result for a paused long-running call resumes the invocation that made the call.
             invocation_id = paused_invocation_answered_by(session.events, new_message)
         resume_at: Optional[int] = None
-        if invocation_id is not None:
+        if new_message is None and continues_conversation(
+            self.agent, session, invocation_id=invocation_id, resumable=resumable, user_id=user_id
+        ):
+            pass  # the agent runs on the conversation so far (runtime.run_without_message)
+        elif invocation_id is not None:
             resume_at = self._check_invocation_id(session, invocation_id, new_message)
         elif not resumable and new_message is not None:
             invocation_id = invocation_of_calls_answered_by(session.events, new_message)
@@ -298,14 +301,8 @@ class Runner:
     ) -> Optional[int]:
         """Where the invocation to resume starts in the session's events, or None for a new
         invocation that uses the caller's id."""
-        start = invocation_start(session.events, invocation_id)
+        start = invocation_start(session.events, invocation_id)  # without a message: see continues_conversation
         if not self.is_resumable:
-            if new_message is None:
-                raise InvalidArgumentError(
-                    "Resuming an invocation needs a resumable app: "
-                    "Runner(app=App(..., resumability_config=ResumabilityConfig(is_resumable=True))). "
-                    "Otherwise send a new_message."
-                )
             if start is not None:
                 raise InvalidArgumentError(
                     f"Invocation id {invocation_id!r} is already used in session {session.id!r}; "
@@ -314,8 +311,6 @@ class Runner:
                 )
             return None
         if start is None:
-            if new_message is None:
-                raise InvocationNotFoundError(session.id, invocation_id)
             return None
         from runtime.events.abort_events import was_cancelled
 
@@ -473,22 +468,26 @@ class Runner:
         verbose: bool = False,
     ) -> list[Event]:
         """Sends each message in turn (creating the session if needed), prints the conversation
-        unless `quiet`, and returns every event."""
+        unless `quiet` (as google-adk prints it: runtime.debug_output), and returns every event."""
+        from runtime.debug_output import print_event
+
+        run_config = run_config or RunConfig()
         session = await self.session_service.get_session(
-            app_name=self.app_name, user_id=user_id, session_id=session_id, config=FRESHNESS_CHECK
+            app_name=self.app_name, user_id=user_id, session_id=session_id,
+            config=run_config.get_session_config or FRESHNESS_CHECK,  # only whether it exists
         )
         if session is None:
             await self.session_service.create_session(app_name=self.app_name, user_id=user_id, session_id=session_id)
             if not quiet:
-                print(f"\n ### Created new session: {session_id}")
+                logger.info("Created new session: %s", session_id)
         elif not quiet:
-            print(f"\n ### Continue session: {session_id}")
+            logger.info("Continue session: %s", session_id)
         if isinstance(user_messages, str):
             user_messages = [user_messages]
         collected: list[Event] = []
         for message in user_messages:
             if not quiet:
-                print(f"\nUser > {message}")
+                logger.info("User > %s", message)
             async for event in self.run_async(
                 user_id=user_id,
                 session_id=session_id,
@@ -496,7 +495,7 @@ class Runner:
                 run_config=run_config,
             ):
                 if not quiet:
-                    _print_event(event, verbose=verbose)
+                    print_event(event, verbose=verbose)
                 collected.append(event)
         return collected
 
@@ -586,15 +585,3 @@ def _collect_toolsets(agent: BaseAgent) -> list[Any]:
     for sub_agent in agent.sub_agents:
         found.extend(t for t in _collect_toolsets(sub_agent) if t not in found)
     return found
-
-
-def _print_event(event: Event, *, verbose: bool = False) -> None:
-    if event.partial or not event.content or not event.content.parts:
-        return
-    for part in event.content.parts:
-        if part.text and not part.thought:
-            print(f"{event.author} > {part.text}")
-        elif verbose and part.function_call:
-            print(f"{event.author} > [call] {part.function_call.name}({part.function_call.args})")
-        elif verbose and part.function_response:
-            print(f"{event.author} > [result] {part.function_response.name}: {part.function_response.response}")

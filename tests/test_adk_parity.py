@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import subprocess
 
 import pytest
 
@@ -59,3 +60,56 @@ def test_the_command_explains_a_missing_environment_and_unknown_apps(tmp_path):
     missing = cli("parity", "--adk-python", str(tmp_path / "nope" / "python"), expect=1)
     assert "python -m venv .venv-adk" in missing.stderr and "Traceback" not in missing.stderr
     assert "unknown app(s) nope" in cli("parity", "nope", "--adk-python", sys.executable, expect=2).stderr
+
+
+RUN_DEBUG_APP = '''
+import asyncio
+from google.adk.agents import LlmAgent
+from google.adk.models.base_llm import BaseLlm
+from google.adk.models.llm_response import LlmResponse
+from google.adk.runners import InMemoryRunner
+from google.genai import types
+
+
+def lookup(city: str, note: str) -> dict:
+    """Looks a city up."""
+    return {"city": city, "facts": ["old"] * 40}
+
+
+class Model(BaseLlm):
+    model: str = "rule-model"
+
+    async def generate_content_async(self, llm_request, stream=False):
+        last = llm_request.contents[-1].parts[-1]
+        if last.function_response is None:
+            parts = [types.Part(text="hmm", thought=True), types.Part(text="Let me "), types.Part(text="look."),
+                     types.Part(function_call=types.FunctionCall(name="lookup", args={"city": "Paris", "note": "x" * 80}))]
+        else:
+            parts = [types.Part(text="Paris is old.")]
+        yield LlmResponse(content=types.Content(role="model", parts=parts))
+
+
+async def main():
+    runner = InMemoryRunner(agent=LlmAgent(name="guide", model=Model(), tools=[lookup]), app_name="debug")
+    await runner.run_debug("Tell me about Paris", verbose=True)
+    await runner.run_debug(["And again?"])
+
+
+asyncio.run(main())
+'''
+
+
+def test_run_debug_prints_what_google_adk_prints(adk_python, tmp_path):
+    outputs = {}
+    for side, python, source in [
+        ("adk", adk_python, RUN_DEBUG_APP),
+        ("chronicle", sys.executable, RUN_DEBUG_APP.replace("google.adk", "runtime")),
+    ]:
+        script = tmp_path / f"{side}.py"
+        script.write_text(source)
+        done = subprocess.run([python, str(script)], capture_output=True, text=True, cwd=REPO, timeout=300,
+                              env={**os.environ, "PYTHONPATH": REPO})
+        assert done.returncode == 0, done.stderr
+        outputs[side] = done.stdout
+    assert outputs["chronicle"] == outputs["adk"]
+    assert "guide > [Calling tool: lookup(" in outputs["adk"]  # the verbose lines are there to compare

@@ -348,8 +348,23 @@ def test_agent_tree_rules():
         LlmAgent(name="not valid")
     with pytest.raises(ValueError):
         LlmAgent(name="user")
-    with pytest.raises(ValueError, match="unique"):
-        SequentialAgent(name="s", sub_agents=[LlmAgent(name="x"), LlmAgent(name="x")])
+
+
+
+def test_duplicate_agent_names_warn_as_google_adk_does_and_find_agent_takes_the_first(caplog):
+    first, second = LlmAgent(name="x"), LlmAgent(name="x")
+    with caplog.at_level("WARNING"):
+        root = SequentialAgent(name="s", sub_agents=[first, second])
+    assert "duplicate agent names: `x`" in caplog.text
+    assert root.find_agent("x") is first
+    caplog.clear()
+    with caplog.at_level("WARNING"):
+        LlmAgent(name="top", sub_agents=[SequentialAgent(name="mid", sub_agents=[LlmAgent(name="top")])])
+    assert "`top`" in caplog.text
+    caplog.clear()
+    with caplog.at_level("WARNING"):
+        SequentialAgent(name="fine", sub_agents=[LlmAgent(name="a"), LlmAgent(name="b")])
+    assert "duplicate" not in caplog.text
 
 
 async def test_before_model_response_event_carries_callback_state():

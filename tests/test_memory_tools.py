@@ -48,13 +48,32 @@ async def test_the_model_calls_load_memory_and_gets_the_remembered_text():
     events = await run(runner, "new", "What is my favourite colour?")
     results = [p.function_response for e in events for p in (e.content.parts if e.content else []) if p.function_response]
     assert len(results) == 1 and results[0].name == "load_memory"
-    memories = results[0].response["memories"]
-    assert memories[0]["text"] == "My favourite colour is green." and memories[0]["author"] == "user"
+    memories = results[0].response["result"].memories  # google-adk's LoadMemoryResponse
+    assert memories[0].content.parts[0].text == "My favourite colour is green." and memories[0].author == "user"
     assert events[-1].content.parts[0].text == "It is green."
     # the model was told it has a memory and how to use it
     assert MEMORY_INSTRUCTION in system_text(model.requests[1])
     declared = [d.name for t in model.requests[1].config.tools for d in t.function_declarations]
     assert declared == ["load_memory"]
+    await runner.close()
+
+
+async def test_load_memory_results_are_stored_and_shown_in_google_adks_shape(store_url):
+    sessions = session_service_from_url(store_url)
+    memory = LogMemoryService(sessions.store)
+    model = ScriptedLlm(["Noted.", ScriptedLlm.call("load_memory", query="favourite colour"), "It is green."])
+    runner = Runner(agent=LlmAgent(name="assistant", model=model, tools=[load_memory_tool]), app_name=APP,
+                    session_service=sessions, memory_service=memory)
+    await remember_first_conversation(runner)
+    await run(runner, "new", "What is my favourite colour?")
+    new = await sessions.get_session(app_name=APP, user_id=USER, session_id="new")
+    stored = next(p.function_response.response for e in new.events for p in e.content.parts if p.function_response)
+    assert list(stored) == ["result"] and list(stored["result"]) == ["memories"]
+    entry = stored["result"]["memories"][0]
+    assert entry["content"] == {"parts": [{"text": "My favourite colour is green."}], "role": "user"}
+    assert entry["author"] == "user" and entry["timestamp"] and set(entry) >= {"id", "custom_metadata"}
+    shown = model.requests[2].contents[-1].parts[0].function_response.response
+    assert shown["result"].memories[0].author == "user"  # the model got the same result
     await runner.close()
 
 

@@ -232,19 +232,47 @@ async def test_a_transfer_target_pauses_and_resumes(sessions):
 
 async def test_resume_refusals(sessions):
     model = ScriptedLlm(["hi"], cycle=True)
-    plain = make(sessions, LlmAgent(name="a", model=model), resumable=False)
-    with pytest.raises(InvalidArgumentError, match="resumable app"):
+    flow = lambda: SequentialAgent(name="flow", sub_agents=[LlmAgent(name="a", model=model)])  # noqa: E731
+    plain = make(sessions, flow(), resumable=False)
+    before = (await stored(sessions)).version
+    with pytest.raises(ValueError, match="requires either a new_message or an invocation_id"):
+        await run(plain)
+    with pytest.raises(ValueError, match="resumable app"):
         await run(plain, invocation_id="e-1")
     events = await run(plain, text("hello"))
     with pytest.raises(InvalidArgumentError, match="already used"):
         await run(plain, text("again"), invocation_id=events[0].invocation_id)
-    resumable = make(sessions, LlmAgent(name="a", model=model))
+    resumable = make(sessions, flow())
     before = (await stored(sessions)).version
-    with pytest.raises(InvocationNotFoundError):
+    with pytest.raises(InvocationNotFoundError) as refused:
         await run(resumable, invocation_id="e-unknown")
+    assert isinstance(refused.value, ValueError)  # as google-adk's InvocationNotFoundError is
     assert (await stored(sessions)).version == before
     # a new message may name a new invocation id
     assert {e.invocation_id for e in await run(resumable, text("x"), invocation_id="e-mine")} == {"e-mine"}
+
+
+@pytest.mark.parametrize("resumable", [False, True])
+async def test_a_root_llm_agent_without_a_message_continues_the_conversation(sessions, resumable):
+    """google-adk 2.13 runs a root LlmAgent on the conversation so far when run_async gets no
+    new_message: no user event, under the given invocation id or a new one."""
+    seen: list[list[str]] = []
+
+    def brain(request: LlmRequest) -> str:
+        seen.append([p.text for c in request.contents for p in c.parts if p.text])
+        return f"answer {len(seen)}"
+
+    runner = make(sessions, LlmAgent(name="a", model=ScriptedLlm([brain], cycle=True)), resumable=resumable)
+    first = await run(runner, text("hello"))
+    more = await run(runner, state_delta={"nudged": True})
+    assert [e.text() for e in more if e.text()] == ["answer 2"]
+    assert seen[-1] == ["hello", "answer 1"]  # the model saw the conversation, and no new user turn
+    assert {e.invocation_id for e in more} != {first[0].invocation_id}
+    session = await stored(sessions)
+    nudge = next(e for e in session.events if e.actions.state_delta.get("nudged"))
+    assert nudge.author == "user" and nudge.content is None and session.state["nudged"] is True
+    named = await run(runner, invocation_id="e-named")
+    assert {e.invocation_id for e in named} == {"e-named"} and [e.text() for e in named if e.text()] == ["answer 3"]
 
 
 async def test_resume_after_rewind_and_reload(sessions, store_url):

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, AsyncGenerator, Callable, Optional, Union
+import inspect
+import logging
+from typing import Any, AsyncGenerator, Callable, Mapping, Optional, TypeVar, Union
 
 from google.genai import types
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -13,8 +15,24 @@ from runtime.callbacks import as_list, first_result
 from runtime.contexts import CallbackContext
 from runtime.invocation_context import InvocationContext
 
+logger = logging.getLogger(__name__)
+
 AgentCallback = Callable[..., Any]
 """`callback(callback_context=CallbackContext) -> Optional[types.Content]`, sync or async."""
+
+
+class BaseAgentState(BaseModel):
+    """What an agent records (`actions.agent_state`) so a resumed invocation goes on where it was.
+
+    Subclasses add fields (LoopAgentState, SequentialAgentState); an agent reads its own back with
+    `self._load_agent_state(ctx, TheState)` and records it with `ctx.set_agent_state(...)` and
+    `yield self._create_agent_state_event(ctx)`, as in google-adk."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+AgentState = TypeVar("AgentState", bound=BaseAgentState)
+SelfAgent = TypeVar("SelfAgent", bound="BaseAgent")
 
 
 class BaseAgent(BaseModel):
@@ -52,19 +70,53 @@ class BaseAgent(BaseModel):
         return name
 
     def model_post_init(self, __context: Any) -> None:
-        seen: set[str] = set()
+        _warn_duplicate_names(self)
         for sub_agent in self.sub_agents:
-            if sub_agent.name in seen:
-                raise InvalidArgumentError(
-                    f"Agent {self.name!r} has two sub-agents named {sub_agent.name!r}; names must be unique."
-                )
-            seen.add(sub_agent.name)
             if sub_agent.parent_agent is not None and sub_agent.parent_agent is not self:
                 raise InvalidArgumentError(
                     f"Agent {sub_agent.name!r} already has parent agent {sub_agent.parent_agent.name!r} "
                     f"and cannot also be a sub-agent of {self.name!r}; create a separate agent instance."
                 )
             sub_agent.parent_agent = self
+
+    def clone(self: SelfAgent, update: Optional[Mapping[str, Any]] = None) -> SelfAgent:
+        """A copy of this agent (and, unless `update` names `sub_agents`, of its sub-agents), with
+        the fields in `update` replaced. The copy has no parent; list fields are copied, and a
+        callback that is a method of this agent is bound to the copy instead."""
+        update = dict(update or {})
+        if "parent_agent" in update:
+            raise InvalidArgumentError(
+                "clone() cannot set parent_agent: an agent gets its parent when it is listed in the "
+                "parent's sub_agents."
+            )
+        unknown = set(update) - set(type(self).model_fields)
+        if unknown:
+            raise InvalidArgumentError(f"{type(self).__name__} has no field(s) {sorted(unknown)} to update in clone().")
+        copied = self.model_copy(update=update)
+
+        def rebound(value: Any) -> Any:
+            if inspect.ismethod(value) and value.__self__ is self:
+                return value.__func__.__get__(copied)
+            return value
+
+        for name in type(copied).model_fields:
+            if name in ("sub_agents", "parent_agent") or name in update:
+                continue
+            value = getattr(copied, name)
+            if isinstance(value, list):
+                setattr(copied, name, [rebound(item) for item in value])
+            elif inspect.ismethod(value):
+                setattr(copied, name, rebound(value))
+        if "sub_agents" not in update:
+            copied.sub_agents = [sub_agent.clone() for sub_agent in self.sub_agents]
+        for sub_agent in copied.sub_agents:
+            sub_agent.parent_agent = copied
+        copied.parent_agent = None
+        copied._clear_caches()
+        return copied
+
+    def _clear_caches(self) -> None:
+        """Drops what an agent caches about its own fields (a clone must not share it)."""
 
     # pydantic compares fields; the tree has cycles (parent <-> sub-agents), so compare by identity.
     def __eq__(self, other: object) -> bool:
@@ -116,7 +168,9 @@ class BaseAgent(BaseModel):
                 yield event
             if skip or ctx.end_invocation:
                 if resumable and skip and not ctx.end_invocation:
-                    yield ctx.agent_state_event(self.name, end_of_agent=True)
+                    # Chronicle records the skipped agent as finished, so a resume never runs it.
+                    ctx.set_agent_state(self.name, end_of_agent=True)
+                    yield self._create_agent_state_event(ctx)
                 return
         agen = self._run_async_impl(ctx)
         try:
@@ -134,11 +188,13 @@ class BaseAgent(BaseModel):
             # Paused: waits for long-running tool results; neither finished nor after-called.
             ctx.paused_agents.add(self.name)
             return
+        if resumable and not ctx.end_of_agents.get(self.name):
+            # Recorded before the after-callbacks run, where google-adk records it.
+            ctx.set_agent_state(self.name, end_of_agent=True)
+            yield self._create_agent_state_event(ctx)
         event = await self._handle_after_agent_callback(ctx)
         if event is not None:
             yield event
-        if resumable:
-            yield ctx.agent_state_event(self.name, end_of_agent=True)
 
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         raise NotImplementedError(f"{type(self).__name__} must implement _run_async_impl")
@@ -150,6 +206,19 @@ class BaseAgent(BaseModel):
 
     def _create_invocation_context(self, parent_context: InvocationContext) -> InvocationContext:
         return parent_context.model_copy(update={"agent": self})
+
+    # -- resumable runs: the agent's recorded state ---------------------------------------------
+
+    def _load_agent_state(self, ctx: InvocationContext, state_type: type[AgentState]) -> Optional[AgentState]:
+        """The state this agent recorded earlier in a resumed invocation, or None."""
+        raw = ctx.agent_states.get(self.name)
+        return None if raw is None else state_type.model_validate(raw)
+
+    def _create_agent_state_event(self, ctx: InvocationContext) -> Event:
+        """The event recording this agent's state (or that it ended) as set on `ctx`."""
+        return ctx.agent_state_event(
+            self.name, agent_state=ctx.agent_states.get(self.name), end_of_agent=bool(ctx.end_of_agents.get(self.name))
+        )
 
     async def _handle_before_agent_callback(self, ctx: InvocationContext) -> tuple[Optional[Event], bool]:
         plugins = ctx.plugin_manager
@@ -195,4 +264,31 @@ class BaseAgent(BaseModel):
             branch=ctx.branch,
             content=content,
             actions=callback_context.actions,
+        )
+
+
+def _subtree_names(agent: BaseAgent) -> list[str]:
+    names = [agent.name]
+    for sub_agent in agent.sub_agents:
+        names.extend(_subtree_names(sub_agent))
+    return names
+
+
+def _warn_duplicate_names(agent: BaseAgent) -> None:
+    """Logs a warning (as google-adk 2.13 does; it does not refuse them) when two agents under
+    `agent`, or `agent` and one below it, share a name: find_agent() returns the first one a
+    depth-first walk meets, so transfers to that name may reach the wrong agent."""
+    seen: set[str] = set()
+    duplicates: set[str] = set()
+    for sub_agent in agent.sub_agents:
+        names = set(_subtree_names(sub_agent))
+        duplicates |= seen & names
+        seen |= names
+    if agent.name in seen:
+        duplicates.add(agent.name)
+    if duplicates:
+        logger.warning(
+            "Found duplicate agent names: %s. Every agent in a tree needs a unique name; "
+            "find_agent() returns the first match in a depth-first walk.",
+            ", ".join(f"`{name}`" for name in sorted(duplicates)),
         )

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import inspect
-from typing import Any, AsyncGenerator, Awaitable, Callable, Literal, Optional, Union
+from typing import Any, AsyncGenerator, Awaitable, Callable, ClassVar, Literal, Optional, Union
 
 from google.genai import types
-from pydantic import BaseModel, Field, PrivateAttr, field_validator
+from pydantic import BaseModel, Field, PrivateAttr, field_validator, model_validator
 
 from domain.errors import InvalidArgumentError
 from domain.events import Event, EventActions
@@ -19,17 +19,18 @@ from runtime.agents.tool_calls import (
     run_function_calls_as_completed,
 )
 from runtime.agents.instructions import inject_session_state
+from runtime.agents import static_instruction as static
 from runtime.callbacks import as_list, call_user
 from runtime.contexts import CallbackContext, ReadonlyContext
 from runtime.invocation_context import InvocationContext
 from runtime.models import BaseLlm, LlmRequest, LlmResponse, LLMRegistry
 from runtime.run_config import StreamingMode
+from runtime.code_executors import BaseCodeExecutor, BuiltInCodeExecutor
+from runtime.planners import BasePlanner, BuiltInPlanner
 from runtime.tools.base_tool import BaseTool, BaseToolset
 from runtime.tools.function_tool import FunctionTool
 from runtime.tools.tool_context import ToolContext
 from runtime.tools.transfer_to_agent_tool import TransferToAgentTool
-
-DEFAULT_MODEL = "gemini-2.5-flash"
 
 InstructionProvider = Callable[[ReadonlyContext], Union[str, Awaitable[str]]]
 ToolUnion = Union[Callable[..., Any], BaseTool, BaseToolset]
@@ -43,15 +44,36 @@ class LlmAgent(BaseAgent):
     the cost of a turn does not grow with the length of the session.
     """
 
+    DEFAULT_MODEL: ClassVar[str] = "gemini-3.5-flash"
+    """The model of an agent that sets none and has no LlmAgent ancestor that does (google-adk 2.13's)."""
+    DEFAULT_LIVE_MODEL: ClassVar[str] = "gemini-live-2.5-flash-native-audio"
+    _default_model: ClassVar[Union[str, BaseLlm]] = DEFAULT_MODEL
+    _default_live_model: ClassVar[Union[str, BaseLlm]] = DEFAULT_LIVE_MODEL
+
     model: Union[str, BaseLlm] = ""
     """A model name (resolved by LLMRegistry), a BaseLlm, or '' to use the nearest ancestor's."""
     instruction: Union[str, InstructionProvider] = ""
     """The system instruction. `{key}` / `{key?}` / `{artifact.name}` are filled in from state and
-    artifacts; a callable gets a ReadonlyContext and its result is used as is."""
+    artifacts; a callable gets a ReadonlyContext and its result is used as is. With a
+    static_instruction it is sent as a marked user content before the current turn instead."""
     global_instruction: Union[str, InstructionProvider] = ""
     """On the root agent: an instruction for every LlmAgent of the tree."""
+    static_instruction: Optional[Union[str, types.Part, types.Content, list[Union[str, types.Part]]]] = None
+    """Text sent first in the system instruction, as is (no `{key}` filling), so a provider can
+    cache it. Only text: other parts are refused (see runtime.agents.static_instruction)."""
     tools: list[ToolUnion] = Field(default_factory=list)
     generate_content_config: Optional[types.GenerateContentConfig] = None
+    planner: Optional[BasePlanner] = None
+    """BuiltInPlanner sets the model's thinking_config; another planner adds its instruction to
+    each request and rewrites each answer's parts (runtime.planners)."""
+    code_executor: Optional[BaseCodeExecutor] = None
+    """BuiltInCodeExecutor: the model runs code (Gemini's code-execution tool). Other executors
+    are refused: Chronicle runs no model-written code itself."""
+    mode: Optional[Literal["chat"]] = None
+    """google-adk 2.13's delegation mode. Only 'chat' (what a sub-agent gets by default) is
+    supported; 'task' and 'single_turn' (sub-agents wrapped as tools) are refused."""
+    parallel_worker: Optional[bool] = None
+    """Accepted for google-adk 2.13 apps and ignored: Chronicle has no parallel-worker mode."""
     disallow_transfer_to_parent: bool = False
     disallow_transfer_to_peers: bool = False
     include_contents: Literal["default", "none"] = "default"
@@ -71,6 +93,62 @@ class LlmAgent(BaseAgent):
     _llm: Optional[BaseLlm] = PrivateAttr(default=None)
     _wrapped_tools: dict[int, BaseTool] = PrivateAttr(default_factory=dict)
     _transfer_tool: Optional[TransferToAgentTool] = PrivateAttr(default=None)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _point_to_generate_content_config(cls, data: Any) -> Any:
+        """`LlmAgent(temperature=0.2)` is refused with where the setting goes, as google-adk does."""
+        if not isinstance(data, dict):
+            return data
+        owned = {"system_instruction": "instruction", "response_schema": "output_schema"}
+        misplaced = [k for k in data if k not in cls.model_fields and k in types.GenerateContentConfig.model_fields]
+        for key in misplaced:
+            if key in owned:
+                raise InvalidArgumentError(f"`{key}` must be set via LlmAgent.{owned[key]}, not via LlmAgent({key}=...).")
+        if misplaced:
+            example = ", ".join(f"{k}=..." for k in misplaced)
+            raise InvalidArgumentError(
+                f"{', '.join(misplaced)}: generation settings go in "
+                f"generate_content_config=types.GenerateContentConfig({example}), not in LlmAgent(...)."
+            )
+        return data
+
+    @field_validator("static_instruction")
+    @classmethod
+    def _check_static_instruction(cls, value: Any) -> Any:
+        if value is not None:
+            static.static_text(value)  # refuses what cannot be sent
+        return value
+
+    @field_validator("code_executor")
+    @classmethod
+    def _check_code_executor(cls, value: Optional[BaseCodeExecutor]) -> Optional[BaseCodeExecutor]:
+        if value is not None and not isinstance(value, BuiltInCodeExecutor):
+            raise InvalidArgumentError(
+                f"code_executor={type(value).__name__}(...) is not supported: Chronicle runs no "
+                "model-written code itself. Use BuiltInCodeExecutor() (the model runs the code)."
+            )
+        return value
+
+    @field_validator("mode", mode="before")
+    @classmethod
+    def _check_mode(cls, value: Any) -> Any:
+        if value not in (None, "chat"):
+            raise InvalidArgumentError(
+                f"LlmAgent mode={value!r} is not supported yet; Chronicle runs agents in 'chat' mode "
+                "(sub-agents reached by transfer_to_agent). Wrap a sub-agent in AgentTool to call it as a tool."
+            )
+        return value
+
+    def model_post_init(self, __context: Any) -> None:
+        super().model_post_init(__context)
+        for sub_agent in self.sub_agents:
+            if isinstance(sub_agent, LlmAgent) and sub_agent.mode is None:
+                sub_agent.mode = "chat"  # as google-adk marks them
+
+    def _clear_caches(self) -> None:
+        self._wrapped_tools = {}
+        self._transfer_tool = None
 
     @field_validator("generate_content_config")
     @classmethod
@@ -102,9 +180,25 @@ class LlmAgent(BaseAgent):
             if isinstance(ancestor, LlmAgent) and ancestor.model:
                 return ancestor.canonical_model
             ancestor = ancestor.parent_agent
-        if self._llm is None:
-            self._llm = LLMRegistry.new_llm(DEFAULT_MODEL)
+        default = type(self)._default_model
+        if isinstance(default, BaseLlm):
+            return default
+        if self._llm is None or self._llm.model != default:
+            self._llm = LLMRegistry.new_llm(default)
         return self._llm
+
+    async def canonical_model_async(self, ctx: ReadonlyContext) -> BaseLlm:
+        """The model for one invocation (google-adk 2.13's async form of canonical_model)."""
+        return self.canonical_model
+
+    @classmethod
+    def set_default_model(cls, model: Union[str, BaseLlm]) -> None:
+        """Sets the model of agents (of this class and its subclasses) that set none."""
+        cls._default_model = _checked_default(model, "model")
+
+    @classmethod
+    def set_default_live_model(cls, model: Union[str, BaseLlm]) -> None:
+        cls._default_live_model = _checked_default(model, "live model")
 
     async def canonical_instruction(self, ctx: ReadonlyContext) -> tuple[str, bool]:
         """The instruction text, and whether it bypasses state templating (callables do)."""
@@ -170,12 +264,18 @@ class LlmAgent(BaseAgent):
 
     # -- the loop ------------------------------------------------------------------------------
 
+    async def _handle_before_agent_callback(self, ctx: InvocationContext) -> tuple[Optional[Event], bool]:
+        event, skip = await super()._handle_before_agent_callback(ctx)
+        if event is not None:
+            self._maybe_save_output_to_state(event)  # a callback's answer is the agent's output
+        return event, skip
+
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         """Model call, tool calls, model call, … until the model answers without calling a tool.
 
         In a resumable app a long-running tool call pauses the agent (after its tools ran), and a
         resumed invocation first finishes what its events left open (see runtime.resume)."""
-        if ctx.is_resumable and ctx.resuming:
+        if ctx.resumes(self.name):
             go_on = True
             async for event in self._resume(ctx):
                 if event is None:
@@ -359,9 +459,14 @@ class LlmAgent(BaseAgent):
         if isinstance(root, LlmAgent) and root.global_instruction:
             text, bypass = await root.canonical_global_instruction(readonly)
             instructions.append(text if bypass else await inject_session_state(text, ctx))
+        if self.static_instruction:
+            instructions.append(static.static_text(self.static_instruction))
+        dynamic: Optional[str] = None
         if self.instruction:
             text, bypass = await self.canonical_instruction(readonly)
-            instructions.append(text if bypass else await inject_session_state(text, ctx))
+            dynamic = text if bypass else await inject_session_state(text, ctx)
+            if not self.static_instruction:
+                instructions.append(dynamic)
         identity = f'You are an agent. Your internal name is "{self.name}".'
         if self.description:
             identity += f' The description about you is "{self.description}".'
@@ -371,16 +476,20 @@ class LlmAgent(BaseAgent):
         targets = self.transfer_targets()
         if targets:
             instructions.append(_transfer_instructions(self, targets))
-            tools.append(self._transfer_tool_for(targets))
+            # First, as google-adk declares it: a tool of the user's with the same name comes later and wins.
+            tools.insert(0, self._transfer_tool_for(targets))
         request.append_instructions(instructions)
 
         contents = ctx.llm_context.contents(
             ctx.session.events, agent_name=self.name, branch=ctx.branch, include_contents=self.include_contents
         )
-        if self.canonical_before_model_callbacks or ctx.plugin_manager.has("before_model_callback"):
+        strips_thoughts = self.planner is not None and not isinstance(self.planner, BuiltInPlanner)
+        if strips_thoughts or self.canonical_before_model_callbacks or ctx.plugin_manager.has("before_model_callback"):
             # Callbacks may edit the request in place; the folded context must not change with it.
             contents = [c.model_copy(deep=True) for c in contents]
         request.contents = list(contents)  # tools below may append to it (load_artifacts does)
+        if self.static_instruction and dynamic:
+            static.insert_before_current_turn(request.contents, static.labelled(dynamic))
 
         plain = [t for t in tools if type(t).process_llm_request is BaseTool.process_llm_request]
         if plain:
@@ -390,7 +499,22 @@ class LlmAgent(BaseAgent):
             tool_context = ToolContext(ctx)
             for tool in custom:
                 await tool.process_llm_request(tool_context=tool_context, llm_request=request)
+        self._apply_planner_and_executor(readonly, request, strips_thoughts)
         return request
+
+    def _apply_planner_and_executor(self, readonly: ReadonlyContext, request: LlmRequest, strips_thoughts: bool) -> None:
+        if isinstance(self.planner, BuiltInPlanner):
+            self.planner.apply_thinking_config(request)
+        elif self.planner is not None:
+            planning = self.planner.build_planning_instruction(readonly, request)
+            if planning:
+                request.append_instructions([planning])
+        if strips_thoughts:
+            for content in request.contents:
+                for part in content.parts or []:
+                    part.thought = None
+        if isinstance(self.code_executor, BuiltInCodeExecutor):
+            self.code_executor.process_llm_request(request)
 
     def _transfer_tool_for(self, targets: list[BaseAgent]) -> TransferToAgentTool:
         names = [t.name for t in targets]
@@ -452,6 +576,8 @@ class LlmAgent(BaseAgent):
                     if altered is not None:
                         _check_response(self, altered, "after_model_callback")
                         response = altered
+                if not response.partial:
+                    self._apply_planning_response(callback_context, response)
                 if response.partial:
                     event = self._model_event(ctx, request, response, EventActions())
                 else:
@@ -463,6 +589,16 @@ class LlmAgent(BaseAgent):
                     yield event
         finally:
             await responses.aclose()
+
+    def _apply_planning_response(self, callback_context: CallbackContext, response: LlmResponse) -> None:
+        """A planner other than BuiltInPlanner may rewrite the answer's parts; state it writes
+        goes with the answer's event."""
+        planner = self.planner
+        if planner is None or isinstance(planner, BuiltInPlanner) or not (response.content and response.content.parts):
+            return
+        parts = planner.process_planning_response(callback_context, response.content.parts)
+        if parts:
+            response.content.parts = parts
 
     async def _on_model_error(
         self, ctx: InvocationContext, callback_context: CallbackContext, request: LlmRequest, error: Exception
@@ -537,6 +673,14 @@ async def _load_supplied_credential(ctx: InvocationContext, auth_config: Any) ->
     credential = await ctx.credential_service.load_credential(auth_config, CallbackContext(ctx))
     if credential is not None:
         ctx.session.state[auth_response_state_key(auth_config)] = credential.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+def _checked_default(model: Any, what: str) -> Union[str, BaseLlm]:
+    if not isinstance(model, (str, BaseLlm)):
+        raise TypeError(f"The default {what} must be a model name (str) or a BaseLlm, got {type(model).__name__}.")
+    if isinstance(model, str) and not model:
+        raise ValueError(f"The default {what} must be a non-empty name.")
+    return model
 
 
 async def _resolve_instruction(instruction: Union[str, InstructionProvider], ctx: ReadonlyContext) -> tuple[str, bool]:

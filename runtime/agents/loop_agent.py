@@ -3,40 +3,45 @@ iteration limit is reached."""
 
 from __future__ import annotations
 
+import logging
 from typing import AsyncGenerator, Optional
 
 from domain.events import Event
-from runtime.agents.base_agent import BaseAgent
+from runtime.agents.base_agent import BaseAgent, BaseAgentState
 from runtime.invocation_context import InvocationContext
+
+logger = logging.getLogger(__name__)
+
+
+class LoopAgentState(BaseAgentState):
+    """Where a LoopAgent is: the sub-agent it runs, and how many full iterations it finished."""
+
+    current_sub_agent: str = ""
+    times_looped: int = 0
 
 
 class LoopAgent(BaseAgent):
     max_iterations: Optional[int] = None
     """None: loop until a sub-agent escalates (`tool_context.actions.escalate = True`).
 
-    In a resumable app the loop records an `agent_state` event ({"current_sub_agent", "times_looped"})
-    as each sub-agent starts, so a resumed invocation goes on from there."""
+    In a resumable app the loop records a LoopAgentState as each sub-agent starts, so a resumed
+    invocation goes on from there."""
 
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         if not self.sub_agents:
             return
-        iterations, start = 0, 0
-        resuming_sub_agent = False
-        state = ctx.agent_states.get(self.name) if ctx.is_resumable and ctx.resuming else None
-        if state:
-            # A resumed invocation: go on with the sub-agent (and iteration) the loop was on.
-            names = [a.name for a in self.sub_agents]
-            iterations = int(state.get("times_looped") or 0)
-            start = names.index(state["current_sub_agent"]) if state.get("current_sub_agent") in names else 0
-            resuming_sub_agent = True
+        state = self._load_agent_state(ctx, LoopAgentState) if ctx.is_resumable else None
+        iterations, start = _start_of(self, state)
+        resuming_sub_agent = state is not None
         while self.max_iterations is None or iterations < self.max_iterations:
             for sub_agent in self.sub_agents[start:]:
                 if ctx.is_resumable and not resuming_sub_agent:
                     # Recorded so a resume knows where the loop was; the sub-agent starts afresh.
                     ctx.reset_agent_states(sub_agent)
-                    yield ctx.agent_state_event(
-                        self.name, agent_state={"current_sub_agent": sub_agent.name, "times_looped": iterations}
+                    ctx.set_agent_state(
+                        self.name, agent_state=LoopAgentState(current_sub_agent=sub_agent.name, times_looped=iterations)
                     )
+                    yield self._create_agent_state_event(ctx)
                 resuming_sub_agent = False
                 escalated = False
                 agen = sub_agent.run_async(ctx)
@@ -53,3 +58,14 @@ class LoopAgent(BaseAgent):
                     return
             start = 0
             iterations += 1
+
+
+def _start_of(loop: LoopAgent, state: Optional[LoopAgentState]) -> tuple[int, int]:
+    """(iterations done, index of the sub-agent to run) from a recorded state."""
+    if state is None:
+        return 0, 0
+    names = [a.name for a in loop.sub_agents]
+    if state.current_sub_agent and state.current_sub_agent not in names:
+        logger.warning("Sub-agent %s of %s is gone; the iteration starts again.", state.current_sub_agent, loop.name)
+        return state.times_looped, 0
+    return state.times_looped, names.index(state.current_sub_agent) if state.current_sub_agent else 0

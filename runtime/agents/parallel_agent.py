@@ -6,7 +6,7 @@ import asyncio
 from typing import AsyncGenerator, Optional
 
 from domain.events import Event
-from runtime.agents.base_agent import BaseAgent
+from runtime.agents.base_agent import BaseAgent, BaseAgentState
 from runtime.invocation_context import InvocationContext
 
 _DONE = object()
@@ -15,11 +15,17 @@ _DONE = object()
 class ParallelAgent(BaseAgent):
     """Each sub-agent runs on branch ``<this agent's branch or name>.<sub-agent>``, so it does not
     see its siblings' events in its model context. Their events are yielded as they come; each
-    sub-agent waits until its event has been committed by the Runner before it resumes."""
+    sub-agent waits until its event has been committed by the Runner before it resumes.
+
+    In a resumable app it records an (empty) BaseAgentState when it starts, as google-adk does;
+    a resumed invocation runs only the sub-agents that had not finished."""
 
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         if not self.sub_agents:
             return
+        if ctx.is_resumable and self._load_agent_state(ctx, BaseAgentState) is None:
+            ctx.set_agent_state(self.name, agent_state=BaseAgentState())
+            yield self._create_agent_state_event(ctx)
         queue: asyncio.Queue[tuple[object, Optional[asyncio.Event], Optional[BaseException]]] = asyncio.Queue()
 
         async def drive(sub_agent: BaseAgent) -> None:

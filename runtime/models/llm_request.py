@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Iterable, Optional, Protocol
 
 from google.genai import types
@@ -55,6 +56,11 @@ class LlmRequest(BaseModel):
             if declaration is None:
                 continue  # a tool that works without the model calling it (e.g. it edits the request)
             declarations.append(declaration)
+            if tool.name in self.tools_dict:
+                # Both stay declared, as in google-adk; calls go to the one added last.
+                logging.getLogger(__name__).warning(
+                    "Duplicate tool name %r: the tool added last handles its calls; the other is shadowed.", tool.name
+                )
             self.tools_dict[tool.name] = tool
         if not declarations:
             return

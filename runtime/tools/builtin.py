@@ -25,6 +25,15 @@ def is_gemini_model(model: str | None) -> bool:
     return bool(model) and re.match(r"^gemini-", model.rsplit("/", 1)[-1]) is not None
 
 
+def require_gemini(model: str | None, what: str) -> None:
+    """Refuses a model that cannot run what Gemini runs itself (unless DISABLE_MODEL_CHECK is set)."""
+    if not is_gemini_model(model) and os.environ.get(DISABLE_MODEL_CHECK, "").lower() not in ("1", "true", "yes"):
+        raise InvalidArgumentError(
+            f"{what} is built into Gemini and cannot run with model {model!r}; use a gemini-* model "
+            f"(or set {DISABLE_MODEL_CHECK}=1 for a Gemini model under another name)."
+        )
+
+
 class BuiltInTool(BaseTool):
     """A tool the model runs: adding it puts ``types.Tool(**{field: value})`` in the config."""
 
@@ -33,11 +42,5 @@ class BuiltInTool(BaseTool):
         self._tool = types.Tool(**{field: value})
 
     async def process_llm_request(self, *, tool_context: ToolContext, llm_request: LlmRequest) -> None:
-        if not is_gemini_model(llm_request.model) and os.environ.get(DISABLE_MODEL_CHECK, "").lower() not in (
-            "1", "true", "yes"
-        ):
-            raise InvalidArgumentError(
-                f"The {self.name} tool is built into Gemini and cannot run with model {llm_request.model!r}; "
-                f"use a gemini-* model (or set {DISABLE_MODEL_CHECK}=1 for a Gemini model under another name)."
-            )
+        require_gemini(llm_request.model, f"The {self.name} tool")
         llm_request.config.tools = [*(llm_request.config.tools or []), self._tool.model_copy(deep=True)]

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Optional
 
 from google.genai import types
+from pydantic import BaseModel, Field
 
+from runtime.memory.base import MemoryEntry
 from runtime.tools.function_tool import FunctionTool
 from runtime.tools.tool_context import ToolContext
 
 if TYPE_CHECKING:
     from runtime.models import LlmRequest
-    from runtime.memory.base import MemoryEntry
 
 MEMORY_INSTRUCTION = (
     "You have a memory of earlier conversations with this user. When a question may depend on "
@@ -25,23 +26,25 @@ def memory_text(entry: MemoryEntry) -> str:
     return "\n".join(p.text for p in parts if p.text)
 
 
-async def load_memory(query: str, tool_context: ToolContext) -> dict[str, Any]:
+class LoadMemoryResponse(BaseModel):
+    """What `load_memory` returns, as google-adk's does: the tool's result is
+    `{"result": {"memories": [MemoryEntry, ...]}}` (each entry with its content, author,
+    timestamp, id and custom_metadata)."""
+
+    memories: list[MemoryEntry] = Field(default_factory=list)
+
+
+async def load_memory(query: str, tool_context: ToolContext) -> LoadMemoryResponse:
     """Searches the memory of the current user.
 
     Args:
       query: What to look for, in a few keywords.
 
     Returns:
-      The best matching memories, each with its text, author and time.
+      The best matching memories.
     """
     response = await tool_context.search_memory(query)
-    return {
-        "memories": [
-            {"text": memory_text(m), "author": m.author, "timestamp": m.timestamp}
-            for m in response.memories
-            if memory_text(m)
-        ]
-    }
+    return LoadMemoryResponse(memories=response.memories)
 
 
 class LoadMemoryTool(FunctionTool):

@@ -6,8 +6,9 @@
 On Chronicle's side the app's source is rewritten as a porting user would rewrite it: every
 `google.adk` becomes `runtime`, nothing else. The transcript keeps what a user relies on and
 leaves out what is random by design (ids, timestamps): per event its author, invocation (as an
-ordinal), texts, calls, responses, state delta, artifact keys, transfer, escalation, error and
-whether it waits for the client; the state at the end; and what the model was shown each time.
+ordinal), texts, calls, responses, state delta, artifact keys, transfer, escalation, error,
+whether it waits for the client and a resumable app's checkpoints (agent_state, end_of_agent);
+the state at the end; and what the model was shown each time.
 """
 
 from __future__ import annotations
@@ -93,6 +94,10 @@ def _event(event: Any, invocations: dict[str, int]) -> dict[str, Any]:
         row["waits_for_client"] = True
     if getattr(event, "error_code", None):
         row["error"] = event.error_code
+    if actions.agent_state is not None:
+        row["agent_state"] = _plain(actions.agent_state)
+    if actions.end_of_agent:
+        row["end_of_agent"] = True
     return row
 
 

@@ -1,0 +1,6 @@
+"""Planners (google-adk's `google.adk.planners`): an LlmAgent's `planner=`."""
+
+from runtime.planners.base_planner import BasePlanner
+from runtime.planners.built_in_planner import BuiltInPlanner
+
+__all__ = ["BasePlanner", "BuiltInPlanner"]
