@@ -106,8 +106,11 @@ async def _rewind(store: Store, row: CatalogRow, before: str) -> tuple[Any, dict
     marker = await service.rewind_session(
         app_name=row.app_name, user_id=row.user_id, session_id=row.session_id, rewind_before_invocation_id=before
     )
+    try:
+        from runtime.rewind import restore_artifacts, rewound_artifact_versions
+    except ImportError:  # an older build: the session's state is rewound, its files are not
+        return marker, {}
     from runtime.artifacts import LogArtifactService
-    from runtime.rewind import restore_artifacts, rewound_artifact_versions
 
     artifacts = LogArtifactService(store)
     try:
