@@ -5,14 +5,13 @@ metadata) or deleted — never bytes. Its state is the version projection of
 `domain.artifact_versions`, applied through the same pure fold. Version numbers come
 from that state and the append is guarded by the aggregate's version (optimistic
 concurrency), so two concurrent saves of one file can never both get the same number.
+The log is hash-chained like every log (``domain.chained``).
 """
 
 from __future__ import annotations
 
 import dataclasses
 from typing import Any, Optional
-
-from eventsourcing.domain import Aggregate
 
 from domain.artifact_names import ArtifactScope
 from domain.artifact_versions import (
@@ -22,18 +21,22 @@ from domain.artifact_versions import (
     VersionRecord,
     fold_artifact_event,
 )
+from domain.chained import ChainedAggregate
 
 
-class ArtifactLog(Aggregate):
+class ArtifactLog(ChainedAggregate):
     TOPIC = "chronicle:ArtifactLog"
 
-    class Created(Aggregate.Created):
+    class Created(ChainedAggregate.Created):
         TOPIC = "chronicle:ArtifactLog.Created"
         app_name: str
         user_id: str
         session_id: Optional[str]
 
-    class Saved(Aggregate.Event):
+    class Chained(ChainedAggregate.Chained):
+        TOPIC = "chronicle:ArtifactLog.Chained"
+
+    class Saved(Chained):
         """A new version of `filename`: its number, content hash, size and type."""
 
         TOPIC = "chronicle:ArtifactLog.Saved"
@@ -63,7 +66,7 @@ class ArtifactLog(Aggregate):
             )
             fold_artifact_event(log.view, ArtifactSaved(record))
 
-    class Deleted(Aggregate.Event):
+    class Deleted(Chained):
         """Every version of `filename` so far is deleted (the bytes stay until a purge)."""
 
         TOPIC = "chronicle:ArtifactLog.Deleted"
@@ -81,9 +84,9 @@ class ArtifactLog(Aggregate):
 
     @classmethod
     def start(cls, scope: ArtifactScope) -> ArtifactLog:
-        return cls._create(
+        return cls._start(
             cls.Created,
-            id=scope.log_id,
+            scope.log_id,
             app_name=scope.app_name,
             user_id=scope.user_id,
             session_id=scope.session_id,
@@ -94,10 +97,10 @@ class ArtifactLog(Aggregate):
         return 0 if file is None else file.next_version
 
     def save_version(self, record: VersionRecord) -> None:
-        self.trigger_event(self.Saved, **dataclasses.asdict(record))
+        self._append(self.Saved, **dataclasses.asdict(record))
 
     def delete(self, filename: str, deleted_time: float) -> None:
-        self.trigger_event(self.Deleted, filename=filename, deleted_time=deleted_time)
+        self._append(self.Deleted, filename=filename, deleted_time=deleted_time)
 
 
 ARTIFACT_TOPICS = (ArtifactLog.Created.TOPIC, ArtifactLog.Saved.TOPIC, ArtifactLog.Deleted.TOPIC)

@@ -69,16 +69,25 @@ class BrokenLink:
     reason: str
 
 
-def verify(entries: Iterable[tuple[int, str, Mapping[str, Any]]]) -> BrokenLink | None:
+def verify(
+    entries: Iterable[tuple[int, str, Mapping[str, Any]]], *, unchained_prefix: bool = False
+) -> BrokenLink | None:
     """Check a log's chain; entries are (version, topic, stored attributes) in version order.
 
-    Returns the first broken link, or None when the whole chain holds.
+    Returns the first broken link, or None when the whole chain holds. With
+    ``unchained_prefix`` (artifact and memory logs, which were written unchained before they
+    were chained), leading events with neither digest nor link are passed over and the chain
+    starts, from genesis, at the first event that has them.
     """
-    previous, expected_version = GENESIS, 1
+    previous, expected_version, chained = GENESIS, 1, not unchained_prefix
     for version, topic, attributes in entries:
         if version != expected_version:
             return BrokenLink(expected_version, f"version {expected_version} is missing (next stored is {version})")
         stored_digest, stored_chain = attributes.get("digest"), attributes.get("chain")
+        if not chained and stored_digest is None and stored_chain is None:
+            expected_version = version + 1
+            continue
+        chained = True
         if not attributes.get("purged") and not _matches(topic, payload_of(attributes), stored_digest):
             return BrokenLink(version, "payload does not match its digest (edited)")
         if link(previous, version, str(stored_digest)) != stored_chain:

@@ -5,6 +5,11 @@ that hashes the previous link, its version and that digest (``domain.chain``); a
 event moves the log's ``chain_head`` to its link. A log class derives from ``ChainedAggregate``,
 its genesis from ``ChainedAggregate.Created`` and its other events from its own ``Chained``
 (each with a stable topic), and records events with ``_start`` and ``_append``.
+
+Artifact and memory logs were written unchained before they moved onto this base: their
+first events carry no digest and no link. They load as they always did, leave the chain head
+where it was (genesis), and the first chained event links from there
+(``domain.chain.verify`` accepts such a prefix where the caller allows it).
 """
 
 from __future__ import annotations
@@ -26,6 +31,11 @@ class ChainedAggregate(Aggregate):
         digest: str
         chain: str
 
+        def mutate(self, aggregate: Any) -> Any:
+            log = super().mutate(aggregate)
+            log.chain_head = getattr(self, "chain", hash_chain.GENESIS)  # none: written before chaining
+            return log
+
     class Chained(Aggregate.Event):
         """Base of the log's events after its genesis."""
 
@@ -34,7 +44,7 @@ class ChainedAggregate(Aggregate):
 
         def mutate(self, aggregate: Any) -> Any:
             log = super().mutate(aggregate)
-            log.chain_head = self.chain
+            log.chain_head = getattr(self, "chain", log.chain_head)  # none: written before chaining
             return log
 
     @classmethod

@@ -5,7 +5,8 @@
 * ``Remembered`` — events of a session that lives in another store (a session object handed
   to `add_session_to_memory` whose log this store does not have), reduced to their text.
 
-Adding the same session again records only what is new, so adding is idempotent.
+Adding the same session again records only what is new, so adding is idempotent. The log is
+hash-chained like every log (``domain.chained``).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from eventsourcing.domain import Aggregate
+from domain.chained import ChainedAggregate
 
 _NAMESPACE = uuid.UUID("a2d1c0e7-5f0b-4f6e-8c3d-7e9b1a4c2f58")
 
@@ -22,15 +23,18 @@ def memory_log_id(app_name: str, user_id: str) -> uuid.UUID:
     return uuid.uuid5(_NAMESPACE, f"{app_name}\x1f{user_id}")
 
 
-class MemoryLog(Aggregate):
+class MemoryLog(ChainedAggregate):
     TOPIC = "chronicle:MemoryLog"
 
-    class Created(Aggregate.Created):
+    class Created(ChainedAggregate.Created):
         TOPIC = "chronicle:MemoryLog.Created"
         app_name: str
         user_id: str
 
-    class SessionAdded(Aggregate.Event):
+    class Chained(ChainedAggregate.Chained):
+        TOPIC = "chronicle:MemoryLog.Chained"
+
+    class SessionAdded(Chained):
         TOPIC = "chronicle:MemoryLog.SessionAdded"
         session_id: str
         log_id: str  # hex
@@ -38,7 +42,7 @@ class MemoryLog(Aggregate):
         def apply(self, log: MemoryLog) -> None:
             log.members[self.log_id] = self.session_id
 
-    class Remembered(Aggregate.Event):
+    class Remembered(Chained):
         TOPIC = "chronicle:MemoryLog.Remembered"
         session_id: str
         first_position: int
@@ -57,12 +61,12 @@ class MemoryLog(Aggregate):
 
     @classmethod
     def start(cls, app_name: str, user_id: str) -> MemoryLog:
-        return cls._create(cls.Created, id=memory_log_id(app_name, user_id), app_name=app_name, user_id=user_id)
+        return cls._start(cls.Created, memory_log_id(app_name, user_id), app_name=app_name, user_id=user_id)
 
     def add_session(self, session_id: str, log_id: uuid.UUID) -> bool:
         if log_id.hex in self.members:
             return False
-        self.trigger_event(self.SessionAdded, session_id=session_id, log_id=log_id.hex)
+        self._append(self.SessionAdded, session_id=session_id, log_id=log_id.hex)
         return True
 
     def remember(self, session_id: str, events: list[dict[str, Any]]) -> bool:
@@ -70,7 +74,7 @@ class MemoryLog(Aggregate):
         new = list({e["id"]: e for e in events if e["id"] not in seen}.values())
         if not new:
             return False
-        self.trigger_event(self.Remembered, session_id=session_id, first_position=len(seen) + 1, events=new)
+        self._append(self.Remembered, session_id=session_id, first_position=len(seen) + 1, events=new)
         return True
 
 

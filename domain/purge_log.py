@@ -9,7 +9,6 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from domain import chain as hash_chain
 from domain.chained import ChainedAggregate
 
 PURGE_LOG_ID = uuid.UUID("5d1b7f0e-2c4a-4e8b-9a61-0c7e3f2b8d41")
@@ -41,8 +40,7 @@ class PurgeLog(ChainedAggregate):
         def apply(self, log: PurgeLog) -> None:
             log.purges += 1
 
-    def __init__(self, created_time: float, digest: str = "", chain: str = hash_chain.GENESIS):
-        self.chain_head = chain
+    def __init__(self, created_time: float):
         self.purges = 0
 
     @classmethod

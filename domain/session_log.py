@@ -11,8 +11,6 @@ import uuid
 from functools import lru_cache
 from typing import Any, Mapping
 
-
-from domain import chain as hash_chain
 from domain.chained import ChainedAggregate
 from domain.rewind_ranges import active_ranges, is_hidden
 from domain.state import apply_delta, is_user_scoped, split_scopes
@@ -112,9 +110,7 @@ class SessionLog(ChainedAggregate):
         session_id: str,
         state: dict[str, Any],
         created_time: float,
-        chain: str = hash_chain.GENESIS,
     ):
-        self.chain_head = chain
         self.app_name = app_name
         self.user_id = user_id
         self.session_id = session_id

@@ -72,10 +72,7 @@ async def test_callable_instruction_is_not_templated_and_global_instruction_appl
 
 
 async def test_artifact_in_instruction():
-    artifacts = pytest.importorskip("runtime.artifacts")
-    service_cls = getattr(artifacts, "InMemoryArtifactService", None)
-    if service_cls is None:
-        pytest.skip("no in-memory artifact service in this build yet")
+    from runtime.artifacts import InMemoryArtifactService as service_cls
     model = ScriptedLlm(["ok"])
     agent = LlmAgent(name="a", model=model, instruction="Notes: {artifact.notes.txt} / {artifact.missing?}")
     runner = await new_runner(agent)

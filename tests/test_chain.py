@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
 
@@ -165,3 +166,118 @@ def test_every_chained_log_stores_its_links_before_its_payload():
     for rows, aggregate in zip(stored, (log, purges)):
         assert verify([(s.originator_version, s.topic, json.loads(s.state)) for s in rows]) is None
         assert aggregate.chain_head == json.loads(rows[-1].state)["chain"]
+
+
+# -- artifact and memory logs: chained by the same base ------------------------------------
+
+
+async def _artifact_and_memory_logs(url: str):
+    """A store with an artifact log (two saves and a delete) and a memory log; their ids."""
+    from google.genai import types
+
+    from domain.artifact_names import ArtifactScope
+    from domain.memory_log import memory_log_id
+    from runtime.artifacts import LogArtifactService
+    from runtime.memory import LogMemoryService
+
+    service, _ = await make_session(url)
+    artifacts, memory = LogArtifactService(service.store), LogMemoryService(service.store)
+    for text in ("one", "two"):
+        await artifacts.save_artifact(app_name="app", user_id="u", session_id="s", filename="notes.txt",
+                                      artifact=types.Part.from_text(text=text))
+    await artifacts.delete_artifact(app_name="app", user_id="u", session_id="s", filename="notes.txt")
+    await memory.add_session_to_memory(await service.get_session(app_name="app", user_id="u", session_id="s"))
+    return service, ArtifactScope("app", "u", "s").log_id, memory_log_id("app", "u")
+
+
+async def test_artifact_and_memory_logs_are_chained(store_url):
+    service, artifact_log, memory_log = await _artifact_and_memory_logs(store_url)
+    for log_id in (artifact_log, memory_log):
+        rows = service.store.recorder.select_events(log_id)
+        assert len(rows) >= 2
+        assert all(json.loads(row.state)["chain"] for row in rows)
+        assert verify_log(service.store, log_id) is None
+    await service.close()
+
+
+async def test_an_artifact_version_pointed_at_other_bytes_is_caught(sqlite_url):
+    service, artifact_log, _ = await _artifact_and_memory_logs(sqlite_url)
+    await service.close()
+    db = sqlite3.connect(_sqlite_path(sqlite_url))
+    db.execute(
+        "UPDATE chronicle_events SET state = CAST(REPLACE(CAST(state AS TEXT), '\"sha256\":\"', '\"sha256\":\"0') AS BLOB)"
+        " WHERE originator_id = ? AND originator_version = 2", (artifact_log.hex,),
+    )
+    db.commit()
+    db.close()
+    fresh = session_service_from_url(sqlite_url)
+    broken = verify_log(fresh.store, artifact_log)
+    assert broken is not None and broken.version == 2 and "edited" in broken.reason
+    await fresh.close()
+
+
+def _unchained(store, events):
+    """The stored events as logs were written before they were chained: no digest, no link."""
+    from eventsourcing.persistence import StoredEvent
+
+    mapper, stored = store.application.mapper, []
+    for event in events:
+        row = mapper.to_stored_event(event)
+        attributes = mapper.transcoder.decode(row.state)
+        del attributes["digest"], attributes["chain"]
+        stored.append(StoredEvent(row.originator_id, row.originator_version, row.topic,
+                                  mapper.transcoder.encode(attributes)))
+    store.recorder.insert_events(stored)
+
+
+async def test_artifact_and_memory_logs_written_before_chaining_load_grow_and_verify(store_url):
+    """Stored data from before the chain stays readable: the old events load as they did, new
+    events chain from genesis after them, and verify passes over the unchained prefix only."""
+    from google.genai import types
+
+    from domain.artifact_log import ArtifactLog
+    from domain.artifact_names import ArtifactScope
+    from domain.artifact_versions import VersionRecord
+    from domain.memory_log import MemoryLog
+    from runtime.artifacts import LogArtifactService
+    from runtime.memory import LogMemoryService
+
+    service, session_log = await make_session(store_url)
+    store = service.store
+    artifacts = LogArtifactService(store)
+    await artifacts.save_artifact(app_name="app", user_id="u", session_id="other", filename="a.txt",
+                                  artifact=types.Part.from_text(text="old bytes"))
+    saved = json.loads(store.recorder.select_events(ArtifactScope("app", "u", "other").log_id)[-1].state)
+    scope = ArtifactScope("app", "u", "s")
+    old = ArtifactLog.start(scope)
+    old.save_version(VersionRecord(**{f.name: saved[f.name] for f in dataclasses.fields(VersionRecord)}))
+    _unchained(store, old.collect_events())
+    old_memory = MemoryLog.start("app", "u")
+    old_memory.add_session("s", session_log)
+    _unchained(store, old_memory.collect_events())
+
+    reopened = session_service_from_url(store_url) if not store_url.startswith("memory") else service
+    artifacts, memory = LogArtifactService(reopened.store), LogMemoryService(reopened.store)
+    assert await artifacts.list_versions(app_name="app", user_id="u", session_id="s", filename="a.txt") == [0]
+    loaded = await artifacts.load_artifact(app_name="app", user_id="u", session_id="s", filename="a.txt")
+    assert loaded.text == "old bytes"
+    assert await artifacts.save_artifact(app_name="app", user_id="u", session_id="s", filename="a.txt",
+                                         artifact=types.Part.from_text(text="new")) == 1
+    await memory.add_session_to_memory(
+        await reopened.get_session(app_name="app", user_id="u", session_id="s")
+    )
+    other = await reopened.create_session(app_name="app", user_id="u", session_id="t")
+    await memory.add_session_to_memory(other)
+    for log_id in (scope.log_id, old_memory.id):
+        rows = reopened.store.recorder.select_events(log_id)
+        assert "chain" not in json.loads(rows[0].state) and "chain" in json.loads(rows[-1].state)
+        assert verify_log(reopened.store, log_id) is None
+    # A session log never had an unchained prefix: stripped links there are breaks.
+    rows = reopened.store.recorder.select_events(session_log)
+    entries = [(r.originator_version, r.topic, json.loads(r.state)) for r in rows]
+    for _, _, attributes in entries[:2]:
+        del attributes["digest"], attributes["chain"]
+    assert verify(entries) is not None
+    await reopened.close()
+    if reopened is not service:
+        await service.close()

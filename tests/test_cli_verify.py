@@ -55,7 +55,8 @@ def edit_text(url: str, version: int) -> None:
 
 def test_verify_passes_then_catches_every_kind_of_tampering(store_url):
     clean = cli("verify", store=store_url)
-    assert "every chain holds" in clean.stdout and "checked 5 logs" in clean.stdout
+    # five sessions, the file each saved (an artifact log per session) and the user's memory log
+    assert "every chain holds" in clean.stdout and "checked 11 logs" in clean.stdout
 
     edit_text(store_url, 5)  # the model's answer: "Done: a table for two tonight…"
     sql(store_url, "DELETE FROM chronicle_events WHERE originator_id = %s AND originator_version = 6",
@@ -77,7 +78,7 @@ def test_verify_passes_then_catches_every_kind_of_tampering(store_url):
     assert "4 broken" in done.stdout
 
     report = json.loads(cli("verify", "--json", store=store_url, expect=4).stdout)
-    assert report["ok"] is False and report["logs"] == 5
+    assert report["ok"] is False and report["logs"] == 11
     edited = next(b for b in report["broken"] if b["session_id"] == "edited")
     assert edited["version"] == 5 and edited["event_id"]
     assert "intact" not in {b["session_id"] for b in report["broken"]}
@@ -91,6 +92,36 @@ def test_verify_finds_a_catalog_row_removed_or_a_genesis_removed(store_url):
     done = cli("verify", store=store_url, expect=4)
     assert "session edited" in done.stdout and "no row for this log" in done.stdout
     assert "session removed" in done.stdout and "version 1 is missing" in done.stdout
+
+
+def test_verify_finds_an_artifact_version_or_a_memory_event_edited(store_url):
+    """Artifact and memory logs are chained like sessions: pointing a version at other bytes, or
+    changing what memory says a session is, is caught and said where."""
+    from domain.artifact_names import ArtifactScope
+    from domain.memory_log import memory_log_id
+
+    def raw(log_id):
+        return log_id.hex if store_url.startswith("sqlite") else log_id
+
+    if store_url.startswith("sqlite"):
+        edit = "CAST(replace(CAST(state AS TEXT), '{old}', '{new}') AS BLOB)"
+    else:
+        edit = "convert_to(replace(convert_from(state, 'UTF8'), '{old}', '{new}'), 'UTF8')"
+    artifacts, memory = ArtifactScope("demo", "ann", "intact").log_id, memory_log_id("demo", "ann")
+    other_bytes = edit.format(old='"sha256":"', new='"sha256":"0')
+    sql(store_url, f"UPDATE chronicle_events SET state = {other_bytes} WHERE originator_id = %s AND originator_version = 2",
+        (raw(artifacts),))
+    other_session = edit.format(old="intact", new="edited")
+    sql(store_url, f"UPDATE chronicle_events SET state = {other_session} WHERE originator_id = %s AND originator_version > 1",
+        (raw(memory),))
+    done = cli("verify", store=store_url, expect=4)
+    broken = [line for line in done.stdout.splitlines() if line.startswith("BROKEN")]
+    assert len(broken) == 2 and "2 broken" in done.stdout
+    assert any("the artifacts of session intact (app demo, user ann" in line and "at version 2" in line
+               and "does not match its digest" in line for line in broken)
+    assert any("the memory of user ann (app demo" in line and "does not match its digest" in line for line in broken)
+    report = json.loads(cli("verify", "--json", store=store_url, expect=4).stdout)
+    assert sorted(b["kind"] for b in report["broken"]) == ["artifacts", "memory"]
 
 
 def test_verify_finds_shared_state_rows_that_drifted_from_the_log(store_url):

@@ -151,7 +151,8 @@ def test_purge_a_session_takes_its_forks_and_keeps_the_rest(store_url):
     cli("purge", "--session", "s3", "--yes", store=store_url)
     audit = [json.loads(line) for line in cli("export", "--all", store=store_url).stdout.splitlines()]
     assert [r["version"] for r in audit if r["topic"].startswith("chronicle:PurgeLog")] == [1, 2, 3]
-    assert "checked 2 logs" in cli("verify", store=store_url).stdout  # s2 and the audit log
+    # s2, the file it saved, ann's and bob's memory logs and the audit log
+    assert "checked 5 logs" in cli("verify", store=store_url).stdout
 
 
 def test_the_plan_names_what_would_go(store_url):

@@ -21,8 +21,9 @@ from runtime import (
     session_service_from_url,
 )
 from runtime.models import LlmRequest
+# `sessions`, a service on each store with this session made, is tests/hitl_helpers.py's fixture.
+from tests.hitl_helpers import APP, SESSION, USER
 
-APP, USER, SESSION = "resume_app", "bo", "s1"
 RESUMABLE = ResumabilityConfig(is_resumable=True)
 
 
@@ -82,14 +83,6 @@ async def run(runner: Runner, message: Optional[types.Content] = None, **kwargs:
 def make(sessions: Any, agent: Any, *, resumable: bool = True) -> Runner:
     app = App(name=APP, root_agent=agent, resumability_config=RESUMABLE if resumable else None)
     return Runner(app=app, session_service=sessions)
-
-
-@pytest.fixture
-async def sessions(store_url):
-    svc = session_service_from_url(store_url)
-    await svc.create_session(app_name=APP, user_id=USER, session_id=SESSION)
-    yield svc
-    await svc.close()
 
 
 async def stored(sessions):

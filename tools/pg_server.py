@@ -1,5 +1,9 @@
 """Start a throwaway PostgreSQL server for tests and benchmarks.
 
+Both use it: the suite's ``pg_server`` fixture (tests/conftest.py) and ``chronicle bench``
+when no ``--postgres`` is given (tools/bench/common.py). The benchmarks ship with the command
+and cannot import from ``tests/``, so it lives here, beside both.
+
 PostgreSQL refuses to run as root, so when we are root the server runs as the
 ``postgres`` user. The data directory lives in a temporary folder and is removed on stop.
 """

@@ -7,6 +7,7 @@ import hashlib
 import json
 from typing import Any
 
+from domain.state import State
 from runtime.auth.auth_credential import SECRET_FIELDS
 from runtime.auth.auth_tool import AuthConfig
 
@@ -14,7 +15,7 @@ REDACTED = "**redacted**"
 
 
 def auth_response_state_key(auth_config: AuthConfig) -> str:
-    return "temp:" + (auth_config.credential_key or "")
+    return State.TEMP_PREFIX + (auth_config.credential_key or "")
 
 
 def redacted(value: Any) -> Any:

@@ -27,9 +27,18 @@ class MemoryIndex(abc.ABC):
     def sources(self, app_name: str, user_id: str) -> dict[str, SourceView]:
         """The sources followed for (app, user), with their folded positions."""
 
-    @abc.abstractmethod
     def commit(self, app_name: str, user_id: str, source: str, before: int, view: SourceView, folded: Folded) -> bool:
         """Records `folded` and the source's new view atomically; False if another writer did."""
+        try:
+            self._commit(app_name, user_id, source, before, view, folded)
+        except LostRace:
+            return False
+        return True
+
+    def _commit(self, app_name: str, user_id: str, source: str, before: int, view: SourceView, folded: Folded) -> None:
+        """`commit` in one transaction, raising LostRace inside it (to roll it back) when the stored
+        position is no longer `before` (or override `commit`)."""
+        raise NotImplementedError
 
     @abc.abstractmethod
     def search(self, app_name: str, user_id: str, query: str, limit: int) -> list[tuple[MemoryDoc, float]]:

@@ -1,4 +1,5 @@
-"""Checking every hash chain in a store: each session log, and the operator audit log of purges.
+"""Checking every hash chain in a store: each session log, artifact log and memory log, and the
+operator audit log of purges.
 
 A chain breaks where a stored event was edited, removed or moved (``domain.chain``; checked by
 ``runtime.sessions.verify``, the one verifier). Beyond
@@ -16,11 +17,18 @@ from uuid import UUID
 
 from pydantic_core import from_json
 
-from domain.session_log import SessionLog
+from domain.artifact_log import ArtifactLog
+from domain.memory_log import MemoryLog
 from domain.purge_log import PURGE_LOG_ID
+from domain.session_log import SessionLog
 from runtime.sessions.verify import ScopedMismatch, decode_payload, verify_rows
 from runtime.stores import Store
 from runtime.stores.base import as_uuid
+
+
+# The kinds of log, by what their genesis event's topic says.
+SESSION, ARTIFACTS, MEMORY, PURGES = "session", "artifacts", "memory", "purges"
+_KINDS = {SessionLog.Created.TOPIC: SESSION, ArtifactLog.Created.TOPIC: ARTIFACTS, MemoryLog.Created.TOPIC: MEMORY}
 
 
 @dataclass(frozen=True)
@@ -30,16 +38,23 @@ class Broken:
     log_id: str
     app_name: Optional[str]
     user_id: Optional[str]
-    session_id: Optional[str]  # None for the purge audit log
+    session_id: Optional[str]  # None for the purge audit log, a memory log and a user's artifacts
     version: int
     reason: str
     event_id: Optional[str] = None  # the ADK event stored at that version, when there is one
+    kind: str = SESSION
 
     @property
     def where(self) -> str:
-        if self.session_id is None:
+        whose = f"app {self.app_name}, user {self.user_id}, log {self.log_id}"
+        if self.kind == PURGES:
             return f"the purge audit log (log {self.log_id})"
-        return f"session {self.session_id} (app {self.app_name}, user {self.user_id}, log {self.log_id})"
+        if self.kind == MEMORY:
+            return f"the memory of user {self.user_id} ({whose})"
+        if self.kind == ARTIFACTS:
+            owner = f"session {self.session_id}" if self.session_id is not None else f"user {self.user_id}"
+            return f"the artifacts of {owner} ({whose})"
+        return f"session {self.session_id} ({whose})"
 
 
 @dataclass
@@ -61,40 +76,41 @@ class _Log:
     user_id: Optional[str] = None
     session_id: Optional[str] = None
     catalog_version: Optional[int] = None  # None: no catalog row
+    kind: str = SESSION
 
 
 def logs_to_check(store: Store, app_name: str | None = None, user_id: str | None = None,
                   session_id: str | None = None) -> list[_Log]:
-    """Session logs named by the catalog or by a stored genesis event, and the purge audit log."""
+    """Session logs named by the catalog or by a stored genesis event, then the artifact and memory
+    logs their genesis events name (a memory log belongs to a user, so not with ``session_id``),
+    and the purge audit log."""
     logs: dict[UUID, _Log] = {}
     for row in store.recorder.select_catalog(app_name, user_id):
         if session_id is None or row.session_id == session_id:
             logs[row.log_id] = _Log(row.log_id, row.app_name, row.user_id, row.session_id, row.version)
-    for log_id, payload in _geneses(store):
-        if log_id in logs:
+    for kind, log_id, payload in _geneses(store):
+        owner = payload.get("session_id")
+        if log_id in logs or (app_name and payload["app_name"] != app_name) or (
+            user_id and payload["user_id"] != user_id
+        ) or (session_id and (kind == MEMORY or owner != session_id)):
             continue
-        if (app_name, user_id, session_id) != (None, None, None) and (
-            (app_name and payload["app_name"] != app_name) or (user_id and payload["user_id"] != user_id)
-            or (session_id and payload["session_id"] != session_id)
-        ):
-            continue
-        logs[log_id] = _Log(log_id, payload["app_name"], payload["user_id"], payload["session_id"])
-    found = list(logs.values())
+        logs[log_id] = _Log(log_id, payload["app_name"], payload["user_id"], owner, kind=kind)
+    found = sorted(logs.values(), key=lambda log: list(_KINDS.values()).index(log.kind))
     if session_id is None and store.recorder.select_events(PURGE_LOG_ID, limit=1):
-        found.append(_Log(PURGE_LOG_ID))
+        found.append(_Log(PURGE_LOG_ID, kind=PURGES))
     return found
 
 
-def _geneses(store: Store) -> Iterator[tuple[UUID, dict[str, Any]]]:
+def _geneses(store: Store) -> Iterator[tuple[str, UUID, dict[str, Any]]]:
     start = 1
     while True:
-        page = store.recorder.select_notifications(start, 1000, topics=[SessionLog.Created.TOPIC])
+        page = store.recorder.select_notifications(start, 1000, topics=list(_KINDS))
         for n in page:
             try:
                 payload = from_json(n.state)
             except ValueError:
                 payload = {"app_name": "?", "user_id": "?", "session_id": "?"}
-            yield as_uuid(n.originator_id), payload
+            yield _KINDS[n.topic], as_uuid(n.originator_id), payload
         if len(page) < 1000:
             return
         start = page[-1].id + 1
@@ -112,7 +128,7 @@ def check_log(store: Store, log: _Log) -> tuple[int, Optional[Broken]]:
                     event_id = decode_payload(store, row.state)["event"]["id"]
                 except Exception:  # noqa: BLE001 - an unreadable row has no id to show
                     pass
-        return Broken(str(log.log_id), log.app_name, log.user_id, log.session_id, version, reason, event_id)
+        return Broken(str(log.log_id), log.app_name, log.user_id, log.session_id, version, reason, event_id, log.kind)
 
     if not rows:
         return 0, broken(1, "the log has no events at all (its rows were removed)")
@@ -120,7 +136,7 @@ def check_log(store: Store, log: _Log) -> tuple[int, Optional[Broken]]:
     if link is not None:
         return len(rows), broken(link.version, link.reason)
     last = rows[-1].originator_version
-    if log.session_id is not None and log.catalog_version is None:
+    if log.kind == SESSION and log.catalog_version is None:
         return len(rows), broken(last, "the session catalog has no row for this log (removed outside Chronicle)")
     if log.catalog_version is not None and last < log.catalog_version:
         return len(rows), broken(

@@ -33,7 +33,7 @@ from domain.adk_json import from_adk_json
 from domain.errors import ChronicleError, InvalidArgumentError
 from domain.events import Event, EventActions
 from domain.session_log import RECORDED_TOPICS, SessionLog, session_log_id
-from domain.state import check_json_state, split_scopes, without_temp
+from domain.state import check_json_state, is_temp, split_scopes, without_temp
 from domain.validation import check_ids
 from runtime.stores import CatalogRow, SideRows, Store
 from runtime.operations.adk_source import AdkSession, AdkSource
@@ -193,7 +193,7 @@ class Importer:
         written = set()
         for event in events:
             written.update(split_scopes((event.get("actions") or {}).get("state_delta")).session)
-        genesis = {k: v for k, v in session.state.items() if k not in written and not k.startswith("temp:")}
+        genesis = {k: v for k, v in session.state.items() if k not in written and not is_temp(k)}
         user = (session.app_name, session.user_id)
         present = self.store.recorder.select_scoped(*user)  # what earlier imports already brought
         if session.app_name not in self._app_seeded:
@@ -207,7 +207,7 @@ class Importer:
         return genesis
 
     def _reconcile_session(self, log: SessionLog, session: AdkSession) -> None:
-        delta = {k: v for k, v in session.state.items() if not k.startswith("temp:") and log.state.get(k, _ABSENT) != v}
+        delta = {k: v for k, v in session.state.items() if not is_temp(k) and log.state.get(k, _ABSENT) != v}
         if delta:
             self._record_reconciliation(log, session, delta)
 

@@ -22,6 +22,7 @@ from google.genai import types
 from pydantic import BaseModel
 
 from domain.events import Event
+from domain.state import is_temp
 from runtime.plugins.base_plugin import BasePlugin
 from runtime.plugins.reflect_retry_tool_plugin import REFLECT_AND_RETRY_RESPONSE_TYPE
 
@@ -42,7 +43,7 @@ _MAX_DEPTH = 20
 
 
 def _is_secret_key(key: Any) -> bool:
-    return isinstance(key, str) and (key.startswith("temp:") or bool(_SECRET_KEY.search(key)))
+    return isinstance(key, str) and (is_temp(key) or bool(_SECRET_KEY.search(key)))
 
 
 def redacted(value: Any, depth: int = 0) -> Any:

@@ -1,7 +1,8 @@
 """Checking what is stored against what it must be: the one verifier, used for one session
 (``verify_log``) and by ``chronicle verify`` for a whole store.
 
-* A log's hash chain (domain/chain.py): an event edited, removed or moved breaks it.
+* A log's hash chain (domain/chain.py): an event edited, removed or moved breaks it. Session,
+  artifact, memory and purge logs are all chained (``domain.chained``).
 * The shared ``app:``/``user:`` rows each append writes (what ``get_session`` reads) against the
   scoped-state fold of the log they derive from (``projections.state.SCOPED_STATE``): the log
   is the one source; the rows are a copy kept for read-your-writes, and this says when they drift.
@@ -15,7 +16,9 @@ from uuid import UUID
 
 from eventsourcing.persistence import StoredEvent
 
+from domain.artifact_log import ArtifactLog
 from domain.chain import BrokenLink, verify
+from domain.memory_log import MemoryLog
 from projections.base import fold_events
 from projections.state import APP_STATE, SCOPED_STATE
 from runtime.read_models.source import LogSource
@@ -30,6 +33,10 @@ def decode_payload(store: Store, state: Any) -> dict[str, Any]:
     return store.application.mapper.transcoder.decode(state.encode() if isinstance(state, str) else bytes(state))
 
 
+# Logs that were written unchained before they were chained: their leading events may lack links.
+_CHAINED_LATER = frozenset({ArtifactLog.Created.TOPIC, MemoryLog.Created.TOPIC})
+
+
 def verify_rows(store: Store, rows: Sequence[StoredEvent]) -> BrokenLink | None:
     """The first broken link of a log's stored events (in version order), or None."""
     entries = []
@@ -38,7 +45,7 @@ def verify_rows(store: Store, rows: Sequence[StoredEvent]) -> BrokenLink | None:
             entries.append((row.originator_version, row.topic, decode_payload(store, row.state)))
         except Exception:  # noqa: BLE001 - a row that is no longer JSON was edited
             return BrokenLink(row.originator_version, "payload is not readable JSON (edited)")
-    return verify(entries)
+    return verify(entries, unchained_prefix=bool(rows) and rows[0].topic in _CHAINED_LATER)
 
 
 def verify_log(store: Store, log_id: UUID) -> BrokenLink | None:

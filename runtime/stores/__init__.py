@@ -21,8 +21,7 @@ _DRIVER_SUFFIX = re.compile(r"^(sqlite|postgresql|postgres)\+[a-z0-9_]+:")
 
 
 def open_store(url: str | None = None) -> Store:
-    url = url or os.environ.get("CHRONICLE_STORE") or DEFAULT_STORE_URL
-    url = _DRIVER_SUFFIX.sub(r"\1:", url)
+    url = _resolved(url)
     if url.startswith("memory:"):
         from runtime.stores.memory import open_memory_store
 
@@ -40,4 +39,20 @@ def open_store(url: str | None = None) -> Store:
     )
 
 
-__all__ = ["CatalogRow", "DEFAULT_STORE_URL", "SideRows", "Store", "StoreError", "open_store"]
+def check_reachable(url: str | None = None) -> None:
+    """Where the store is a server, connects once, quickly, so an unreachable one is reported with
+    its real reason: a StoreError caused by the driver's error (one without a cause: the URL itself
+    is wrong). A file or memory store has nothing to reach."""
+    url = _resolved(url)
+    if url.startswith(("postgresql:", "postgres:")):
+        from runtime.stores.postgres import check_postgres_reachable
+
+        check_postgres_reachable(url)
+
+
+def _resolved(url: str | None) -> str:
+    url = url or os.environ.get("CHRONICLE_STORE") or DEFAULT_STORE_URL
+    return _DRIVER_SUFFIX.sub(r"\1:", url)
+
+
+__all__ = ["CatalogRow", "DEFAULT_STORE_URL", "SideRows", "Store", "StoreError", "check_reachable", "open_store"]

@@ -65,3 +65,35 @@ def history_sql(
         f" FROM chronicle_projection_history WHERE projection = {mark} AND position > {mark}{where}"
     )
     return sql + " ORDER BY position, fold, key, item", [name, after, *params]
+
+
+MEMORY_DOC_COLUMNS = "source, position, event_id, session_id, invocation_id, author, timestamp, content, hidden"
+
+
+class MemorySql:
+    """The memory index's statements that both SQL stores run, ``mark`` being the driver's
+    placeholder and ``false`` the database's word for it."""
+
+    def __init__(self, mark: str, false: str):
+        m = mark
+        self.mark, self.false = mark, false
+        self.sources = (
+            "SELECT source, session_id, position, rewinds FROM chronicle_memory_sources"
+            f" WHERE app_name = {m} AND user_id = {m}"
+        )
+        self.add_source = f"INSERT INTO chronicle_memory_sources VALUES ({m}, {m}, {m}, {m}, 0, '[]') ON CONFLICT DO NOTHING"
+        # Moves a source on only from where this catch-up found it: a racing one matches no row.
+        self.move_source = (
+            f"UPDATE chronicle_memory_sources SET position = {m}, rewinds = {m}"
+            f" WHERE app_name = {m} AND user_id = {m} AND source = {m} AND position = {m}"
+        )
+        self.documents = (
+            f"SELECT {MEMORY_DOC_COLUMNS} FROM chronicle_memory_docs WHERE app_name = {m} AND user_id = {m}"
+            " ORDER BY source, position"
+        )
+
+    def hide(self, source: str, ranges: Sequence[tuple[int, int]]) -> tuple[str, list[Any]]:
+        """Flags the source's documents hidden or visible as its rewinds' ``ranges`` now say."""
+        hidden = " OR ".join(f"position BETWEEN {self.mark} AND {self.mark}" for _ in ranges) or self.false
+        sql = f"UPDATE chronicle_memory_docs SET hidden = ({hidden}) WHERE source = {self.mark}"
+        return sql, [*[v for r in ranges for v in r], source]

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Optional, Union
 
 from google.genai import types
 
+from domain.state import USER_PREFIX
 from runtime.tools.base_tool import BaseTool
 
 if TYPE_CHECKING:
@@ -18,7 +19,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("chronicle.tools.load_artifacts")
 
-USER_PREFIX = "user:"
 # What Gemini takes as inline data; anything else is turned into text or a placeholder.
 _INLINE_PREFIXES = ("image/", "audio/", "video/")
 _INLINE_TYPES = {"application/pdf"}

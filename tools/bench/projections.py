@@ -193,9 +193,9 @@ class _LagSampler:
     first reached n minus when the log first reached n."""
 
     def __init__(self, url: str, projection: str, interval: float = 0.002):
-        import psycopg
+        from runtime.stores import open_store
 
-        self.conn = psycopg.connect(url, autocommit=True)
+        self.store = open_store(url)
         self.projection, self.interval = projection, interval
         self.log_seen: dict[int, float] = {}
         self.done_seen: list[tuple[int, float]] = []
@@ -205,13 +205,8 @@ class _LagSampler:
     def _run(self) -> None:
         last_log = 0
         while not self.stop.is_set():
-            row = self.conn.execute(
-                "SELECT (SELECT max(notification_id) FROM chronicle_events),"
-                " (SELECT notification_id FROM chronicle_projection_tracking WHERE application_name = %s)",
-                (self.projection,),
-            ).fetchone()
+            top, done = _positions(self.store, self.projection)
             now = time.perf_counter()
-            top, done = row[0] or 0, row[1] or 0
             for n in range(last_log + 1, top + 1):
                 self.log_seen[n] = now
             last_log = max(last_log, top)
@@ -235,7 +230,7 @@ class _LagSampler:
     def __exit__(self, *exc: object) -> None:
         self.stop.set()
         self.thread.join()
-        self.conn.close()
+        self.store.close()
 
 
 retries = [0]  # appends retried after a deadlock with a process opening the store
@@ -289,26 +284,24 @@ async def _writers(url: str, writers: int, per_writer: int, *, pause: float = 0.
     await service.close()
 
 
-def _positions(url: str, projection: str) -> tuple[int, int]:
-    """(end of the log, the projection's position)."""
-    import psycopg
-
-    with psycopg.connect(url, autocommit=True) as conn:
-        top, done = conn.execute(
-            "SELECT (SELECT max(notification_id) FROM chronicle_events),"
-            " (SELECT notification_id FROM chronicle_projection_tracking WHERE application_name = %s)",
-            (projection,),
-        ).fetchone()
-    return top or 0, done or 0
+def _positions(store: Any, projection: str) -> tuple[int, int]:
+    """(end of the log, the projection's position), read through the store as any reader would."""
+    return store.max_position(), store.projection_storage().position(projection)
 
 
 def _wait_caught_up(url: str, projection: str, timeout: float = 60.0, *, at_least: int = 0) -> None:
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        top, done = _positions(url, projection)
-        if done >= max(top, at_least):
-            return
-        time.sleep(0.02)
+    from runtime.stores import open_store
+
+    store = open_store(url)
+    try:
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            top, done = _positions(store, projection)
+            if done >= max(top, at_least):
+                return
+            time.sleep(0.02)
+    finally:
+        store.close()
     raise TimeoutError(f"projection {projection} did not catch up in {timeout} s")
 
 
@@ -365,7 +358,9 @@ def _kill_and_resume(url: str, per_writer: int, projection: str = "analytics") -
 
     def kill_and_restart() -> None:
         # Half the events are written and the worker is folding them: kill it mid-stream.
-        killed_at.append(_positions(url, projection)[1])
+        store = open_store(url)
+        killed_at.append(_positions(store, projection)[1])
+        store.close()
         worker.send_signal(signal.SIGKILL)
         worker.wait(10)
         time.sleep(0.3)

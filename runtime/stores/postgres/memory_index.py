@@ -9,10 +9,11 @@ from uuid import UUID
 
 from psycopg.types.json import Jsonb
 
-from runtime.stores.postgres.recorder import create_pg_tables
 from projections.memory import Folded, MemoryDoc, SourceView
-from runtime.memory.index_base import LostRace, MemoryIndex
 from projections.memory_text import words
+from runtime.memory.index_base import LostRace, MemoryIndex
+from runtime.stores.postgres.recorder import create_pg_tables
+from runtime.stores.sql import MEMORY_DOC_COLUMNS, MemorySql
 
 _CREATE = [
     "CREATE TABLE IF NOT EXISTS chronicle_memory_sources ("
@@ -34,7 +35,7 @@ _CREATE = [
     " WITH (fastupdate = off)",
 ]
 
-_DOC_COLUMNS = "source, position, event_id, session_id, invocation_id, author, timestamp, content, hidden"
+_SQL = MemorySql("%s", "false")
 
 
 def scope_token(app_name: str, user_id: str) -> str:
@@ -68,35 +69,16 @@ class PostgresMemoryIndex(MemoryIndex):
 
     def sources(self, app_name: str, user_id: str) -> dict[str, SourceView]:
         with self.datastore.get_connection() as conn, conn.cursor() as c:
-            c.execute(
-                "SELECT source, session_id, position, rewinds FROM chronicle_memory_sources"
-                " WHERE app_name = %s AND user_id = %s",
-                (app_name, user_id),
-            )
+            c.execute(_SQL.sources, (app_name, user_id))
             rows = c.fetchall()
         return {r["source"]: SourceView(r["session_id"], r["position"], r["rewinds"]) for r in rows}
-
-    def commit(self, app_name: str, user_id: str, source: str, before: int, view: SourceView, folded: Folded) -> bool:
-        try:
-            self._commit(app_name, user_id, source, before, view, folded)
-        except LostRace:
-            return False
-        return True
 
     def _commit(self, app_name: str, user_id: str, source: str, before: int, view: SourceView, folded: Folded) -> None:
         with self.datastore.transaction(commit=True) as c:
             if before == 0:
-                c.execute(
-                    "INSERT INTO chronicle_memory_sources VALUES (%s, %s, %s, %s, 0, '[]')"
-                    " ON CONFLICT DO NOTHING",
-                    (app_name, user_id, source, view.session_id),
-                )
+                c.execute(_SQL.add_source, (app_name, user_id, source, view.session_id))
             # The row lock makes a racing catch-up of this source wait, then find it moved on.
-            c.execute(
-                "UPDATE chronicle_memory_sources SET position = %s, rewinds = %s"
-                " WHERE app_name = %s AND user_id = %s AND source = %s AND position = %s",
-                (view.position, Jsonb(view.rewinds), app_name, user_id, source, before),
-            )
+            c.execute(_SQL.move_source, (view.position, Jsonb(view.rewinds), app_name, user_id, source, before))
             if c.rowcount != 1:
                 raise LostRace  # rolls the transaction back
             docs = self.prepared(folded, view)
@@ -113,16 +95,10 @@ class PostgresMemoryIndex(MemoryIndex):
                 )
             if folded.members:
                 c.executemany(
-                    "INSERT INTO chronicle_memory_sources VALUES (%s, %s, %s, %s, 0, '[]') ON CONFLICT DO NOTHING",
-                    [(app_name, user_id, member, session_id) for member, session_id in folded.members],
+                    _SQL.add_source, [(app_name, user_id, member, session_id) for member, session_id in folded.members]
                 )
             if folded.rewound:
-                ranges = view.hidden_ranges()
-                hidden = " OR ".join("position BETWEEN %s AND %s" for _ in ranges) or "false"
-                c.execute(
-                    f"UPDATE chronicle_memory_docs SET hidden = ({hidden}) WHERE source = %s",
-                    (*[v for r in ranges for v in r], source),
-                )
+                c.execute(*_SQL.hide(source, view.hidden_ranges()))
 
     def search(self, app_name: str, user_id: str, query: str, limit: int) -> list[tuple[MemoryDoc, float]]:
         q = ts_query(query)
@@ -130,7 +106,7 @@ class PostgresMemoryIndex(MemoryIndex):
             return []
         with self.datastore.get_connection() as conn, conn.cursor() as c:
             c.execute(
-                f"SELECT {_DOC_COLUMNS}, ts_rank(tsv, q, 1) AS score"
+                f"SELECT {MEMORY_DOC_COLUMNS}, ts_rank(tsv, q, 1) AS score"
                 " FROM chronicle_memory_docs, to_tsquery('english', %s) AS q, to_tsquery('simple', %s) AS s"
                 " WHERE tsv @@ (s && q) AND app_name = %s AND user_id = %s AND NOT hidden"
                 " ORDER BY score DESC, timestamp DESC LIMIT %s",
@@ -141,11 +117,7 @@ class PostgresMemoryIndex(MemoryIndex):
 
     def documents(self, app_name: str, user_id: str) -> list[MemoryDoc]:
         with self.datastore.get_connection() as conn, conn.cursor() as c:
-            c.execute(
-                f"SELECT {_DOC_COLUMNS} FROM chronicle_memory_docs WHERE app_name = %s AND user_id = %s"
-                " ORDER BY source, position",
-                (app_name, user_id),
-            )
+            c.execute(_SQL.documents, (app_name, user_id))
             return [_doc(r) for r in c.fetchall()]
 
     def clear(self) -> None:

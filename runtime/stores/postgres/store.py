@@ -11,6 +11,7 @@ from uuid import UUID
 
 from eventsourcing.persistence import StoredEvent
 from eventsourcing.postgres import PostgresAggregateRecorder, PostgresDatastore
+import psycopg
 from psycopg.rows import tuple_row
 from psycopg.sql import SQL, Identifier
 
@@ -222,6 +223,16 @@ def parse_postgres_url(url: str) -> dict[str, Any]:
         "user": unquote(parsed.username or "postgres"),
         "password": unquote(parsed.password or ""),
     }
+
+
+def check_postgres_reachable(url: str) -> None:
+    """Connects once, quickly, so an unreachable server is reported with its real reason (the
+    pool would only say it timed out): a StoreError caused by the driver's error."""
+    params = parse_postgres_url(url)
+    try:
+        psycopg.connect(**params, connect_timeout=5).close()
+    except psycopg.Error as e:
+        raise StoreError(f"Cannot connect to PostgreSQL: {e}") from e
 
 
 _SCHEMA_LOCK = 0x6368726F6E  # advisory lock key: one process creates the schema at a time

@@ -13,8 +13,9 @@ from typing import Any, Sequence
 from uuid import UUID
 
 from projections.memory import Folded, MemoryDoc, SourceView
-from runtime.memory.index_base import LostRace, MemoryIndex
 from projections.memory_text import words
+from runtime.memory.index_base import LostRace, MemoryIndex
+from runtime.stores.sql import MEMORY_DOC_COLUMNS, MemorySql
 
 _CREATE = [
     "CREATE TABLE IF NOT EXISTS chronicle_memory_sources ("
@@ -31,7 +32,7 @@ _CREATE = [
     " scope, body, content='chronicle_memory_docs', content_rowid='id', tokenize='porter unicode61')",
 ]
 
-_DOC_COLUMNS = "source, position, event_id, session_id, invocation_id, author, timestamp, content, hidden"
+_SQL = MemorySql("?", "0")
 
 
 def scope_token(app_name: str, user_id: str) -> str:
@@ -70,34 +71,16 @@ class SqliteMemoryIndex(MemoryIndex):
 
     def sources(self, app_name: str, user_id: str) -> dict[str, SourceView]:
         with self.datastore.transaction(commit=False) as c:
-            c.execute(
-                "SELECT source, session_id, position, rewinds FROM chronicle_memory_sources"
-                " WHERE app_name = ? AND user_id = ?",
-                (app_name, user_id),
-            )
+            c.execute(_SQL.sources, (app_name, user_id))
             rows = c.fetchall()
         return {r[0]: SourceView(r[1], r[2], json.loads(r[3])) for r in rows}
-
-    def commit(self, app_name: str, user_id: str, source: str, before: int, view: SourceView, folded: Folded) -> bool:
-        try:
-            self._commit(app_name, user_id, source, before, view, folded)
-        except LostRace:
-            return False
-        return True
 
     def _commit(self, app_name: str, user_id: str, source: str, before: int, view: SourceView, folded: Folded) -> None:
         scope = scope_token(app_name, user_id)
         with self.datastore.transaction(commit=True) as c:
             if before == 0:
-                c.execute(
-                    "INSERT OR IGNORE INTO chronicle_memory_sources VALUES (?, ?, ?, ?, 0, '[]')",
-                    (app_name, user_id, source, view.session_id),
-                )
-            c.execute(
-                "UPDATE chronicle_memory_sources SET position = ?, rewinds = ?"
-                " WHERE app_name = ? AND user_id = ? AND source = ? AND position = ?",
-                (view.position, json.dumps(view.rewinds), app_name, user_id, source, before),
-            )
+                c.execute(_SQL.add_source, (app_name, user_id, source, view.session_id))
+            c.execute(_SQL.move_source, (view.position, json.dumps(view.rewinds), app_name, user_id, source, before))
             if _rowcount(c) != 1:
                 raise LostRace  # another catch-up folded this range: roll back
             for doc in self.prepared(folded, view):
@@ -116,21 +99,10 @@ class SqliteMemoryIndex(MemoryIndex):
                     )
             if folded.members:
                 c.executemany(
-                    "INSERT OR IGNORE INTO chronicle_memory_sources VALUES (?, ?, ?, ?, 0, '[]')",
-                    [(app_name, user_id, member, session_id) for member, session_id in folded.members],
+                    _SQL.add_source, [(app_name, user_id, member, session_id) for member, session_id in folded.members]
                 )
             if folded.rewound:
-                self._apply_rewinds(c, source, view)
-
-    @staticmethod
-    def _apply_rewinds(c: Any, source: str, view: SourceView) -> None:
-        """Flags the source's documents hidden or visible as its rewinds now say."""
-        ranges = view.hidden_ranges()
-        hidden = " OR ".join("position BETWEEN ? AND ?" for _ in ranges) or "0"
-        c.execute(
-            f"UPDATE chronicle_memory_docs SET hidden = ({hidden}) WHERE source = ?",
-            (*[v for r in ranges for v in r], source),
-        )
+                c.execute(*_SQL.hide(source, view.hidden_ranges()))
 
     def search(self, app_name: str, user_id: str, query: str, limit: int) -> list[tuple[MemoryDoc, float]]:
         match = fts_query(app_name, user_id, query)
@@ -150,7 +122,7 @@ class SqliteMemoryIndex(MemoryIndex):
                 if not ranked:
                     return []
                 c.execute(
-                    f"SELECT id, app_name, user_id, {_DOC_COLUMNS} FROM chronicle_memory_docs"
+                    f"SELECT id, app_name, user_id, {MEMORY_DOC_COLUMNS} FROM chronicle_memory_docs"
                     f" WHERE id IN ({', '.join('?' * len(ranked))})",
                     [doc_id for doc_id, _ in ranked],
                 )
@@ -167,11 +139,7 @@ class SqliteMemoryIndex(MemoryIndex):
 
     def documents(self, app_name: str, user_id: str) -> list[MemoryDoc]:
         with self.datastore.transaction(commit=False) as c:
-            c.execute(
-                f"SELECT {_DOC_COLUMNS} FROM chronicle_memory_docs WHERE app_name = ? AND user_id = ?"
-                " ORDER BY source, position",
-                (app_name, user_id),
-            )
+            c.execute(_SQL.documents, (app_name, user_id))
             return [_doc(r) for r in c.fetchall()]
 
     def clear(self) -> None:

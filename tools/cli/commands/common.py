@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from domain.errors import StoreError
-from runtime.stores import DEFAULT_STORE_URL, CatalogRow, Store, open_store
+from runtime.stores import DEFAULT_STORE_URL, CatalogRow, Store, check_reachable, open_store
 from tools.cli.output import Output
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_STORE, EXIT_BROKEN = 0, 1, 2, 3, 4
@@ -75,8 +75,7 @@ def open_store_for(args: argparse.Namespace, *, must_exist: bool = True) -> Stor
             "to make one, or point --store (or CHRONICLE_STORE) at your store.",
             EXIT_STORE,
         )
-    if url.startswith(("postgresql:", "postgres:")):
-        _check_postgres(url)
+    _check_reachable(url)
     try:
         return open_store(url)
     except StoreError as e:
@@ -84,21 +83,15 @@ def open_store_for(args: argparse.Namespace, *, must_exist: bool = True) -> Stor
         raise CliError(f"Cannot open the store {redact(url)}: {_one_line(cause)}", EXIT_STORE) from None
 
 
-def _check_postgres(url: str) -> None:
-    """Connects once, quickly, so an unreachable server is reported with its real reason
-    (the pool would only say it timed out)."""
-    import psycopg
-
-    from runtime.stores.postgres import parse_postgres_url
-
+def _check_reachable(url: str) -> None:
+    """A server that cannot be reached is reported with its real reason (the pool would only say
+    it timed out)."""
     try:
-        params = parse_postgres_url(url)
+        check_reachable(url)
     except StoreError as e:
-        raise CliError(str(e), EXIT_STORE) from None
-    try:
-        psycopg.connect(**params, connect_timeout=5).close()
-    except psycopg.Error as e:
-        raise CliError(f"Cannot open the store {redact(url)}: {_one_line(e)}", EXIT_STORE) from None
+        if e.__cause__ is None:  # the URL itself is wrong
+            raise CliError(str(e), EXIT_STORE) from None
+        raise CliError(f"Cannot open the store {redact(url)}: {_one_line(e.__cause__)}", EXIT_STORE) from None
 
 
 def _one_line(error: BaseException) -> str:

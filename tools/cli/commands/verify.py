@@ -15,7 +15,8 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
         "verify",
         parents=[common()],
         help="check every event's hash chain; report tampering (exit 4)",
-        description="Check the hash chain of every session log and of the purge audit log. An event "
+        description="Check the hash chain of every session, artifact and memory log and of the purge "
+        "audit log. An event "
         "edited, deleted or moved directly in the database breaks its log's chain at that point; "
         "events removed from the end of a log show as a log shorter than its catalog row. Each broken "
         "log is reported with its session and the first bad version, and the exit code is 4. The "
