@@ -77,9 +77,15 @@ class GraphRun:
                     name, value, sources = pending.pop(0)
                     self._runs[name] += 1
                     path = f"{self.path}/{name}@{self._runs[name]}"
+                    done = self._finished_run(path)
+                    if done is not None:  # no task for a node the log says finished: a resume costs its read only
+                        pending.extend(self._successors(name, path, done.output, done.route, arrivals))
+                        continue
                     task = asyncio.create_task(self.run_node(self.graph.nodes[name], path, value, sources))
                     tasks[task] = path
                     task.add_done_callback(lambda t: self._queue.put_nowait(("done", t)))
+                if not tasks:
+                    continue  # the log had the rest: nothing runs, nothing to wait for
                 try:
                     kind, item = await (asyncio.wait_for(self._queue.get(), HOLD_STARTED) if held else self._queue.get())
                 except TimeoutError:
@@ -117,23 +123,37 @@ class GraphRun:
                 output, route = item.result()
                 if output is WAITING:
                     continue
-                if name in self.graph.terminal:
-                    self.terminal_outputs[name] = output
-                for target in self.graph.next_nodes(name, route):
-                    if not self.graph.nodes[target].requires_all_predecessors:
-                        pending.append((target, output, [path]))
-                        continue
-                    waiting = arrivals.setdefault(target, {})
-                    waiting[name] = (path, output)
-                    expected = [p for p in self.graph.predecessors[target] if p != START.name]
-                    if all(p in waiting for p in expected):
-                        pending.append((target, {p: waiting[p][1] for p in expected}, [waiting[p][0] for p in expected]))
-                        del arrivals[target]
+                pending.extend(self._successors(name, path, output, route, arrivals))
         finally:
             for task in tasks:
                 task.cancel()
             if tasks:
                 await asyncio.gather(*tasks, return_exceptions=True)
+
+    def _successors(
+        self, name: str, path: str, output: Any, route: Any, arrivals: dict[str, dict[str, tuple[str, Any]]]
+    ) -> list[tuple[str, Any, list[str]]]:
+        """What the finished run of `name` at `path` triggers: (node, its input, the triggering paths).
+        A join is triggered once every predecessor has arrived (`arrivals` keeps those that have)."""
+        if name in self.graph.terminal:
+            self.terminal_outputs[name] = output
+        triggered = []
+        for target in self.graph.next_nodes(name, route):
+            if not self.graph.nodes[target].requires_all_predecessors:
+                triggered.append((target, output, [path]))
+                continue
+            waiting = arrivals.setdefault(target, {})
+            waiting[name] = (path, output)
+            expected = [p for p in self.graph.predecessors[target] if p != START.name]
+            if all(p in waiting for p in expected):
+                triggered.append((target, {p: waiting[p][1] for p in expected}, [waiting[p][0] for p in expected]))
+                del arrivals[target]
+        return triggered
+
+    def _finished_run(self, path: str) -> Any:
+        """The run at `path` if the log says it finished (before a crash or a pause), else None."""
+        earlier = self.log.nodes.get(path)
+        return earlier if earlier is not None and earlier.finished else None
 
     async def _cancel(self, tasks: dict[asyncio.Task, str]) -> AsyncGenerator[Event, None]:
         """Stops the nodes still running (another one failed) and records that they were cancelled."""
@@ -155,9 +175,10 @@ class GraphRun:
     async def run_node(self, node: BaseNode, path: str, node_input: Any, sources: list[str]) -> tuple[Any, Any]:
         """Runs `node` at `path` (retrying as its RetryConfig says); returns (output, route).
         `sources`: the paths of the runs whose outputs triggered it (for drawing the path taken)."""
+        done = self._finished_run(path)
+        if done is not None:  # a dynamic child that finished before a crash or pause: from the log
+            return done.output, done.route
         earlier = self.log.nodes.get(path)
-        if earlier is not None and earlier.finished:
-            return earlier.output, earlier.route  # finished before a crash or pause: from the log
         resume_inputs: dict[str, Any] = {}
         if earlier is not None and earlier.status == "waiting":
             resume_inputs = {i: self.answers[i] for i in earlier.interrupts if i in self.answers}

@@ -24,6 +24,10 @@ class Stopwatch:
     def __exit__(self, *exc: object) -> None:
         self.seconds = time.perf_counter() - self.start
 
+    def elapsed(self) -> float:
+        """Seconds since the start, read while the watch runs."""
+        return time.perf_counter() - self.start
+
 
 @contextlib.contextmanager
 def bench_stores(kinds: list[str], postgres_url: str | None = None) -> Iterator["StoreFactory"]:

@@ -6,7 +6,7 @@ import argparse
 import statistics
 from typing import Any, Callable
 
-from tools.bench import adk, artifacts, projections, rewind, sessions
+from tools.bench import adk, artifacts, projections, rewind, sessions, workflow
 from tools.bench import runtime as runtime_bench
 from tools.cli.commands.common import CliError
 from tools.cli.output import Output
@@ -18,9 +18,10 @@ WHAT = {
     "projections": "rebuild rates, state_at latency, worker lag",
     "rewind": "rewinding and forking long sessions",
     "adk": "the sessions workload on google-adk's own services beside Chronicle's, as ratios",
+    "workflow": "a 50-node workflow on google-adk's Workflow beside Chronicle's, as ratios; resume after a cut",
 }
 MODULES = {"sessions": sessions, "runtime": runtime_bench, "artifacts": artifacts, "projections": projections,
-           "rewind": rewind, "adk": adk}
+           "rewind": rewind, "adk": adk, "workflow": workflow}
 
 
 def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
@@ -62,7 +63,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
             table = module.run(kinds, runs=args.runs, quick=args.quick, postgres_url=args.postgres)
         except (ValueError, KeyError) as e:  # an unknown store kind, said by the benchmark
             raise CliError(f"bench {args.what}: {e}") from None
-        except ImportError as e:  # bench adk without google-adk: the message says how to install it
+        except ImportError as e:  # bench adk or workflow without google-adk: the message says how to install it
             raise CliError(str(e)) from None
         if out.json_mode:
             out.json({"benchmark": args.what, "title": table.title, "headers": table.headers, "rows": table.rows})
