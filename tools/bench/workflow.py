@@ -218,12 +218,10 @@ async def run_async(kinds: list[str], *, runs: int = 3, quick: bool = False, pos
             found = resumes[(kind, cut)]
             first = median([f["first"] for f in found]) * 1000
             per_node = median([f["total"] / f["ran"] for f in found]) * 1000
-            where = f"resume after {cut} of {n} finished"
             read = median([f["read"] for f in found]) * 1000
-            rows.append([kind if cut == cuts[0] else "", f"{where}: ms to the 1st new node", "–", f"{first:.1f}", "–",
-                         "the read + a constant"])
-            rows.append(["", f"{where}: ms to read the session once", "–", f"{read:.1f}", "–", "–"])
-            rows.append(["", f"{where}: ms per node run", "–", f"{per_node:.2f}", "–", "flat"])
+            rows.append([kind if cut == cuts[0] else "", f"resume after {cut} of {n} finished",
+                         "–", f"{first:.1f} ms to the 1st new node (the read alone: {read:.1f}); "
+                         f"{per_node:.2f} ms per node run", "–", "first − read and per node: flat"])
     return Table(
         f"chronicle bench workflow: google-adk 2.13's Workflow and Chronicle's, side by side (median of {runs} "
         "interleaved runs; resume: Chronicle only)",
