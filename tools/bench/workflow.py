@@ -30,7 +30,6 @@ from typing import Any
 
 from google.genai import types
 
-from tools.bench.adk import INSTALL
 from tools.bench.common import Stopwatch, Table, bench_stores, median
 
 KINDS = ["memory", "sqlite", "postgresql"]
@@ -44,6 +43,12 @@ RESUME_NODES, RESUME_CUTS = 200, (0, 50, 150)
 QUICK_RESUME_NODES, QUICK_RESUME_CUTS = 20, (0, 5, 15)
 
 TARGET_SQLITE = 1 / 3
+
+INSTALL = (
+    "`chronicle bench workflow` runs google-adk's Workflow beside Chronicle's, and google-adk is not installed "
+    "here. It pins google-genai below 3, so give it an environment of its own: python -m venv .venv-adk && "
+    ".venv-adk/bin/pip install -e '.[adk]' && .venv-adk/bin/chronicle bench workflow"
+)
 
 
 def _message() -> types.Content:
@@ -59,7 +64,7 @@ def _adk() -> pytypes.SimpleNamespace:
         from google.adk.sessions import DatabaseSessionService, InMemorySessionService
         from google.adk.sessions.sqlite_session_service import SqliteSessionService
     except ImportError as e:
-        raise ImportError(INSTALL.replace("bench adk", "bench workflow")) from e
+        raise ImportError(INSTALL) from e
 
     def service(kind: str, url: str) -> Any:
         if kind == "memory":
