@@ -167,6 +167,36 @@ async def test_a_failing_item_fails_the_worker_and_a_resume_runs_only_the_unfini
     await sessions.close()
 
 
+async def test_items_of_a_parallel_worker_that_need_confirmation_wait_together_and_resume_when_answered(store_url):
+    paid: list[int] = []
+
+    def build() -> Workflow:
+        @node(parallel_worker=True, require_confirmation=lambda node_input: node_input > 100)
+        def pay(node_input: int) -> int:
+            paid.append(node_input)
+            return node_input
+
+        def amounts(node_input: str) -> list[int]:
+            return [int(x) for x in node_input.split(",")]
+
+        return Workflow(name="wf", edges=[(START, amounts, pay)])
+
+    sessions = session_service_from_url(store_url)
+    await run(sessions, build(), text("50,500,700"))
+    nodes, session = await runs_of(sessions)
+    asked = sorted(open_requests(session.events))
+    assert asked == ["wf_tool_confirmation:wf/pay@1/pay@2", "wf_tool_confirmation:wf/pay@1/pay@3"]
+    assert paid == [50] and nodes["wf/pay@1"].status == "waiting" and sorted(nodes["wf/pay@1"].interrupts) == asked
+
+    answers = [types.Part(function_response=types.FunctionResponse(id=i, name="adk_request_input", response={"confirmed": ok}))
+               for i, ok in zip(asked, (True, False))]
+    await run(sessions, build(), types.Content(role="user", parts=answers), create=False)
+    nodes, _ = await runs_of(sessions)
+    assert paid == [50, 500]  # the first item did not run again; the rejected one never ran
+    assert nodes["wf/pay@1"].output == [50, 500, {"error": "This tool call is rejected."}]
+    await sessions.close()
+
+
 def test_max_parallel_workers_is_checked_when_the_node_is_built():
     def work(node_input):
         return node_input

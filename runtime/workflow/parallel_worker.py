@@ -36,18 +36,21 @@ class ParallelWorker(BaseNode):
         items = node_input if isinstance(node_input, list) else [node_input]
         limit = self.max_parallel_workers or len(items)
         # Started in input order, so each item's run id (its path) is the same on every run; a new
-        # item starts only once a running one has finished well.
+        # item starts only once a running one has finished well (as ADK: none after one waits).
         runs: list[asyncio.Future] = []
+        waits = False
         try:
             pending: set[asyncio.Future] = set()
-            while len(runs) < len(items) or pending:
-                while len(runs) < len(items) and len(pending) < limit:
+            while (len(runs) < len(items) and not waits) or pending:
+                while len(runs) < len(items) and len(pending) < limit and not waits:
                     runs.append(asyncio.ensure_future(ctx.run_node(self.node, items[len(runs)])))
                     pending.add(runs[-1])
                 done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
                 for run in done:
                     error = run.exception()
-                    if error is not None and not isinstance(error, NodeInterruptedError):
+                    if isinstance(error, NodeInterruptedError):
+                        waits = True
+                    elif error is not None:
                         raise error  # the other items are stopped below
         finally:
             for run in runs:
