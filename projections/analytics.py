@@ -13,6 +13,9 @@ per tool. Definitions, all read from the events alone:
   convention); a tool's latency runs from its call's event to its response's event;
 * an invocation is counted on its first event; its duration (first to last event) is added
   when the session's next invocation starts, so it covers completed invocations;
+* a workflow node (named by its place, ``wf/inner/a``) counts its runs, finished runs, failures
+  and retried attempts, from the facts of its life (projections.workflow); its latency runs from
+  its start (or resume) to its completed fact;
 * rewinds and forks are counted apart; rewound turns stay counted (their tokens were spent),
   and a fork's copy of its source's history is not counted again.
 
@@ -30,6 +33,7 @@ from typing import Any
 
 from projections.base import Fold, Projection, by_app
 from projections.log_event import CREATED, DELETED, FORKED, RECORDED, REWOUND, LogEvent, is_tool_error
+from projections.workflow import node_key, starts_run, stored_node_fact
 
 # Latency histogram bucket upper bounds, in milliseconds (plus one overflow bucket).
 BOUNDS_MS = (5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000)
@@ -152,25 +156,53 @@ class ToolStats:
         return f"ToolStats(calls={self.calls}, errors={self.errors}, latency={self.latency!r})"
 
 
+class NodeStats:
+    """One workflow node's runs (a node is named by its place, ``wf/inner/a``): how many ran,
+    finished, failed, how often an attempt was retried, and the time of its finished runs."""
+
+    __slots__ = ("runs", "completed", "failures", "retries", "latency")
+
+    def __init__(self, runs: int = 0, completed: int = 0, failures: int = 0, retries: int = 0,
+                 latency: Latency | None = None):
+        self.runs, self.completed, self.failures, self.retries = runs, completed, failures, retries
+        self.latency = latency or Latency()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"runs": self.runs, "completed": self.completed, "failures": self.failures, "retries": self.retries,
+                "latency": self.latency.to_json()}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> NodeStats:
+        return cls(data["runs"], data["completed"], data["failures"], data["retries"], Latency.from_json(data["latency"]))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, NodeStats) and self.to_json() == other.to_json()
+
+    def __repr__(self) -> str:
+        return f"NodeStats({self.to_json()})"
+
+
 class _Cursor:
     """A session's recent activity, for timing: kept while the session is active."""
 
-    __slots__ = ("invocation", "started", "last_ts", "recent", "pending")
+    __slots__ = ("invocation", "started", "last_ts", "recent", "pending", "nodes")
 
     def __init__(
         self, invocation: str = "", started: float = 0.0, last_ts: float = 0.0,
         recent: list[str] | None = None, pending: dict[str, list[Any]] | None = None,
+        nodes: dict[str, float] | None = None,
     ):
         self.invocation, self.started, self.last_ts = invocation, started, last_ts
         self.recent = recent if recent is not None else []
         self.pending = pending if pending is not None else {}  # call id -> [tool, agent, ts]
+        self.nodes = nodes if nodes is not None else {}  # path of a running node -> when it (re)started
 
     def to_json(self) -> list[Any]:
-        return [self.invocation, self.started, self.last_ts, self.recent, self.pending]
+        return [self.invocation, self.started, self.last_ts, self.recent, self.pending, self.nodes]
 
     @classmethod
     def from_json(cls, data: list[Any]) -> _Cursor:
-        return cls(data[0], data[1], data[2], list(data[3]), dict(data[4]))
+        return cls(data[0], data[1], data[2], list(data[3]), dict(data[4]), dict(data[5]) if len(data) > 5 else {})
 
 
 @dataclass
@@ -180,6 +212,7 @@ class AnalyticsView:
     totals: Counts = field(default_factory=Counts)
     agents: dict[str, AgentStats] = field(default_factory=dict)
     tools: dict[str, ToolStats] = field(default_factory=dict)
+    nodes: dict[str, NodeStats] = field(default_factory=dict)
     users: dict[str, Counts] = field(default_factory=dict)
     days: dict[str, Counts] = field(default_factory=dict)
     invocation_latency: Latency = field(default_factory=Latency)
@@ -196,6 +229,7 @@ class AnalyticsView:
             "totals": self.totals.to_json(),
             "agents": {k: v.to_json() for k, v in self.agents.items()},
             "tools": {k: v.to_json() for k, v in self.tools.items()},
+            "nodes": {k: v.to_json() for k, v in self.nodes.items()},
             "users": {k: v.to_json() for k, v in self.users.items()},
             "days": {k: v.to_json() for k, v in self.days.items()},
             "invocation_latency": self.invocation_latency.to_json(),
@@ -214,6 +248,7 @@ class AnalyticsView:
             totals=Counts.from_json(data["totals"]),
             agents={k: AgentStats.from_json(v) for k, v in data["agents"].items()},
             tools={k: ToolStats.from_json(v) for k, v in data["tools"].items()},
+            nodes={k: NodeStats.from_json(v) for k, v in data.get("nodes", {}).items()},
             users={k: Counts.from_json(v) for k, v in data["users"].items()},
             days={k: Counts.from_json(v) for k, v in data["days"].items()},
             invocation_latency=Latency.from_json(data["invocation_latency"]),
@@ -363,7 +398,34 @@ def _fold_recorded(view: AnalyticsView, event: LogEvent, rows: tuple[Counts, ...
                 caller.tool_errors += 1
         if pending is not None:
             tool.latency.add((ts - pending[2]) * 1000)
+    found = stored_node_fact(data)
+    if found is not None:
+        _fold_node(view, cursor, *found, ts)
     cursor.last_ts = ts
+
+
+def _fold_node(view: AnalyticsView, cursor: _Cursor, path: str, fact: dict[str, Any], ts: float) -> None:
+    """A workflow node's fact (see projections.workflow): counted per node, timed from its (re)start."""
+    key = node_key(path)
+    stats = view.nodes.get(key)
+    if stats is None:
+        stats = view.nodes[key] = NodeStats()
+    status = fact.get("status")
+    if starts_run(fact):
+        stats.runs += 1
+    if status in ("started", "resumed"):
+        cursor.nodes[path] = ts
+    elif status == "retried":
+        stats.retries += 1
+    elif status == "completed":
+        stats.completed += 1
+        started = fact.get("started_at", cursor.nodes.get(path))
+        if started is not None:
+            stats.latency.add((ts - started) * 1000)
+    elif status == "failed":
+        stats.failures += 1
+    if status in ("completed", "failed", "cancelled", "waiting"):
+        cursor.nodes.pop(path, None)
 
 
 def _prune(view: AnalyticsView, now: float) -> None:
@@ -422,6 +484,14 @@ def format_analytics(app_name: str, view: AnalyticsView, *, top: int = 20) -> st
             [[name, s.calls, s.errors, _ms(s.latency.mean_ms), _ms(s.latency.quantile_ms(0.95)),
               _ms(s.latency.max_ms or None)]
              for name, s in sorted(view.tools.items(), key=lambda kv: -kv[1].calls)[:top]],
+        )
+    if view.nodes:
+        out += ["", "per workflow node"]
+        out += _table(
+            ["node", "runs", "completed", "failures", "retries", "mean", "p95", "max"],
+            [[name, s.runs, s.completed, s.failures, s.retries, _ms(s.latency.mean_ms),
+              _ms(s.latency.quantile_ms(0.95)), _ms(s.latency.max_ms or None)]
+             for name, s in sorted(view.nodes.items(), key=lambda kv: -kv[1].runs)[:top]],
         )
     for title, rows in (("per user", view.users), ("per day (UTC)", view.days)):
         if not rows:

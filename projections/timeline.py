@@ -2,8 +2,9 @@
 
 ``fold_timeline(view, event) -> view`` folds one session's log into a ``Timeline``: one entry
 per invocation, in order, each with its steps (one per event: author, text, tool calls with
-their arguments, tool results, the state keys and artifacts the event changed, token usage and
-the time since the invocation's previous event) and the invocation's duration and usage.
+their arguments, tool results, the state keys and artifacts the event changed, token usage, the
+time since the invocation's previous event, and a workflow node's fact: its run's status,
+input, output, error and time) and the invocation's duration and usage.
 
 Rewound turns stay in the timeline, marked: a rewind hides its target invocation and every
 later one before it, and rewinding a rewind brings its range back (``domain.rewind_ranges`` decides
@@ -20,6 +21,7 @@ from typing import Any, Mapping
 from domain.rewind_ranges import active_ranges, is_hidden
 from projections.base import Fold, by_session
 from projections.log_event import CREATED, DELETED, FORKED, RECORDED, REWOUND, LogEvent, is_tool_error
+from projections.workflow import stored_node_fact
 
 
 @dataclass
@@ -35,6 +37,20 @@ class ToolResult:
     name: str
     response: Any
     error: bool
+
+
+@dataclass
+class NodeStep:
+    """A workflow node's fact on a step (see projections.workflow): which run, what it says."""
+
+    path: str
+    status: str
+    input: Any = None
+    output: Any = None
+    route: Any = None
+    error: str | None = None
+    attempt: int | None = None
+    seconds: float | None = None  # a run's time, on its completed or failed fact
 
 
 @dataclass
@@ -55,6 +71,7 @@ class Step:
     error: str | None = None
     transfer_to: str | None = None
     rewind_before: str | None = None  # a rewind marker: the invocation it rewound to before
+    node: NodeStep | None = None  # a workflow node's fact
 
     @property
     def state_keys(self) -> list[str]:
@@ -184,9 +201,25 @@ def _fold_step(view: Timeline, event: LogEvent) -> None:
         transfer_to=actions.get("transfer_to_agent"),
         rewind_before=actions.get("rewind_before_invocation_id"),
     )
+    found = stored_node_fact(event.data)
+    if found is not None:
+        step.node = _node_step(current, *found, event)
     current.steps.append(step)
     current.last_version = event.version
     current.ended = max(current.ended, event.timestamp)
+
+
+def _node_step(invocation: Invocation, path: str, fact: dict[str, Any], event: LogEvent) -> NodeStep:
+    status = fact.get("status", "")
+    node = NodeStep(path, status, fact.get("input"), event.data.get("output"), event.actions.get("route"),
+                    fact.get("error"), fact.get("attempt"))
+    if status in ("completed", "failed"):
+        started = fact.get("started_at")
+        if started is None:  # a run that took a while: its start is an earlier step of the invocation
+            started = next((s.timestamp for s in reversed(invocation.steps)
+                            if s.node and s.node.path == path and s.node.status in ("started", "resumed")), None)
+        node.seconds = None if started is None else event.timestamp - started
+    return node
 
 
 # -- presentation -------------------------------------------------------------------------
@@ -224,6 +257,8 @@ def format_timeline(timeline: Timeline, *, width: int = 100) -> str:
             lat = "" if s.latency_ms is None else f" +{s.latency_ms:,.0f}ms"
             prefix = f"  v{s.version:<5} {s.author}{lat}:"
             lines = []
+            if s.node:
+                lines.append(f"node {s.node.path} {s.node.status}")
             if s.text:
                 lines.append(_short(s.text, width - len(prefix)))
             lines += [f"→ {c.name}({_short(c.args, width // 2)})" for c in s.tool_calls]

@@ -21,7 +21,7 @@ key `NODE_FACT_KEY` of `custom_metadata`, the fact:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Optional
+from typing import Any, Iterable, Mapping, Optional
 
 from domain.events import Event
 
@@ -79,6 +79,25 @@ def node_fact(event: Event) -> Optional[dict[str, Any]]:
     metadata = event.custom_metadata
     fact = metadata.get(NODE_FACT_KEY) if metadata else None
     return fact if isinstance(fact, dict) and event.node_info.path else None
+
+
+def stored_node_fact(data: Mapping[str, Any]) -> Optional[tuple[str, dict[str, Any]]]:
+    """`node_fact` of a stored event's JSON dict (what the log-event folds read): (path, fact)."""
+    metadata = data.get("custom_metadata")
+    fact = metadata.get(NODE_FACT_KEY) if metadata else None
+    path = (data.get("node_info") or {}).get("path")
+    return (path, fact) if isinstance(fact, dict) and path else None
+
+
+def starts_run(fact: Mapping[str, Any]) -> bool:
+    """Whether a fact opens a new run of its node (a started fact, or a quick node's whole life in
+    one completed fact), rather than continuing one (resumed, retried, ...)."""
+    return "input" in fact and fact.get("status") != "resumed" and not fact.get("resumed")
+
+
+def node_key(path: str) -> str:
+    """A node's place in its workflows without the run ids: ``wf/inner@2/a@3`` -> ``wf/inner/a``."""
+    return "/".join(part.split("@", 1)[0] for part in path.split("/"))
 
 
 def fold(runs: WorkflowRuns, event: Event) -> WorkflowRuns:

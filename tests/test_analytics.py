@@ -3,6 +3,7 @@ rewinds and forks; queryable from Python and printable as a table."""
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 import pytest
@@ -112,3 +113,44 @@ def test_an_empty_view_round_trips():
     view = AnalyticsView()
     assert AnalyticsView.from_json(view.to_json()) == view
     assert fold_events(ANALYTICS, []) == {}
+
+
+async def test_workflow_nodes_count_runs_failures_retries_and_latency(service):
+    from google.genai import types
+
+    from runtime import App, Runner
+    from runtime.workflow import START, RetryConfig, Workflow, node
+
+    tries: list[int] = []
+
+    @node(retry_config=RetryConfig(max_attempts=2, initial_delay=0, jitter=0))
+    async def fetch(node_input):
+        tries.append(1)
+        if len(tries) == 1:
+            raise ConnectionError("flaky")
+        return node_input
+
+    def check(node_input):
+        if node_input == "bad":
+            raise ValueError("bad input")
+        return "ok"
+
+    runner = Runner(app=App(name="flow", root_agent=Workflow(name="wf", edges=[(START, fetch, check)])),
+                    session_service=service)
+    for session_id, text in (("s1", "good"), ("s2", "bad")):
+        await service.create_session(app_name="flow", user_id="u", session_id=session_id)
+        message = types.Content(role="user", parts=[types.Part(text=text)])
+        with pytest.raises(ValueError) if text == "bad" else contextlib.nullcontext():
+            [e async for e in runner.run_async(user_id="u", session_id=session_id, new_message=message)]
+    projector = Projector(service.store)
+    projector.catch_up()
+    nodes = projector.analytics("flow").nodes
+    fetch_stats, check_stats = nodes["wf/fetch"], nodes["wf/check"]
+    assert (fetch_stats.runs, fetch_stats.completed, fetch_stats.failures, fetch_stats.retries) == (2, 2, 0, 1)
+    assert (check_stats.runs, check_stats.completed, check_stats.failures, check_stats.retries) == (2, 1, 1, 0)
+    assert fetch_stats.latency.count == 2 and check_stats.latency.count == 1
+    assert "per workflow node" in projector.analytics_table("flow")
+    before = stored(projector.runner("analytics"))
+    projector.rebuild("analytics")
+    assert stored(projector.runner("analytics")) == before == reference(service.store, ANALYTICS)
+

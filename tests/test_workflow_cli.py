@@ -83,3 +83,22 @@ async def test_the_command_explains_a_session_without_a_workflow_or_a_wrong_invo
     await sessions.close()
     plain = cli("workflow", "plain", store=shared_store_url, expect=1)
     assert "no workflow runs" in plain.stderr
+
+
+async def test_history_shows_each_node_run_and_analytics_count_runs_retries_and_time_per_node(shared_store_url):
+    await record_run(shared_store_url)
+
+    history = cli("history", SESSION, "--full", store=shared_store_url).stdout
+    assert '◆ wf/classify@1 completed in ' in history and 'in "lengthy" → out "lengthy" route long' in history
+    assert "◆ wf/long@1 retried ConnectionError: flaky" in history
+    assert '◆ wf/join@1 completed in ' in history and 'in {"long": "L", "extra": "E"}' in history
+    steps = [s for inv in cli_json("history", SESSION, store=shared_store_url)["timeline"]["invocations"]
+             for s in inv["steps"] if s["node"]]
+    statuses = [(s["node"]["path"], s["node"]["status"]) for s in steps]
+    assert ("wf/long@1", "retried") in statuses and statuses[-1] == ("wf/join@1", "completed")
+    assert all(s["node"]["seconds"] >= 0 for s in steps if s["node"]["status"] == "completed")
+
+    table = cli("analytics", "--by", "nodes", store=shared_store_url).stdout
+    rows = {line.split()[1]: line.split()[2:6] for line in table.splitlines() if line.startswith(APP)}
+    assert rows == {"wf/classify": ["1", "1", "0", "0"], "wf/long": ["1", "1", "0", "1"],
+                    "wf/extra": ["1", "1", "0", "0"], "wf/join": ["1", "1", "0", "0"]}

@@ -8,6 +8,7 @@ from runtime.workflow.base_node import START, BaseNode, JoinNode, Node
 from runtime.workflow.context import Context
 from runtime.workflow.errors import (
     GraphValidationError,
+    NodeInterruptedError,
     NodeTimeoutError,
     StateSchemaError,
     WorkflowConfigurationError,
@@ -16,7 +17,9 @@ from runtime.workflow.errors import (
 from runtime.workflow.function_node import FunctionNode, node
 from runtime.workflow.graph import DEFAULT_ROUTE, Edge
 from runtime.workflow.interrupts import RequestInput
+from runtime.workflow.parallel_worker import ParallelWorker
 from runtime.workflow.retry_config import RetryConfig
+from runtime.workflow.tool_node import ToolNode
 from runtime.workflow.workflow import Workflow, as_root_agent
 
 __all__ = [
@@ -29,11 +32,14 @@ __all__ = [
     "GraphValidationError",
     "JoinNode",
     "Node",
+    "NodeInterruptedError",
     "NodeTimeoutError",
+    "ParallelWorker",
     "RequestInput",
     "RetryConfig",
     "START",
     "StateSchemaError",
+    "ToolNode",
     "Workflow",
     "WorkflowConfigurationError",
     "WorkflowDataError",

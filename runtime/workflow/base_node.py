@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, AsyncGenerator, Optional
 from pydantic import BaseModel, ConfigDict, TypeAdapter
 
 from domain.events import Event
+from runtime.events.request_input import RequestInput
 from runtime.workflow.errors import WorkflowConfigurationError, WorkflowDataError
 from runtime.workflow.retry_config import RetryConfig
 
@@ -26,7 +27,9 @@ class BaseNode(BaseModel):
     """When a resumed invocation reaches this node waiting for input: run it again (True), or take
     the answer as its output (False). A node cut off by a crash has no output and always runs again."""
     wait_for_output: bool = False
-    """Accepted as in ADK; not acted on yet (JoinNode waits for its predecessors by its own rule)."""
+    """A run that ends with neither an output nor a route is recorded as waiting, not completed, and
+    triggers nothing; the node's next trigger runs it again (as ADK: for a node that gathers inputs
+    over several runs before it gives its output)."""
     retry_config: Optional[RetryConfig] = None
     timeout: Optional[float] = None
     """Seconds the node may run; past that it fails with NodeTimeoutError (which may be retried)."""
@@ -58,13 +61,19 @@ class BaseNode(BaseModel):
                 if item is None:
                     continue
                 if isinstance(item, Event):
-                    if item.output is not None:
+                    if item.output is not None and not self.exempt_from_output_schema(item.output):
                         item.output = _validated(self.output_schema, item.output, self.name, "output")
+                    yield item
+                elif isinstance(item, RequestInput) or self.exempt_from_output_schema(item):
                     yield item
                 else:
                     yield _validated(self.output_schema, item, self.name, "output")
         finally:
             await agen.aclose()
+
+    def exempt_from_output_schema(self, value: Any) -> bool:
+        """An output the node may give whatever its output_schema says (a rejected confirmation's)."""
+        return False
 
     async def _run_impl(self, *, ctx: Context, node_input: Any) -> AsyncGenerator[Any, None]:
         raise NotImplementedError(f"{type(self).__name__} must implement _run_impl")

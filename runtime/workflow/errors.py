@@ -29,3 +29,12 @@ class NodeTimeoutError(ChronicleError):
         self.node_name = node_name
         self.timeout = timeout
         super().__init__(f"Node '{node_name}' timed out after {timeout} seconds.")
+
+
+class NodeInterruptedError(ChronicleError):
+    """Raised in a node by `ctx.run_node` when the child waits for a person's input: the node waits
+    too, on the same requests (the scheduler records it as waiting, not failed)."""
+
+    def __init__(self, interrupts: list[str]) -> None:
+        self.interrupts = list(interrupts)
+        super().__init__(f"Waiting for input: {', '.join(self.interrupts)}")

@@ -9,9 +9,11 @@ from typing import Any, AsyncGenerator, Callable, Literal, Optional
 
 from pydantic import ConfigDict, PrivateAttr, TypeAdapter, ValidationError
 
+from runtime.workflow import confirmation
 from runtime.workflow.base_node import BaseNode
 from runtime.workflow.context import Context
 from runtime.workflow.errors import WorkflowConfigurationError, WorkflowDataError
+from runtime.workflow.facts import as_json
 from runtime.workflow.retry_config import RetryConfig
 
 _CONTEXT_NAMES = ("ctx", "context")
@@ -21,12 +23,17 @@ class FunctionNode(BaseNode):
     """Calls `func`. Its parameters are bound by name: `ctx` gets the node's Context, `node_input`
     the node's input, the others come from session state (`parameter_binding="state"`, the default)
     or from the keys of a dict input (`"node_input"`). What it returns is the node's output; an
-    async generator function may yield several Events and values instead."""
+    async generator function may yield several Events and values instead.
+
+    `require_confirmation` (True, or a function of the call's arguments that says whether this
+    call needs it): a person approves the run before the function is called (see
+    runtime.workflow.confirmation); a rejected run outputs {"error": "This tool call is rejected."}."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     func: Callable[..., Any]
     parameter_binding: Literal["state", "node_input"] = "state"
+    require_confirmation: confirmation.ConfirmationPolicy = False
     _signature: inspect.Signature = PrivateAttr()
     _adapters: dict[str, TypeAdapter] = PrivateAttr(default_factory=dict)
 
@@ -35,6 +42,11 @@ class FunctionNode(BaseNode):
             data["func"] = func
         if "name" not in data and "func" in data:
             data["name"] = getattr(data["func"], "__name__", "")
+        if data.get("require_confirmation") and not data.get("rerun_on_resume"):
+            raise WorkflowConfigurationError(
+                f"FunctionNode {data.get('name')!r} has require_confirmation, which needs rerun_on_resume=True: the "
+                "node runs again once the person has answered (@node sets it for you)."
+            )
         super().__init__(**data)
 
     def model_post_init(self, __context: Any) -> None:
@@ -84,8 +96,21 @@ class FunctionNode(BaseNode):
                 f"Parameter {name!r} of node {self.name!r} got {value!r}, which does not fit its type: {error}"
             ) from error
 
+    def exempt_from_output_schema(self, value: Any) -> bool:
+        return bool(self.require_confirmation) and value == confirmation.REJECTED
+
     async def _run_impl(self, *, ctx: Context, node_input: Any) -> AsyncGenerator[Any, None]:
         arguments = self._arguments(ctx, node_input)
+        if self.require_confirmation:
+            answer = confirmation.answer(ctx)
+            if answer is not None and not answer.confirmed:
+                yield confirmation.REJECTED
+                return
+            if answer is None:
+                args = {k: v for k, v in arguments.items() if v is not ctx}
+                if await confirmation.required(self.require_confirmation, ctx, args, node_input):
+                    yield confirmation.request(ctx.node_path, self.name, as_json(args))
+                    return
         if inspect.isasyncgenfunction(self.func):
             async for item in self.func(**arguments):
                 yield item
@@ -102,26 +127,43 @@ def node(
     rerun_on_resume: Optional[bool] = None,
     retry_config: Optional[RetryConfig] = None,
     timeout: Optional[float] = None,
+    parallel_worker: bool = False,
+    max_parallel_workers: Optional[int] = None,
+    require_confirmation: Optional[confirmation.ConfirmationPolicy] = None,
     parameter_binding: Literal["state", "node_input"] = "state",
 ) -> Any:
-    """`@node`, `@node(...)` on a function, or `node(x, name=...)` on a function, node or agent:
-    returns the node, with the given settings."""
+    """`@node`, `@node(...)` on a function, or `node(x, name=...)` on a function, node, agent or
+    tool: returns the node, with the given settings. `parallel_worker=True` wraps it in a node that
+    runs it once per item of a list input (at most `max_parallel_workers` at once);
+    `require_confirmation` turns rerun_on_resume on unless it is given."""
+    if max_parallel_workers is not None and not parallel_worker:
+        raise WorkflowConfigurationError("max_parallel_workers can only be set when parallel_worker is True.")
+    if max_parallel_workers is not None and max_parallel_workers < 1:
+        raise WorkflowConfigurationError("max_parallel_workers must be greater than or equal to 1.")
+    if require_confirmation and rerun_on_resume is None:
+        rerun_on_resume = True
     settings = {
         key: value
         for key, value in dict(
-            name=name, rerun_on_resume=rerun_on_resume, retry_config=retry_config, timeout=timeout
+            name=name, rerun_on_resume=rerun_on_resume, retry_config=retry_config, timeout=timeout,
+            require_confirmation=require_confirmation,
         ).items()
         if value is not None
     }
 
     def wrap(target: Any) -> BaseNode:
         from runtime.workflow.graph import as_node
+        from runtime.workflow.parallel_worker import ParallelWorker
 
-        if isinstance(target, BaseNode):
-            return target.model_copy(update=settings) if settings else target
-        if callable(target) and not hasattr(target, "run_async"):
-            return FunctionNode(target, parameter_binding=parameter_binding, **settings)
-        built = as_node(target)
-        return built.model_copy(update=settings) if settings else built
+        if callable(target) and not isinstance(target, BaseNode) and not hasattr(target, "run_async"):
+            built: BaseNode = FunctionNode(target, parameter_binding=parameter_binding, **settings)
+        else:
+            built = as_node(target)
+            if "require_confirmation" in settings and "require_confirmation" not in type(built).model_fields:
+                raise WorkflowConfigurationError(
+                    f"require_confirmation applies to function and tool nodes, not to {type(built).__name__} {built.name!r}."
+                )
+            built = built.model_copy(update=settings) if settings else built
+        return ParallelWorker(node=built, max_parallel_workers=max_parallel_workers) if parallel_worker else built
 
     return wrap if node_like is None else wrap(node_like)

@@ -34,10 +34,12 @@ class Edge(BaseModel):
 
 
 def as_node(node_like: Any) -> BaseNode:
-    """A node from what an edge may name: a node, "START", an agent, or a function."""
+    """A node from what an edge may name: a node, "START", an agent, a tool, or a function."""
     from runtime.agents.base_agent import BaseAgent
+    from runtime.tools.base_tool import BaseTool
     from runtime.workflow.agent_node import AgentNode
     from runtime.workflow.function_node import FunctionNode
+    from runtime.workflow.tool_node import ToolNode
 
     if isinstance(node_like, BaseNode):
         return node_like
@@ -45,10 +47,12 @@ def as_node(node_like: Any) -> BaseNode:
         return START
     if isinstance(node_like, BaseAgent):
         return AgentNode(name=node_like.name, description=node_like.description, agent=node_like)
+    if isinstance(node_like, BaseTool):
+        return ToolNode(tool=node_like)
     if callable(node_like):
         return FunctionNode(node_like)
     raise GraphValidationError(
-        f"Unknown node {node_like!r} ({type(node_like).__name__}): a graph takes nodes, agents, functions or START."
+        f"Unknown node {node_like!r} ({type(node_like).__name__}): a graph takes nodes, agents, tools, functions or START."
     )
 
 

@@ -18,7 +18,7 @@ from projections.workflow import WorkflowRuns, node_fact
 from runtime.invocation_context import InvocationContext
 from runtime.workflow.base_node import START, BaseNode
 from runtime.workflow.context import Context
-from runtime.workflow.errors import NodeTimeoutError
+from runtime.workflow.errors import NodeInterruptedError, NodeTimeoutError
 from runtime.workflow.facts import as_json, fact_event
 from runtime.workflow.interrupts import is_request_input, request_event
 from runtime.workflow.state_schema import check_state_delta
@@ -59,6 +59,7 @@ class GraphRun:
         self.max_concurrency = max_concurrency if max_concurrency and max_concurrency > 0 else None
         self._queue: asyncio.Queue = asyncio.Queue()
         self._runs: Counter = Counter()
+        self._waiting: dict[str, list[str]] = {}  # path -> the requests its run waits on
         self.terminal_outputs: dict[str, Any] = {}
 
     # -- the generator the workflow yields from ---------------------------------------------
@@ -77,9 +78,15 @@ class GraphRun:
                     name, value, sources = pending.pop(0)
                     self._runs[name] += 1
                     path = f"{self.path}/{name}@{self._runs[name]}"
+                    done = self._finished_run(path)
+                    if done is not None:  # no task for a node the log says finished: a resume costs its read only
+                        pending.extend(self._successors(name, path, done.output, done.route, arrivals))
+                        continue
                     task = asyncio.create_task(self.run_node(self.graph.nodes[name], path, value, sources))
                     tasks[task] = path
                     task.add_done_callback(lambda t: self._queue.put_nowait(("done", t)))
+                if not tasks:
+                    continue  # the log had the rest: nothing runs, nothing to wait for
                 try:
                     kind, item = await (asyncio.wait_for(self._queue.get(), HOLD_STARTED) if held else self._queue.get())
                 except TimeoutError:
@@ -117,23 +124,37 @@ class GraphRun:
                 output, route = item.result()
                 if output is WAITING:
                     continue
-                if name in self.graph.terminal:
-                    self.terminal_outputs[name] = output
-                for target in self.graph.next_nodes(name, route):
-                    if not self.graph.nodes[target].requires_all_predecessors:
-                        pending.append((target, output, [path]))
-                        continue
-                    waiting = arrivals.setdefault(target, {})
-                    waiting[name] = (path, output)
-                    expected = [p for p in self.graph.predecessors[target] if p != START.name]
-                    if all(p in waiting for p in expected):
-                        pending.append((target, {p: waiting[p][1] for p in expected}, [waiting[p][0] for p in expected]))
-                        del arrivals[target]
+                pending.extend(self._successors(name, path, output, route, arrivals))
         finally:
             for task in tasks:
                 task.cancel()
             if tasks:
                 await asyncio.gather(*tasks, return_exceptions=True)
+
+    def _successors(
+        self, name: str, path: str, output: Any, route: Any, arrivals: dict[str, dict[str, tuple[str, Any]]]
+    ) -> list[tuple[str, Any, list[str]]]:
+        """What the finished run of `name` at `path` triggers: (node, its input, the triggering paths).
+        A join is triggered once every predecessor has arrived (`arrivals` keeps those that have)."""
+        if name in self.graph.terminal:
+            self.terminal_outputs[name] = output
+        triggered = []
+        for target in self.graph.next_nodes(name, route):
+            if not self.graph.nodes[target].requires_all_predecessors:
+                triggered.append((target, output, [path]))
+                continue
+            waiting = arrivals.setdefault(target, {})
+            waiting[name] = (path, output)
+            expected = [p for p in self.graph.predecessors[target] if p != START.name]
+            if all(p in waiting for p in expected):
+                triggered.append((target, {p: waiting[p][1] for p in expected}, [waiting[p][0] for p in expected]))
+                del arrivals[target]
+        return triggered
+
+    def _finished_run(self, path: str) -> Any:
+        """The run at `path` if the log says it finished (before a crash or a pause), else None."""
+        earlier = self.log.nodes.get(path)
+        return earlier if earlier is not None and earlier.finished else None
 
     async def _cancel(self, tasks: dict[asyncio.Task, str]) -> AsyncGenerator[Event, None]:
         """Stops the nodes still running (another one failed) and records that they were cancelled."""
@@ -155,20 +176,22 @@ class GraphRun:
     async def run_node(self, node: BaseNode, path: str, node_input: Any, sources: list[str]) -> tuple[Any, Any]:
         """Runs `node` at `path` (retrying as its RetryConfig says); returns (output, route).
         `sources`: the paths of the runs whose outputs triggered it (for drawing the path taken)."""
+        done = self._finished_run(path)
+        if done is not None:  # a dynamic child that finished before a crash or pause: from the log
+            return done.output, done.route
         earlier = self.log.nodes.get(path)
-        if earlier is not None and earlier.finished:
-            return earlier.output, earlier.route  # finished before a crash or pause: from the log
         resume_inputs: dict[str, Any] = {}
         if earlier is not None and earlier.status == "waiting":
             resume_inputs = {i: self.answers[i] for i in earlier.interrupts if i in self.answers}
             if not resume_inputs:
-                self.interrupts.extend(earlier.interrupts)
+                self._wait_on(path, earlier.interrupts)
                 return WAITING, None  # still unanswered
             if not node.rerun_on_resume:  # the answer is the node's output
                 answer = next(iter(resume_inputs.values())) if len(resume_inputs) == 1 else resume_inputs
                 await self._emit(fact_event(self.ctx, author=node.name, path=path, status="completed", output=answer))
                 return answer, None
-        node_input = as_json(node_input)
+        # A node run again takes the input the log recorded for it (the same a live run would get).
+        node_input = earlier.input if earlier is not None and earlier.input is not None else as_json(node_input)
         status = "resumed" if earlier is not None else "started"
         started = fact_event(self.ctx, author=node.name, path=path, status=status, input=node_input, attempt=1, sources=sources)
         self._queue.put_nowait(("event", (started, None)))  # not awaited: see HOLD_STARTED
@@ -186,6 +209,9 @@ class GraphRun:
             )
             try:
                 output, route = await self._attempt(node, ctx, path, node_input)
+            except NodeInterruptedError as waiting:  # a dynamic child waits for input: so does this node
+                ctx.interrupts.extend(waiting.interrupts)
+                output = route = None
             except Exception as error:  # noqa: BLE001 - a node's failure, recorded; retried or raised
                 retry = node.retry_config
                 if retry is not None and attempt < retry.attempts and retry.retries_on(error):
@@ -197,12 +223,13 @@ class GraphRun:
                     continue
                 await self._emit(fact_event(self.ctx, author=node.name, path=path, status="failed", error=error, attempt=attempt))
                 raise
-            if ctx.interrupts:
+            if ctx.interrupts or (node.wait_for_output and output is None and route is None):
+                # waiting for a person's input; or, with wait_for_output, for a later trigger of the node
                 await self._emit(
                     fact_event(self.ctx, author=node.name, path=path, status="waiting", actions=ctx.take_actions(),
                                interrupts=ctx.interrupts)
                 )
-                self.interrupts.extend(ctx.interrupts)
+                self._wait_on(path, ctx.interrupts)
                 return WAITING, None
             output = as_json(output)
             actions = ctx.take_actions()
@@ -253,6 +280,12 @@ class GraphRun:
             await agen.aclose()
         return (ctx.output if ctx.output is not None else output), ctx.route
 
+    def _wait_on(self, path: str, interrupts: list[str]) -> None:
+        """The run at `path` waits on these requests; so does the invocation (a parent waits on its
+        child's too: listed once)."""
+        self._waiting[path] = list(interrupts)
+        self.interrupts.extend(i for i in interrupts if i not in self.interrupts)
+
     def _child_runner(self, parent_path: str) -> Callable[..., Any]:
         async def run_child(node_like: Any, node_input: Any, *, name: Optional[str] = None) -> Any:
             from runtime.workflow.graph import as_node
@@ -262,7 +295,10 @@ class GraphRun:
                 child = child.model_copy(update={"name": name})
             key = f"{parent_path}/{child.name}"
             self._runs[key] += 1
-            output, _ = await self.run_node(child, f"{key}@{self._runs[key]}", node_input, [parent_path])
+            path = f"{key}@{self._runs[key]}"
+            output, _ = await self.run_node(child, path, node_input, [parent_path])
+            if output is WAITING:
+                raise NodeInterruptedError(self._waiting[path])
             return output
 
         return run_child

@@ -52,7 +52,9 @@ class Workflow(BaseAgent, BaseNode):
             return
         events = ctx.invocation_events() if ctx.resuming else []
         log, found = fold_all(events), answers(events)
-        message = ctx.user_content
+        # The workflow's input is the invocation's message, not an answer that resumes it.
+        message = next((e.content for e in events if e.author == "user" and e.content and not e.get_function_responses()),
+                       ctx.user_content)
         text = "".join(p.text or "" for p in message.parts or []) if message is not None else None
         run = self._graph_run(ctx, self.name, log, found, None)
         async for event in run.events(text):

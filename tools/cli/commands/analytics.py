@@ -1,4 +1,4 @@
-"""`chronicle analytics`: what the agents did, as tables per app, agent, tool, user and day.
+"""`chronicle analytics`: what the agents did, as tables per app, agent, tool, workflow node, user and day.
 
 The figures are the analytics projection's (see ``projections.analytics`` for what each means);
 the command first folds whatever the log gained since the projection last looked.
@@ -12,16 +12,17 @@ from typing import Any, Callable
 from tools.cli.commands.common import open_store_for
 from tools.cli.output import Output
 
-TABLES = ["apps", "agents", "tools", "users", "days"]
+TABLES = ["apps", "agents", "tools", "nodes", "users", "days"]
 
 
 def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "analytics",
         parents=[common()],
-        help="tables per app, agent, tool, user and day (tokens, calls, errors, latency)",
+        help="tables per app, agent, tool, workflow node, user and day (tokens, calls, errors, latency)",
         description="Sessions, invocations, events, LLM calls and errors, tool calls and errors, tokens "
-        "and latencies, folded from the log: per app, per agent, per tool, per user and per UTC day.",
+        "and latencies, folded from the log: per app, per agent, per tool, per workflow node (runs, failures, "
+        "retries, latency), per user and per UTC day.",
     )
     p.add_argument("--app", help="only this app")
     p.add_argument("--by", default=",".join(TABLES), metavar="TABLES",
@@ -106,6 +107,17 @@ def _tools(views: dict[str, Any], top: int) -> tuple[list[str], list[list[Any]],
     return headers, body[:top], list(range(2, 8))
 
 
+def _nodes(views: dict[str, Any], top: int) -> tuple[list[str], list[list[Any]], list[int]]:
+    headers = ["app", "node", "runs", "completed", "failures", "retries", "mean", "p95", "max"]
+    body = [
+        [app, name, s.runs, s.completed, s.failures, s.retries, _ms(s.latency.mean_ms),
+         _ms(s.latency.quantile_ms(0.95)), _ms(s.latency.max_ms or None)]
+        for app, v in sorted(views.items()) for name, s in v.nodes.items()
+    ]
+    body.sort(key=lambda r: -r[2])
+    return headers, body[:top], list(range(2, 9))
+
+
 def _counts(key: str, pick: Callable[[Any], dict[str, Any]], order: Callable[[list[Any]], Any]):
     def table(views: dict[str, Any], top: int) -> tuple[list[str], list[list[Any]], list[int]]:
         headers = ["app", key, "sessions", "invocations", "events", "llm calls", "tool calls", "tool errors", "tokens"]
@@ -123,6 +135,7 @@ _TABLES = {
     "apps": _apps,
     "agents": _agents,
     "tools": _tools,
+    "nodes": _nodes,
     "users": _counts("user", lambda v: v.users, lambda r: (-r[4], r[1])),
     "days": _counts("day", lambda v: v.days, lambda r: (r[0], r[1])),
 }

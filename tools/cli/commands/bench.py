@@ -6,7 +6,7 @@ import argparse
 import statistics
 from typing import Any, Callable
 
-from tools.bench import adk, adk_runner, artifacts, projections, rewind, serve, sessions
+from tools.bench import adk, adk_runner, artifacts, projections, rewind, serve, sessions, workflow
 from tools.bench import runtime as runtime_bench
 from tools.cli.commands.common import CliError
 from tools.cli.output import Output
@@ -20,9 +20,10 @@ WHAT = {
     "adk": "the sessions workload on google-adk's own services beside Chronicle's, as ratios "
            "(--runner: stock google-adk's Runner on ADK's services and on Chronicle's bridge)",
     "serve": "/run_sse turns per second behind chronicle serve and adk api_server, 1 and 16 clients",
+    "workflow": "a 50-node workflow on google-adk's Workflow beside Chronicle's, as ratios; resume after a cut",
 }
 MODULES = {"sessions": sessions, "runtime": runtime_bench, "artifacts": artifacts, "projections": projections,
-           "rewind": rewind, "adk": adk, "serve": serve}
+           "rewind": rewind, "adk": adk, "serve": serve, "workflow": workflow}
 
 
 def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
@@ -68,7 +69,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
             table = module.run(kinds, runs=args.runs, quick=args.quick, postgres_url=args.postgres)
         except (ValueError, KeyError) as e:  # an unknown store kind, said by the benchmark
             raise CliError(f"bench {args.what}: {e}") from None
-        except ImportError as e:  # bench adk without google-adk: the message says how to install it
+        except ImportError as e:  # bench adk or workflow without google-adk: the message says how to install it
             raise CliError(str(e)) from None
         if out.json_mode:
             out.json({"benchmark": args.what, "title": table.title, "headers": table.headers, "rows": table.rows})

@@ -1,5 +1,5 @@
 """`chronicle history`: a session's timeline — invocations, authors, text, tool calls and results,
-state changes, artifacts, token usage — with rewound turns marked.
+state changes, artifacts, token usage, workflow node runs — with rewound turns marked.
 
 The timeline is the projections' (``TimeTravel.history``); which versions a rewind hides is the
 domain's rule, read from the session's log (``SessionLog.hidden_ranges``).
@@ -14,7 +14,7 @@ from typing import Any, Callable
 from domain.session_log import SessionLog
 from domain.rewind_ranges import is_hidden
 from projections.pending import INVOCATION_ABORTED, KINDS as REQUEST_KINDS, REQUEST_CONFIRMATION, REQUEST_CREDENTIAL
-from projections.timeline import Invocation, Step, Timeline
+from projections.timeline import Invocation, NodeStep, Step, Timeline
 from runtime.read_models import TimeTravel
 from runtime.sessions.service import parse_recorded
 from runtime.stores import CatalogRow, Store
@@ -166,6 +166,8 @@ def _step_lines(out: Output, s: Step, width: int, rewound: bool) -> list[str]:
         lead = out.style(prefix, colour) if not lines else pad
         lines.append(lead + out.style(text, *(("dim",) if rewound else styles)))
 
+    if s.node:
+        add(*_node_line(s.node, room))
     if s.text:
         add(short(s.text, room))
     for c in s.tool_calls:
@@ -197,6 +199,36 @@ def _step_lines(out: Output, s: Step, width: int, rewound: bool) -> list[str]:
     if meta:
         lines[0] += "  " + out.style(f"({', '.join(meta)})", "grey")
     return lines
+
+
+NODE_STYLES = {"completed": "green", "failed": "red", "retried": "yellow", "waiting": "yellow", "cancelled": "red"}
+
+
+def _node_line(node: NodeStep, room: int) -> tuple[str, ...]:
+    """A workflow node's fact: `◆ wf/a@1 completed in 3 ms  in "x" → out "y"`, styled by status."""
+    text = f"◆ {node.path} {node.status}"
+    if node.seconds is not None:
+        text += f" in {node.seconds * 1000:,.0f} ms"
+    if node.attempt and node.attempt > 1:
+        text += f" (attempt {node.attempt})"
+    details = []
+    if node.input is not None:
+        details.append(f"in {short(_json(node.input), room // 3)}")
+    if node.output is not None:
+        details.append(f"→ out {short(_json(node.output), room // 3)}")
+    if node.route is not None:
+        details.append(f"route {short(node.route, 20)}")
+    if node.error:
+        details.append(short(node.error, room // 2))
+    if details:
+        text += "  " + " ".join(details)
+    return short(text, room), *((NODE_STYLES[node.status],) if node.status in NODE_STYLES else ("blue",))
+
+
+def _json(value: Any) -> str:
+    import json
+
+    return json.dumps(value, ensure_ascii=False, default=str)
 
 
 def _asked(name: str, args: dict[str, Any]) -> str:

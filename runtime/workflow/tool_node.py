@@ -1,0 +1,92 @@
+"""ToolNode: a tool (a BaseTool, e.g. a FunctionTool) placed in a workflow's edges, as in ADK 2.13.
+
+The node's input is the call's arguments: a dict, None (no arguments), a JSON object as text, or a
+single value for a tool with one parameter (or one required parameter); a required parameter
+missing there is read from state. The tool runs with the node's context as its ToolContext, so
+its state changes go with the node's completed fact. A tool that requires confirmation asks
+first, as a function node does (runtime.workflow.confirmation).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, AsyncGenerator
+
+from google.genai import types
+from pydantic import BaseModel
+
+from runtime.workflow import confirmation
+from runtime.workflow.base_node import BaseNode
+from runtime.workflow.context import Context
+from runtime.workflow.errors import WorkflowDataError
+from runtime.workflow.facts import as_json
+
+
+class ToolNode(BaseNode):
+    tool: Any
+    rerun_on_resume: bool = True  # a call paused for confirmation runs once it is approved
+
+    def __init__(self, /, *, tool: Any, **data: Any) -> None:
+        data.setdefault("name", tool.name)
+        data.setdefault("description", getattr(tool, "description", "") or "")
+        super().__init__(tool=tool, **data)
+
+    def exempt_from_output_schema(self, value: Any) -> bool:
+        return value == confirmation.REJECTED
+
+    async def _run_impl(self, *, ctx: Context, node_input: Any) -> AsyncGenerator[Any, None]:
+        args = self._arguments(ctx, node_input)
+        answer = confirmation.answer(ctx)
+        if answer is not None and not answer.confirmed:
+            yield confirmation.REJECTED
+            return
+        if answer is None and await self.tool.check_require_confirmation(args, ctx):
+            yield confirmation.request(ctx.node_path, self.name, as_json(args))
+            return
+        plugins = ctx.invocation_context.plugin_manager
+        result = await plugins.run_before_tool_callback(tool=self.tool, tool_args=args, tool_context=ctx)
+        if result is None:
+            result = await self.tool.run_async(args=args, tool_context=ctx)
+        after = await plugins.run_after_tool_callback(tool=self.tool, tool_args=args, tool_context=ctx, result=result)
+        yield after if after is not None else result
+
+    def _arguments(self, ctx: Context, node_input: Any) -> dict[str, Any]:
+        args = node_input
+        if isinstance(args, types.Content):
+            args = "".join(p.text or "" for p in args.parts or [])
+        if isinstance(args, BaseModel):
+            args = args.model_dump()
+        elif isinstance(args, str):
+            args = args.strip() or None
+            if args is not None:
+                try:
+                    parsed = json.loads(args)
+                except json.JSONDecodeError:
+                    parsed = None
+                args = parsed if isinstance(parsed, dict) else args
+        declared, required = self._parameters()
+        if args is None:
+            args = {}
+        elif isinstance(args, dict):
+            args = dict(args)
+        elif len(declared) == 1 or len(required) == 1:
+            args = {(declared if len(declared) == 1 else required)[0]: args}
+        else:
+            raise WorkflowDataError(
+                f"The input of tool node {self.name!r} must be a dict of the tool's arguments (or None), "
+                f"got {type(args).__name__}: {args!r}."
+            )
+        for name in required:
+            if name not in args and name in ctx.state:
+                args[name] = ctx.state[name]
+        return args
+
+    def _parameters(self) -> tuple[list[str], list[str]]:
+        """The tool's parameter names and its required ones, from its declaration."""
+        declaration = self.tool._get_declaration()
+        schema = getattr(declaration, "parameters_json_schema", None) or getattr(declaration, "parameters", None)
+        if isinstance(schema, dict):
+            return list(schema.get("properties") or ()), list(schema.get("required") or ())
+        if schema is not None:
+            return list(schema.properties or ()), list(schema.required or ())
+        return [], []
