@@ -73,6 +73,15 @@ class Session(BaseModel):
         self._keep_live(events, live)
         return live
 
+    def copy_events_of(self, other: "Session") -> None:
+        """This view's events become a list of their own holding ``other``'s, with what
+        ``other.live_events()`` kept (so a cached session handed to a new run is not refiltered)."""
+        events = list(other.events)
+        self.__dict__["events"] = events
+        kept = (other.__pydantic_private__ or {}).get("_live")
+        if kept is not None and kept[0] is other.events and kept[1] == len(events):
+            self._keep_live(events, kept[3])
+
     def _keep_live(self, events: list[Event], live: list[Event]) -> None:
         if self.__pydantic_private__ is None:
             object.__setattr__(self, "__pydantic_private__", {})

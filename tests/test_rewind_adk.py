@@ -285,6 +285,7 @@ async def test_runner_rewind_numbers_restored_files_as_adk_and_rewinding_the_rew
     assert marker.actions.artifact_delta == {"plan.md": 2}
     assert await artifacts.list_versions(**SCOPE, filename="plan.md") == [0, 1, 2]
     assert await artifacts.load_artifact(**SCOPE, filename="notes.txt") is None
+    assert await artifacts.list_versions(**SCOPE, filename="notes.txt") == []  # deleted, not a tombstone
     undo = await runner.rewind_async(user_id=USER, session_id=SESSION, rewind_before_invocation_id=marker.invocation_id)
     assert undo.actions.artifact_delta == {"plan.md": 3, "notes.txt": 1}
     assert (await artifacts.load_artifact(**SCOPE, filename="plan.md")).text == "B"
