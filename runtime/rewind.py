@@ -32,13 +32,13 @@ async def rewind_with_files(
 ) -> tuple[Event, dict[str, Optional[int]]]:
     """Rewinds the session and its files; returns the marker event and the files that changed
     (their new version numbers, None for deletions). If the rewind cannot be recorded after the
-    files were restored (another writer rewound meanwhile), the files are put back and the
-    error is raised."""
+    files were restored (another writer rewound meanwhile), the files are brought to what the
+    session's log says now, and the error is raised."""
     scope = dict(app_name=app_name, user_id=user_id, session_id=session_id)
     if artifact_service is None:
         marker = await session_service.rewind_session(rewind_before_invocation_id=rewind_before_invocation_id, **scope)
         return marker, {}
-    now, before = await files_to_restore(session_service, invocation_id=rewind_before_invocation_id, **scope)
+    before = await files_to_restore(session_service, invocation_id=rewind_before_invocation_id, **scope)
     restored = await restore_artifacts(artifact_service, versions=before, **scope)
     try:
         marker = await session_service.rewind_session(
@@ -47,17 +47,20 @@ async def rewind_with_files(
             **scope,
         )
     except ChronicleError:
-        await restore_artifacts(artifact_service, versions={name: now.get(name) for name in restored}, **scope)
+        view = getattr(session_service, "artifact_view", None)
+        if view is not None:  # whoever rewound first decided which versions the files show
+            current = await view(**scope)
+            await restore_artifacts(artifact_service, versions={name: current.get(name) for name in restored}, **scope)
         raise
     return marker, restored
 
 
 async def files_to_restore(
     session_service: Any, *, app_name: str, user_id: str, session_id: str, invocation_id: str
-) -> tuple[dict[str, int], dict[str, Optional[int]]]:
-    """The session's files now (filename -> version in view), and for each file the events from
-    the invocation on touched, the version it had before the invocation (None: it did not exist
-    then). Raises InvocationNotFoundError for an invocation not in the timeline."""
+) -> dict[str, Optional[int]]:
+    """For each session file the events from the invocation on touched, the version it had
+    before the invocation (None: it did not exist then). Raises InvocationNotFoundError for an
+    invocation not in the timeline."""
     point = getattr(session_service, "rewind_point", None)
     if point is None:
         return await versions_before(
@@ -67,7 +70,7 @@ async def files_to_restore(
     store = session_service.store
     log_id = session_log_id(app_name, user_id, session_id)
     touched = await store.call(_touched, store, log_id, at.start, at.version, at.artifacts_before)
-    return at.artifacts_now, {name: at.artifacts_before.get(name) for name in sorted(touched)}
+    return {name: at.artifacts_before.get(name) for name in sorted(touched)}
 
 
 def _touched(store: Any, log_id: Any, first: int, last: int, view: dict[str, int]) -> set[str]:
@@ -128,27 +131,25 @@ def _versions_from_log(store: Any, log_id: Any, marker_id: str) -> dict[str, Opt
 
 async def versions_before(
     session_service: Any, *, app_name: str, user_id: str, session_id: str, invocation_id: str
-) -> tuple[dict[str, int], dict[str, Optional[int]]]:
+) -> dict[str, Optional[int]]:
     """``files_to_restore``'s answer for any session service, from its live events (read before
-    the rewind); ({}, {}) when the invocation is not among them."""
+    the rewind); {} when the invocation is not among them."""
     session = await session_service.get_session(
         app_name=app_name, user_id=user_id, session_id=session_id, config=GetSessionConfig()
     )
     if session is None:
-        return {}, {}
+        return {}
     events = live_events(session.events)
     start = next((i for i, e in enumerate(events) if e.invocation_id == invocation_id), None)
     if start is None:
-        return {}, {}
+        return {}
     before: dict[str, int] = {}
     for event in events[:start]:
         fold_artifact_view(before, event.actions.artifact_delta)
-    now = dict(before)
     touched: set[str] = set()
     for event in events[start:]:
         touched.update(session_artifacts(event.actions.artifact_delta))
-        fold_artifact_view(now, event.actions.artifact_delta)
-    return now, {name: before.get(name) for name in sorted(touched)}
+    return {name: before.get(name) for name in sorted(touched)}
 
 
 async def restore_artifacts(

@@ -320,3 +320,28 @@ async def test_fork_of_a_session_rewound_the_adk_way_copies_its_timeline(service
     copied = await service.get_session(app_name=APP, user_id=USER, session_id="copy")
     assert fork.state == copied.state == {"a": 1}
     assert [e.invocation_id for e in copied.events] == ["e-1", "e-1"]
+
+
+async def test_two_runners_rewinding_at_once_leave_the_files_as_the_recorded_rewind_says(shared_store_url):
+    """Both restore the files, one records its rewind, the other's target is gone by then: its
+    files are brought to what the log says, never left at its own (unrecorded) rewind."""
+    import asyncio
+
+    a, b = make_runner(shared_store_url), make_runner(shared_store_url)
+    await a.session_service.create_session(**SCOPE)
+    await say(a, "write plan.md A")
+    second, _ = await say(a, "write plan.md B")
+    third, _ = await say(a, "write plan.md C")
+    results = await asyncio.gather(
+        a.rewind_async(user_id=USER, session_id=SESSION, rewind_before_invocation_id=second),
+        b.rewind_async(user_id=USER, session_id=SESSION, rewind_before_invocation_id=third),
+        return_exceptions=True,
+    )
+    recorded = [r for r in results if isinstance(r, Event)]
+    assert len(recorded) >= 1 and all(isinstance(r, (Event, InvocationNotFoundError)) for r in results)
+    session = await a.session_service.get_session(**SCOPE)
+    expected = {"A": "A", "B": "B"}[session.state["last"]]
+    assert (await a.artifact_service.load_artifact(**SCOPE, filename="plan.md")).text == expected
+    for r in (a, b):
+        await r.close()
+        await r.session_service.close()

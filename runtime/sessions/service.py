@@ -53,8 +53,7 @@ class RewindPoint(NamedTuple):
 
     start: int  # the first version it would hide
     version: int  # the log's version now
-    artifacts_now: dict[str, int]  # the session's files: filename -> version in view, now
-    artifacts_before: dict[str, int]  # ... and just before the invocation
+    artifacts_before: dict[str, int]  # the session's files just before it: filename -> version
 
 
 class _StoredRecorded(BaseModel):
@@ -209,11 +208,22 @@ class LogSessionService(BaseSessionService):
         )
         return recorded
 
+    async def artifact_view(self, *, app_name: str, user_id: str, session_id: str) -> dict[str, int]:
+        """The session's files as its log has them: filename -> the version in view ({} if none)."""
+        check_ids(app_name, user_id, session_id)
+        return await self.store.call(self._artifact_view, app_name, user_id, session_id)
+
+    def _artifact_view(self, app_name: str, user_id: str, session_id: str) -> dict[str, int]:
+        log_id = session_log_id(app_name, user_id, session_id)
+        with self._lock(log_id):
+            log = self._load(log_id)
+            return dict(log.artifacts) if log is not None else {}
+
     async def rewind_point(
         self, *, app_name: str, user_id: str, session_id: str, rewind_before_invocation_id: str
     ) -> RewindPoint:
         """Where a rewind to before the invocation would take the session, read, not written: the
-        first version it would hide, the log's version now, and the session's files now and then.
+        first version it would hide, the log's version now, and the session's files then.
         Raises what ``rewind_session`` raises (SessionNotFoundError, InvocationNotFoundError)."""
         check_ids(app_name, user_id, session_id)
         return await self.store.call(self._rewind_point, app_name, user_id, session_id, rewind_before_invocation_id)
@@ -403,8 +413,8 @@ class LogSessionService(BaseSessionService):
         log_id = session_log_id(app_name, user_id, session_id)
         with self._lock(log_id):
             log, start = self._rewind_target(log_id, app_name, user_id, session_id, target)
-            version, now = log.version, dict(log.artifacts)
-        return RewindPoint(start, version, now, dict(self._state_at(log, start - 1).artifacts))
+            version = log.version
+        return RewindPoint(start, version, dict(self._state_at(log, start - 1).artifacts))
 
     def _rewind(
         self, app_name: str, user_id: str, session_id: str, target: str, marker: Event,
