@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Optional
 
-from domain.errors import ChronicleError
 from domain.events import Event
 from domain.rewind_ranges import live_events
 from domain.session_log import RECORDED_TOPICS, fold_artifact_view, session_artifacts, session_log_id
@@ -31,9 +30,10 @@ async def rewind_with_files(
     rewind_before_invocation_id: str,
 ) -> tuple[Event, dict[str, Optional[int]]]:
     """Rewinds the session and its files; returns the marker event and the files that changed
-    (their new version numbers, None for deletions). If the rewind cannot be recorded after the
-    files were restored (another writer rewound meanwhile), the files are brought to what the
-    session's log says now, and the error is raised."""
+    (their new version numbers, None for deletions). Once the rewind is recorded, or could not be
+    (another writer rewound first: the error is raised), the files are brought to the versions
+    the session's log names then, so rewinds running at once leave them as the last recorded
+    one says (a no-op when nothing raced)."""
     scope = dict(app_name=app_name, user_id=user_id, session_id=session_id)
     if artifact_service is None:
         marker = await session_service.rewind_session(rewind_before_invocation_id=rewind_before_invocation_id, **scope)
@@ -46,12 +46,11 @@ async def rewind_with_files(
             artifact_versions={name: v for name, v in restored.items() if v is not None},
             **scope,
         )
-    except ChronicleError:
+    finally:
         view = getattr(session_service, "artifact_view", None)
-        if view is not None:  # whoever rewound first decided which versions the files show
+        if view is not None and restored:  # the last rewind recorded decides which versions the files show
             current = await view(**scope)
             await restore_artifacts(artifact_service, versions={name: current.get(name) for name in restored}, **scope)
-        raise
     return marker, restored
 
 

@@ -323,8 +323,8 @@ async def test_fork_of_a_session_rewound_the_adk_way_copies_its_timeline(service
 
 
 async def test_two_runners_rewinding_at_once_leave_the_files_as_the_recorded_rewind_says(shared_store_url):
-    """Both restore the files, one records its rewind, the other's target is gone by then: its
-    files are brought to what the log says, never left at its own (unrecorded) rewind."""
+    """Both restore the files, then record: one may find its target gone, or both succeed in
+    either order. Either way the files end as the last recorded rewind says."""
     import asyncio
 
     a, b = make_runner(shared_store_url), make_runner(shared_store_url)
@@ -340,8 +340,7 @@ async def test_two_runners_rewinding_at_once_leave_the_files_as_the_recorded_rew
     recorded = [r for r in results if isinstance(r, Event)]
     assert len(recorded) >= 1 and all(isinstance(r, (Event, InvocationNotFoundError)) for r in results)
     session = await a.session_service.get_session(**SCOPE)
-    expected = {"A": "A", "B": "B"}[session.state["last"]]
-    assert (await a.artifact_service.load_artifact(**SCOPE, filename="plan.md")).text == expected
+    assert (await a.artifact_service.load_artifact(**SCOPE, filename="plan.md")).text == session.state["last"]
     for r in (a, b):
         await r.close()
         await r.session_service.close()
