@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 from pydantic.alias_generators import to_camel
 
 from domain.events import Event
+from domain.rewind_ranges import is_rewind, live_events
 
 
 class Session(BaseModel):
@@ -24,6 +25,8 @@ class Session(BaseModel):
 
     # The log version this object reflects; appends check it (optimistic concurrency).
     _version: Optional[int] = PrivateAttr(default=None)
+    # (events list, how many were seen, the last one, the live ones): see `live_events`.
+    _live: Optional[tuple] = PrivateAttr(default=None)
 
     @property
     def version(self) -> Optional[int]:
@@ -36,6 +39,53 @@ class Session(BaseModel):
         Set directly: pydantic's ``__setattr__`` is a slow path, twice per append."""
         self.__dict__["last_update_time"] = last_update_time
         self.__pydantic_private__["_version"] = version  # type: ignore[index]
+
+    def get_events(self) -> list[Event]:
+        """All the session's events, rewound ones and rewind markers included (``events``)."""
+        return self.events
+
+    def filter_events(self, *, exclude_rewound: bool = True) -> list[Event]:
+        """The session's events without those a rewind took back, and without the rewind
+        markers (the names of google-adk's proposal, issue 4959 / PR 4960); with
+        ``exclude_rewound=False``, ``events`` itself. A new list each call."""
+        if not exclude_rewound:
+            return self.events
+        return list(self.live_events())
+
+    def live_events(self) -> list[Event]:
+        """``filter_events()`` for Chronicle's own readers: kept between calls and extended as
+        events are appended, so a turn does not refilter the history. Do not modify it."""
+        events = self.events
+        private = self.__pydantic_private__
+        kept = private.get("_live") if private else None
+        if kept is not None and kept[0] is events:
+            seen, last, live = kept[1], kept[2], kept[3]
+            if seen == len(events) and (not seen or events[-1] is last):
+                return live
+            if seen < len(events) and (not seen or events[seen - 1] is last):
+                new = events[seen:]
+                # An event after the ones seen hides nothing before it unless it is a rewind.
+                if not any(is_rewind(e) for e in new):
+                    live = live + new
+                    self._keep_live(events, live)
+                    return live
+        live = live_events(events)
+        self._keep_live(events, live)
+        return live
+
+    def copy_events_of(self, other: "Session") -> None:
+        """This view's events become a list of their own holding ``other``'s, with what
+        ``other.live_events()`` kept (so a cached session handed to a new run is not refiltered)."""
+        events = list(other.events)
+        self.__dict__["events"] = events
+        kept = (other.__pydantic_private__ or {}).get("_live")
+        if kept is not None and kept[0] is other.events and kept[1] == len(events):
+            self._keep_live(events, kept[3])
+
+    def _keep_live(self, events: list[Event], live: list[Event]) -> None:
+        if self.__pydantic_private__ is None:
+            object.__setattr__(self, "__pydantic_private__", {})
+        self.__pydantic_private__["_live"] = (events, len(events), events[-1] if events else None, live)
 
     @classmethod
     def from_store(

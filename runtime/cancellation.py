@@ -46,7 +46,7 @@ async def cancel_invocation(
         session = await sessions.get_session(app_name=app_name, user_id=user_id, session_id=session_id)
         if session is None:
             raise SessionNotFoundError(app_name, user_id, session_id)
-        if invocation_start(session.events, invocation_id) is None:
+        if invocation_start(session.live_events(), invocation_id) is None:
             raise InvocationNotFoundError(session_id, invocation_id)
         try:
             return await seal(sessions, session, invocation_id, root_agent_name, reason)
@@ -56,8 +56,8 @@ async def cancel_invocation(
 
 
 async def seal(sessions: Any, session: Session, invocation_id: str, root_agent_name: str, reason: str) -> list[Event]:
-    sealing = build_abort_events(session.events, invocation_id=invocation_id, root_agent_name=root_agent_name, reason=reason)
-    if was_cancelled(session.events, invocation_id) and not sealing[0].content:
+    sealing = build_abort_events(session.live_events(), invocation_id=invocation_id, root_agent_name=root_agent_name, reason=reason)
+    if was_cancelled(session.live_events(), invocation_id) and not sealing[0].content:
         return []
     for event in sealing:
         await sessions.append_event(session, event)
@@ -67,4 +67,4 @@ async def seal(sessions: Any, session: Session, invocation_id: str, root_agent_n
 async def cancelled_elsewhere(sessions: Any, ctx: Any) -> bool:
     """Whether the log says ctx's invocation was cancelled (read fresh, past the caller's copy)."""
     fresh = await sessions.get_session(app_name=ctx.app_name, user_id=ctx.user_id, session_id=ctx.session.id)
-    return fresh is not None and was_cancelled(fresh.events, ctx.invocation_id)
+    return fresh is not None and was_cancelled(fresh.live_events(), ctx.invocation_id)

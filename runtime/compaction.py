@@ -296,7 +296,7 @@ async def maybe_compact(
     config: EventsCompactionConfig, session: Any, session_service: Any, *, default_llm: Any = None
 ) -> Optional[Event]:
     """Appends a compaction event to `session` if one is due; returns it (or None)."""
-    chosen, previous = choose_events(session.events, config)
+    chosen, previous = choose_events(session.live_events(), config)
     if not chosen:
         return None
     summarizer = config.summarizer

@@ -174,13 +174,14 @@ class InvocationContext:
 
     def invocation_events(self, branch: Any = ...) -> list[Event]:
         """This invocation's stored events (on `branch` only, when given)."""
-        events = self.session.events[self._shared.start_index :]
+        events = self.session.live_events()[self._shared.start_index :]
         return [
             e for e in events if e.invocation_id == self.invocation_id and (branch is ... or e.branch == branch)
         ]
 
     def begin_resume(self, start_index: int, root_agent: Any) -> None:
-        """Reads how far the invocation got from its events (from `start_index` on in the session)."""
+        """Reads how far the invocation got from its events (from `start_index` on in the session's
+        live events, `Session.live_events()`)."""
         shared = self._shared
         shared.resuming = True
         shared.start_index = start_index

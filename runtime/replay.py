@@ -212,7 +212,7 @@ async def replay_session(
     )
     if source is None:
         raise SessionNotFoundError(runner.app_name, user_id, session_id)
-    turns = recorded_turns(source.events)
+    turns = recorded_turns(source.live_events())
     if from_invocation_id is not None:
         starts = [i for i, t in enumerate(turns) if t.invocation_id == from_invocation_id]
         if not starts:
@@ -243,7 +243,7 @@ async def replay_session(
             message = turn.message
             if any(p.function_response for p in message.parts or []):
                 current = await service.get_session(app_name=runner.app_name, user_id=user_id, session_id=forked.id)
-                message = _rebind(message, current.events)
+                message = _rebind(message, current.live_events())
                 if message is None:
                     result.error = "the replay made no matching long-running call to answer"
                     continue
@@ -252,7 +252,7 @@ async def replay_session(
             result.invocation_id = invocation_id
             for answer in turn.answers:  # results sent to a paused invocation of a resumable app
                 current = await service.get_session(app_name=runner.app_name, user_id=user_id, session_id=forked.id)
-                rebound = _rebind(answer, current.events)
+                rebound = _rebind(answer, current.live_events())
                 if rebound is None:
                     result.error = "the replay made no matching long-running call to answer"
                     break

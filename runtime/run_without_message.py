@@ -28,9 +28,9 @@ def continues_conversation(
     invocation `invocation_id`. Raises (ValueError) when it can do neither."""
     from runtime.agents.llm_agent import LlmAgent
 
-    if invocation_id is not None and any(e.actions.rewind_before_invocation_id == invocation_id for e in session.events):
+    known = invocation_id is not None and invocation_start(session.live_events(), invocation_id) is not None
+    if invocation_id is not None and not known and invocation_start(session.events, invocation_id) is not None:
         raise InvocationNotFoundError(session.id, invocation_id)  # rewound: it cannot go on
-    known = invocation_id is not None and invocation_start(session.events, invocation_id) is not None
     if resumable and known:
         return False
     if isinstance(root, LlmAgent):

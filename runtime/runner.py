@@ -140,7 +140,7 @@ class Runner:
         resumable = self.is_resumable
         if invocation_id is None and resumable and new_message is not None:
             # A result for a paused long-running call resumes the invocation that made the call.
-            invocation_id = paused_invocation_answered_by(session.events, new_message)
+            invocation_id = paused_invocation_answered_by(session.live_events(), new_message)
         resume_at: Optional[int] = None
         if new_message is None and continues_conversation(
             self.agent, session, invocation_id=invocation_id, resumable=resumable, user_id=user_id
@@ -149,7 +149,7 @@ class Runner:
         elif invocation_id is not None:
             resume_at = self._check_invocation_id(session, invocation_id, new_message)
         elif not resumable and new_message is not None:
-            invocation_id = invocation_of_calls_answered_by(session.events, new_message)
+            invocation_id = invocation_of_calls_answered_by(session.live_events(), new_message)
         ctx = InvocationContext(
             invocation_id=invocation_id or new_invocation_context_id(),
             session=session,
@@ -167,8 +167,9 @@ class Runner:
         entry_agent: Optional[BaseAgent] = None
         if resume_at is not None:
             # The agent the invocation started with runs again; the log says how far it got.
-            first = session.events[resume_at]
-            entry_agent = agent_to_run(self.agent, session.events[: resume_at + (first.author == "user")])
+            live = session.live_events()
+            first = live[resume_at]
+            entry_agent = agent_to_run(self.agent, live[: resume_at + (first.author == "user")])
             ctx.begin_resume(resume_at, self.agent)
             if ctx.end_of_agents.get(entry_agent.name):
                 if new_message is not None:
@@ -204,7 +205,7 @@ class Runner:
                     actions=EventActions(state_delta=dict(state_delta)) if state_delta else EventActions(),
                 )
                 _apply_custom_metadata(user_event, run_config)
-                call_event = matching_function_call(session.events, user_event)
+                call_event = matching_function_call(session.live_events(), user_event)
                 if call_event is not None:
                     user_event.branch = call_event.branch
                 await self.session_service.append_event(session, user_event)
@@ -212,7 +213,7 @@ class Runner:
                     yield user_event
 
             # 2. Who answers.
-            ctx.agent = entry_agent or agent_to_run(self.agent, session.events)
+            ctx.agent = entry_agent or agent_to_run(self.agent, session.live_events())
 
             # 3. Run it, committing each event before passing it on.
             early = await plugins.run_before_run_callback(invocation_context=ctx)
@@ -301,7 +302,7 @@ class Runner:
     ) -> Optional[int]:
         """Where the invocation to resume starts in the session's events, or None for a new
         invocation that uses the caller's id."""
-        start = invocation_start(session.events, invocation_id)  # without a message: see continues_conversation
+        start = invocation_start(session.live_events(), invocation_id)
         if not self.is_resumable:
             if start is not None:
                 raise InvalidArgumentError(
@@ -314,7 +315,7 @@ class Runner:
             return None
         from runtime.events.abort_events import was_cancelled
 
-        if was_cancelled(session.events, invocation_id):
+        if was_cancelled(session.live_events(), invocation_id):
             raise InvalidArgumentError(
                 f"Invocation {invocation_id!r} was cancelled; send the message without invocation_id to start a new one."
             )
@@ -325,50 +326,35 @@ class Runner:
     async def rewind_async(self, *, user_id: str, session_id: str, rewind_before_invocation_id: str) -> Event:
         """Takes the session back to just before an invocation, and returns the rewind's marker event.
 
-        One event is appended (atomic): afterwards the session's state -- the state it was created
-        with included -- is what it was before that invocation, keys created since read as absent,
-        and the rewound events are hidden from `get_session().events` and from the model's context
-        (they stay in the log, for audits). The session files the rewound events touched are then
-        brought back through the artifact service, so `load_artifact` returns the earlier bytes
-        (files created since are deleted; rewinding the rewind brings them back). `app:` and
-        `user:` state and `user:` files are shared with other sessions and are not rolled back.
+        As in google-adk, the session's files the rewound events touched come back first through
+        the artifact service, each as a new version holding its earlier bytes (files created since
+        are deleted; rewinding the rewind brings them back), and then one event is appended (the
+        marker, whose `artifact_delta` names those new versions). Afterwards the session's state --
+        the state it was created with included -- is what it was before that invocation, keys
+        created since read as absent. The rewound events stay in `get_session().events`, followed
+        by the marker, as in ADK; `session.filter_events()` and the model's context leave them
+        out. `app:` and `user:` state and `user:` files are shared with other sessions and are not
+        rolled back.
 
         Rewinding the marker's own invocation undoes the rewind. An invocation id that is unknown
         or already rewound raises InvocationNotFoundError, and nothing is written."""
-        from runtime.rewind import restore_artifacts, rewound_artifact_versions, versions_before
+        from runtime.rewind import rewind_with_files
 
-        rewind = getattr(self.session_service, "rewind_session", None)
-        if rewind is None:
+        if getattr(self.session_service, "rewind_session", None) is None:
             raise InvalidArgumentError(
                 f"{type(self.session_service).__name__} cannot rewind; use one of Chronicle's session "
                 "services (InMemorySessionService, SqliteSessionService, PostgresSessionService)."
             )
-        log_backed = hasattr(getattr(self.session_service, "store", None), "recorder")
-        versions: dict[str, Optional[int]] = {}
-        if not log_backed and self.artifact_service is not None:
-            versions = await versions_before(
-                self.session_service,
-                app_name=self.app_name,
-                user_id=user_id,
-                session_id=session_id,
-                invocation_id=rewind_before_invocation_id,
-            )
         # Whatever this Runner holds of the session is about to be out of date.
         self._sessions.forget(user_id, session_id)
-        marker = await rewind(
+        marker, _ = await rewind_with_files(
+            self.session_service,
+            self.artifact_service,
             app_name=self.app_name,
             user_id=user_id,
             session_id=session_id,
             rewind_before_invocation_id=rewind_before_invocation_id,
         )
-        if self.artifact_service is not None:
-            if log_backed:
-                versions = await rewound_artifact_versions(
-                    self.session_service, app_name=self.app_name, user_id=user_id, session_id=session_id, marker=marker
-                )
-            await restore_artifacts(
-                self.artifact_service, app_name=self.app_name, user_id=user_id, session_id=session_id, versions=versions
-            )
         return marker
 
     # -- replay ------------------------------------------------------------------------------

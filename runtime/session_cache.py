@@ -53,7 +53,7 @@ class SessionCache:
                 app_name=app_name, user_id=user_id, session_id=session_id, config=FRESHNESS_CHECK
             )
             if fresh is not None and fresh.version is not None and fresh.version == cached.session.version:
-                fresh.events = list(cached.session.events)  # a list of its own: concurrent runs must not share one
+                fresh.copy_events_of(cached.session)  # a list of its own: concurrent runs must not share one
                 return CachedSession(fresh, cached.llm_context)
             if fresh is None:
                 self._entries.pop(key, None)

@@ -109,7 +109,7 @@ def test_rewinding_across_a_compaction_brings_the_events_back():
 def compacted_histories(draw):
     """Random histories (see test_llm_context) with compactions of random runs of the visible
     events added at random points."""
-    from runtime.agents.llm_context import without_rewound
+    from domain.rewind_ranges import live_events
 
     events = draw(histories())
     out: list[Event] = []
@@ -117,7 +117,7 @@ def compacted_histories(draw):
     for event in events:
         out.append(event)
         if draw(st.integers(0, 4)) == 0:
-            visible = [e for e in without_rewound(out) if not e.actions.rewind_before_invocation_id]
+            visible = [e for e in live_events(out) if not e.actions.rewind_before_invocation_id]
             if visible:
                 start = draw(st.integers(0, len(visible) - 1))
                 end = draw(st.integers(start + 1, len(visible)))
@@ -135,9 +135,9 @@ def test_incremental_folding_equals_batch_with_compactions_and_rewinds(events, b
         batch = request_contents(fold_all(prefix, agent_name="a", branch=branch))
         assert summary(tracker.contents(prefix, agent_name="a", branch=branch)) == summary(batch)
     # no text of an event under an applying compaction is shown
-    from runtime.agents.llm_context import without_rewound
+    from domain.rewind_ranges import live_events
 
-    alive = without_rewound(events)
+    alive = live_events(events)
     covered = {i for e in alive if e.actions.compaction for i in e.actions.compaction.event_ids}
     shown = set(summary(request_contents(fold_all(events, agent_name="a", branch=branch))))
     for e in alive:
@@ -242,7 +242,7 @@ def seen(runner: Runner) -> list[str]:
 
 async def all_events(runner: Runner) -> list[Event]:
     session = await runner.session_service.get_session(
-        app_name=APP, user_id=USER, session_id=SESSION, config=GetSessionConfig(include_rewound=True)
+        app_name=APP, user_id=USER, session_id=SESSION
     )
     return session.events
 

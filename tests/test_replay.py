@@ -166,6 +166,6 @@ async def test_replay_skips_rewound_turns_and_answers_long_running_calls_again(s
     assert report.identical, report.format()
     assert report.turns[1].replayed_answer == 'careful: {"yes": true}'
     audit = await sessions.get_session(
-        app_name=APP, user_id=USER, session_id=report.session_id, config=GetSessionConfig(include_rewound=True)
+        app_name=APP, user_id=USER, session_id=report.session_id
     )
     assert "calc 9+9" not in [e.text() for e in audit.events]

@@ -30,8 +30,10 @@ async def turn(service, session, invocation_id: str, text: str, delta=None, arti
     )
 
 
-def texts(session) -> list[str]:
-    return [e.custom_metadata["text"] for e in session.events if e.custom_metadata]
+def texts(session, *, rewound: bool = False) -> list[str]:
+    """The texts of the session's live events (with ``rewound``: of all its events, as ADK keeps them)."""
+    events = session.events if rewound else session.filter_events()
+    return [e.custom_metadata["text"] for e in events if e.custom_metadata]
 
 
 async def test_rewind_restores_state_including_initial(service):
@@ -47,11 +49,9 @@ async def test_rewind_restores_state_including_initial(service):
     assert loaded.state == {"start": 2, "a": 1, "user:u": 5, "app:x": 1}
     assert loaded.state.get("b") is None and loaded.state.get("c") is None
     assert texts(loaded) == ["one"]
+    # as in ADK, session.events keeps the rewound events, the marker after them
+    assert texts(loaded, rewound=True) == ["one", "two", "three"]
     assert loaded.events[-1].id == marker.id
-    audit = await service.get_session(
-        app_name="app", user_id="u", session_id="s", config=GetSessionConfig(include_rewound=True)
-    )
-    assert texts(audit) == ["one", "two", "three"]
 
     # rewinding to the first invocation brings back the initial state
     await service.rewind_session(app_name="app", user_id="u", session_id="s", rewind_before_invocation_id="e-1")
@@ -65,15 +65,11 @@ async def test_rewound_invocations_cannot_be_targets_and_unknown_ids_write_nothi
     await turn(service, s, "e-1", "one", {"a": 1})
     await turn(service, s, "e-2", "two", {"a": 2})
     await service.rewind_session(app_name="app", user_id="u", session_id="s", rewind_before_invocation_id="e-1")
-    before = await service.get_session(
-        app_name="app", user_id="u", session_id="s", config=GetSessionConfig(include_rewound=True)
-    )
+    before = await service.get_session(app_name="app", user_id="u", session_id="s")
     for target in ("e-2", "nope"):
         with pytest.raises(InvocationNotFoundError):
             await service.rewind_session(app_name="app", user_id="u", session_id="s", rewind_before_invocation_id=target)
-    after = await service.get_session(
-        app_name="app", user_id="u", session_id="s", config=GetSessionConfig(include_rewound=True)
-    )
+    after = await service.get_session(app_name="app", user_id="u", session_id="s")
     assert after.version == before.version
     with pytest.raises(SessionNotFoundError):
         await service.rewind_session(app_name="app", user_id="u", session_id="ghost", rewind_before_invocation_id="e-1")
@@ -111,6 +107,13 @@ async def test_conversation_continues_after_rewind_and_reload(service, store_url
     )
     assert [e.author for e in recent.events] == ["user", "agent", "user"]  # last is the rewind marker
     assert recent.events[-1].actions.rewind_before_invocation_id == "e-4"
+    assert recent.events[0].invocation_id == recent.events[1].invocation_id == "e-4"
+    assert recent.filter_events() == []
+    # a window that starts after the rewound invocation's first event: the rest is still rewound
+    newest = await service.get_session(
+        app_name="app", user_id="u", session_id="s", config=GetSessionConfig(num_recent_events=2)
+    )
+    assert len(newest.events) == 2 and newest.filter_events() == []
 
 
 async def test_fork_copies_history_up_to_an_invocation_and_leaves_source_alone(service):

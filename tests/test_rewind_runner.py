@@ -98,15 +98,17 @@ async def test_rewind_restores_state_and_files_and_hides_the_turns(runner, store
     # session state as before `second`, initial state included; later keys absent; user: kept
     assert session.state == {"start": 1, "file:plan.md": "plan A", "last_write": "plan.md", "user:writes": 3}
     assert session.state.get("file:notes.txt") is None
-    assert {e.invocation_id for e in session.events} == {first, marker.invocation_id}
-    audit = await runner.session_service.get_session(
-        app_name=APP, user_id=USER, session_id=SESSION, config=GetSessionConfig(include_rewound=True)
-    )
-    assert {second, third} <= {e.invocation_id for e in audit.events}
+    # as in ADK, session.events keeps the rewound turns, then the marker; filter_events() drops both
+    assert [e.invocation_id for e in session.events][-1] == marker.invocation_id
+    assert {e.invocation_id for e in session.events} == {first, second, third, marker.invocation_id}
+    assert {e.invocation_id for e in session.filter_events()} == {first}
 
-    # the files: plan.md has plan A's bytes again, notes.txt is gone
+    # the files: plan.md has plan A's bytes again, as a new version (numbers go on, as in ADK),
+    # which the marker's artifact_delta names; notes.txt is gone
     artifacts = runner.artifact_service
     scope = dict(app_name=APP, user_id=USER, session_id=SESSION)
+    assert marker.actions.artifact_delta == {"plan.md": 2}
+    assert await artifacts.list_versions(filename="plan.md", **scope) == [0, 1, 2]
     assert (await artifacts.load_artifact(filename="plan.md", **scope)).text == "plan A"
     assert await artifacts.load_artifact(filename="notes.txt", **scope) is None
     assert await artifacts.list_artifact_keys(**scope) == ["plan.md"]
@@ -183,7 +185,9 @@ async def test_a_cold_runner_and_another_writer_see_the_rewind(shared_store_url)
     c = make_runner(shared_store_url)
     session = await load(c)
     assert session.state["file:plan.md"] == "first"
-    assert [e.text() for e in session.events if e.author == "user" and e.text()] == ["write plan.md first", "read plan.md"]
+    said = ["write plan.md first", "write plan.md second", "read plan.md"]
+    assert [e.text() for e in session.events if e.author == "user" and e.text()] == said
+    assert [e.text() for e in session.filter_events() if e.author == "user" and e.text()] == [said[0], said[2]]
     for r in (a, b, c):
         await r.close()
         await r.session_service.close()

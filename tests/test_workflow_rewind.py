@@ -40,18 +40,18 @@ async def test_rewinding_before_a_workflow_invocation_takes_back_its_node_runs_a
     first = await send(runner)
     second = await send(runner)
     session = await sessions.get_session(app_name=APP, user_id=USER, session_id=SESSION)
-    assert session.state["total"] == 2 and len(fold_all(session.events).invocations) == 2
+    assert session.state["total"] == 2 and len(fold_all(session.filter_events()).invocations) == 2
 
     await runner.rewind_async(user_id=USER, session_id=SESSION, rewind_before_invocation_id=second[0].invocation_id)
     session = await sessions.get_session(app_name=APP, user_id=USER, session_id=SESSION)
-    runs = fold_all(session.events)
+    runs = fold_all(session.filter_events())
     assert session.state["total"] == 1
     assert list(runs.invocations) == [first[0].invocation_id]
     assert runs.nodes["wf/check@1"].output == "total 1"
 
     await send(runner)  # runs again from the rewound state
     session = await sessions.get_session(app_name=APP, user_id=USER, session_id=SESSION)
-    assert session.state["total"] == 2 and fold_all(session.events).nodes["wf/check@1"].output == "total 2"
+    assert session.state["total"] == 2 and fold_all(session.filter_events()).nodes["wf/check@1"].output == "total 2"
     await sessions.close()
 
 

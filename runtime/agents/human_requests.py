@@ -140,7 +140,7 @@ async def accept_answers(ctx: InvocationContext, message: types.Content) -> type
     answers = [p.function_response for p in message.parts or [] if p.function_response is not None]
     if not answers:
         return message
-    events = ctx.session.events
+    events = ctx.session.live_events()
     known = {c.id for e in events for c in e.get_function_calls() if c.name in REQUEST_NAMES}
     answers = [a for a in answers if a.name in REQUEST_NAMES or a.id in known]
     if not answers:

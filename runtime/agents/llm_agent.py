@@ -353,7 +353,7 @@ class LlmAgent(BaseAgent):
         credential to), read from the log: the rejected ones get ADK's rejection, never a run."""
         from runtime.agents.human_requests import answered_calls
 
-        answered = answered_calls(ctx.session.events, self.name)
+        answered = answered_calls(ctx.session.live_events(), self.name)
         if not answered:
             return
         for item in answered:

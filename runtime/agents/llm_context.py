@@ -35,7 +35,7 @@ from typing import Optional, Sequence
 from google.genai import types
 
 from domain.events import Event, EventCompaction
-from domain.rewind_ranges import active_ranges, is_hidden
+from domain.rewind_ranges import live_events
 
 CLIENT_FUNCTION_CALL_ID_PREFIX = "adk-"
 # Calls the runtime makes to ask the user for credentials or confirmation: never model context.
@@ -230,31 +230,11 @@ def fold_all(events: Sequence[Event], *, agent_name: str, branch: Optional[str])
     Rewinds are resolved first, newest first (a rewind inside a rewound range is itself undone),
     then the surviving events are folded."""
     view = LlmContextView()
-    for event in without_rewound(events):
+    for event in live_events(events):
         fold_llm_context(view, event, agent_name=agent_name, branch=branch)
     view.folded = len(events)
     view.last_event_id = events[-1].id if events else None
     return view
-
-
-def without_rewound(events: Sequence[Event]) -> list[Event]:
-    """The events that survive the history's rewinds (and no rewind events): the hidden ranges
-    are ``domain.rewind_ranges``'s, with an event's index in ``events`` for its version."""
-    if not any(e.actions.rewind_before_invocation_id for e in events):
-        return list(events)
-    first_of: dict[str, int] = {}
-    for i, event in enumerate(events):
-        first_of.setdefault(event.invocation_id, i)
-    rewinds = []
-    for i, event in enumerate(events):
-        target = event.actions.rewind_before_invocation_id
-        start = first_of.get(target) if target else None
-        if start is not None and start < i:
-            rewinds.append((i, start))
-    hidden = active_ranges(rewinds)
-    return [
-        e for i, e in enumerate(events) if not e.actions.rewind_before_invocation_id and not is_hidden(i, hidden)
-    ]
 
 
 def request_contents(view: LlmContextView, *, include_contents: str = "default") -> list[types.Content]:

@@ -71,7 +71,7 @@ class LogMemoryService(BaseMemoryService):
         if not isinstance(session, Session):
             raise InvalidArgumentError(f"add_session_to_memory needs a Session, got {type(session).__name__}")
         check_ids(session.app_name, session.user_id, session.id)
-        events = [c for c in (_compact(e) for e in session.events if not e.partial) if c is not None]
+        events = [c for c in (_compact(e) for e in session.live_events() if not e.partial) if c is not None]
         await self.store.call(self._add, session.app_name, session.user_id, session.id, events)
 
     async def add_events_to_memory(

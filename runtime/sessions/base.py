@@ -14,8 +14,8 @@ from domain.session import Session
 class GetSessionConfig(BaseModel):
     num_recent_events: Optional[int] = Field(default=None, ge=0)  # 0: no events, as in ADK
     after_timestamp: Optional[float] = None
-    # Chronicle: include events hidden by a rewind (marked in `chronicle history`), for audits.
-    include_rewound: bool = False
+    # As in ADK, the events come with rewound ones and rewind markers; Session.filter_events()
+    # leaves them out.
 
 
 class ListSessionsResponse(BaseModel):

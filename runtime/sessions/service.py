@@ -7,7 +7,7 @@ import copy
 import threading
 import time
 import uuid
-from typing import Any, Optional, Sequence
+from typing import Any, NamedTuple, Optional, Sequence
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError
@@ -22,8 +22,8 @@ from domain.errors import (
     SessionNotFoundError,
     StaleSessionError,
 )
-from domain.events import Event, EventActions
-from domain.session_log import RECORDED_TOPICS, SessionLog, session_log_id
+from domain.events import Event
+from domain.session_log import RECORDED_TOPICS, SessionLog, fold_artifact_view, session_log_id
 from domain.rewind_ranges import active_ranges, is_hidden
 from domain.session import Session
 from domain.state import USER_PREFIX, ScopedDelta, check_json_state, split_scopes, with_scoped, without_temp
@@ -48,6 +48,14 @@ def _changes(now: dict[str, Any], then: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+class RewindPoint(NamedTuple):
+    """Where a rewind would take a session (``LogSessionService.rewind_point``)."""
+
+    start: int  # the first version it would hide
+    version: int  # the log's version now
+    artifacts_before: dict[str, int]  # the session's files just before it: filename -> version
+
+
 class _StoredRecorded(BaseModel):
     """Reads a stored ``Recorded`` payload straight from its JSON (bytes parts included)."""
 
@@ -65,8 +73,9 @@ def parse_recorded_state(state: bytes) -> Event:
 
 
 def decode_events(rows: Sequence[tuple[int, str, bytes]], hidden: list[tuple[int, int]]) -> list[Event]:
-    """The ADK events of a log's (version, topic, state) rows, skipping rewound ones: all of a
-    full load's work once the rows are read."""
+    """The ADK events of a log's (version, topic, state) rows, skipping those in ``hidden``
+    (``[]``: all of them, as ``get_session`` returns them): all of a full load's work once the
+    rows are read."""
     with gc_paused():
         return [
             parse_recorded_state(state)
@@ -137,6 +146,8 @@ class LogSessionService(BaseSessionService):
             raise InvalidArgumentError(f"append_event needs an Event, got {type(event).__name__}")
         if event.partial:
             return event  # streamed chunks are forwarded, never stored
+        if event.actions.rewind_before_invocation_id:
+            return await self._append_rewind(session, event)
         delta = event.actions.state_delta  # all of it, temp: keys included, goes to session.state
         check_json_state(delta, "state_delta")
         stored_delta = without_temp(delta)
@@ -150,6 +161,25 @@ class LogSessionService(BaseSessionService):
         session.advance(version, event.timestamp)
         return event
 
+    async def _append_rewind(self, session: Session, event: Event) -> Event:
+        """A rewind appended the way google-adk's ``Runner.rewind_async`` appends it: an event whose
+        ``actions.rewind_before_invocation_id`` is set. It is recorded as ``rewind_session``
+        records one, so the session's state (its initial state included) is what it was before
+        that invocation; its ``state_delta`` is replaced by the delta that says so. Its
+        ``artifact_delta`` (the versions ADK's Runner saved the earlier bytes as) is kept and
+        folded into the session's files. Raises InvocationNotFoundError, writing nothing, for an
+        invocation that is not in the session's timeline."""
+        marker, version, stored = await self.store.call(
+            self._rewind, session.app_name, session.user_id, session.id,
+            event.actions.rewind_before_invocation_id, event, event.actions.artifact_delta, session.version, False,
+        )
+        if stored:
+            return marker  # this event id was already recorded: the stored event
+        session.state.update(marker.actions.state_delta)
+        session.events.append(marker)
+        session.advance(version, marker.timestamp)
+        return marker
+
     async def rewind_session(
         self,
         *,
@@ -158,19 +188,45 @@ class LogSessionService(BaseSessionService):
         session_id: str,
         rewind_before_invocation_id: str,
         invocation_id: Optional[str] = None,
+        artifact_versions: Optional[dict[str, int]] = None,
     ) -> Event:
         """Take the session back to just before an invocation, in one append.
 
         Session state (initial state included) and session artifact versions become what
-        they were then; later events stay in the log, hidden from reads and from the LLM
-        context. ``app:`` and ``user:`` state are shared with other sessions and are not
-        rolled back. Returns the rewind's marker event (ADK's shape: its actions carry
-        ``rewind_before_invocation_id`` and the deltas that take the session back).
+        they were then; later events stay in the log and in ``session.events`` (as in ADK),
+        followed by the marker, and ``Session.filter_events()`` and the LLM context leave them
+        out. ``app:`` and ``user:`` state are shared with other sessions and are not rolled
+        back. ``artifact_versions`` names the new versions the session's files were restored
+        as (what ``Runner.rewind_async`` passes, as ADK's Runner does). Returns the rewind's
+        marker event (ADK's shape: its actions carry ``rewind_before_invocation_id`` and the
+        deltas that take the session back).
         """
         check_ids(app_name, user_id, session_id)
-        return await self.store.call(
-            self._rewind, app_name, user_id, session_id, rewind_before_invocation_id, invocation_id
+        marker = Event(author="user", invocation_id=invocation_id or f"e-{uuid.uuid4()}")
+        recorded, _, _ = await self.store.call(
+            self._rewind, app_name, user_id, session_id, rewind_before_invocation_id, marker, artifact_versions, None, True
         )
+        return recorded
+
+    async def artifact_view(self, *, app_name: str, user_id: str, session_id: str) -> dict[str, int]:
+        """The session's files as its log has them: filename -> the version in view ({} if none)."""
+        check_ids(app_name, user_id, session_id)
+        return await self.store.call(self._artifact_view, app_name, user_id, session_id)
+
+    def _artifact_view(self, app_name: str, user_id: str, session_id: str) -> dict[str, int]:
+        log_id = session_log_id(app_name, user_id, session_id)
+        with self._lock(log_id):
+            log = self._load(log_id)
+            return dict(log.artifacts) if log is not None else {}
+
+    async def rewind_point(
+        self, *, app_name: str, user_id: str, session_id: str, rewind_before_invocation_id: str
+    ) -> RewindPoint:
+        """Where a rewind to before the invocation would take the session, read, not written: the
+        first version it would hide, the log's version now, and the session's files then.
+        Raises what ``rewind_session`` raises (SessionNotFoundError, InvocationNotFoundError)."""
+        check_ids(app_name, user_id, session_id)
+        return await self.store.call(self._rewind_point, app_name, user_id, session_id, rewind_before_invocation_id)
 
     async def fork_session(
         self,
@@ -251,10 +307,10 @@ class LogSessionService(BaseSessionService):
                 log = self._load(log_id)
             if log is None:
                 return None
-            version, state, hidden = log.version, _copy_state(log.state), log.hidden_ranges()
+            version, state = log.version, _copy_state(log.state)
         if newest and newest[0].originator_version != version:
             newest = None  # another writer appended in between: read again at this version
-        events = self._read_events(log_id, version, hidden, config, newest)
+        events = self._read_events(log_id, version, config, newest)
         return self._view(log, version, state, events)
 
     def _list(self, app_name: str, user_id: str | None) -> ListSessionsResponse:
@@ -343,43 +399,71 @@ class LogSessionService(BaseSessionService):
                 ) from None
             return log.version, None
 
+    def _rewind_target(self, log_id: UUID, app_name: str, user_id: str, session_id: str, target: str) -> tuple[SessionLog, int]:
+        """The log and the first version a rewind to before ``target`` hides (under the lock)."""
+        log = self._load(log_id)
+        if log is None:
+            raise SessionNotFoundError(app_name, user_id, session_id)
+        start = log.invocation_start(target)
+        if start is None:
+            raise InvocationNotFoundError(session_id, target)
+        return log, start
+
+    def _rewind_point(self, app_name: str, user_id: str, session_id: str, target: str) -> RewindPoint:
+        log_id = session_log_id(app_name, user_id, session_id)
+        with self._lock(log_id):
+            log, start = self._rewind_target(log_id, app_name, user_id, session_id, target)
+            version = log.version
+        return RewindPoint(start, version, dict(self._state_at(log, start - 1).artifacts))
+
     def _rewind(
-        self, app_name: str, user_id: str, session_id: str, target: str, invocation_id: str | None
-    ) -> Event:
+        self, app_name: str, user_id: str, session_id: str, target: str, marker: Event,
+        artifact_versions: Optional[dict[str, int]], expected: Optional[int], describe_files: bool,
+    ) -> tuple[Event, int, bool]:
+        """Records ``marker`` as the rewind to before ``target``: (the marker, the log's version,
+        whether it was stored already). ``expected`` set: an append by a writer holding the
+        session at that version (stale: StaleSessionError); None: retried against other writers.
+        ``describe_files``: the marker's ``artifact_delta`` is set to the files whose version
+        changes (else it is kept as the caller, ADK's Runner, wrote it)."""
         log_id = session_log_id(app_name, user_id, session_id)
         for _ in range(_REWIND_ATTEMPTS):
             with self._lock(log_id):
                 log = self._load(log_id)
-                if log is None:
-                    raise SessionNotFoundError(app_name, user_id, session_id)
-                start = log.invocation_start(target)
-                if start is None:
-                    raise InvocationNotFoundError(session_id, target)
+                if log is not None and expected is not None and expected != log.version:
+                    duplicate = self._stored_event(log_id, marker.id)
+                    if duplicate is not None:
+                        return duplicate, log.version, True
+                    raise StaleSessionError(session_id, expected, log.version)
+                log, start = self._rewind_target(log_id, app_name, user_id, session_id, target)
                 # Replay: the log as it was just before the target (nearest snapshot + tail).
                 before = self._state_at(log, start - 1)
-                marker = Event(
-                    author="user",
-                    invocation_id=invocation_id or f"e-{uuid.uuid4()}",
-                    actions=EventActions(
-                        rewind_before_invocation_id=target,
-                        state_delta=_changes(log.state, before.state),
-                        # files created since have no earlier version: they drop out of the view
-                        artifact_delta={
-                            k: v for k, v in _changes(log.artifacts, before.artifacts).items() if v is not None
-                        },
-                    ),
-                )
+                # The files restored as new versions take those; files created since drop out.
+                files = fold_artifact_view(dict(before.artifacts), artifact_versions)
+                marker.actions.rewind_before_invocation_id = target
+                marker.actions.state_delta = _changes(log.state, before.state)
+                if describe_files:
+                    marker.actions.artifact_delta = {
+                        k: v for k, v in _changes(log.artifacts, files).items() if v is not None
+                    }
                 payload = marker.to_json_dict()
-                log.rewind(payload, start, _copy_state(before.state), dict(before.artifacts))
+                log.rewind(payload, start, _copy_state(before.state), files)
                 side = SideRows(
                     claims=[(log_id, marker.id, log.version)],
                     updated_sessions=[self._catalog_row(log, state=log.state)],
                 )
                 try:
                     self._save(log, side)
-                    return marker
+                    return marker, log.version, False
                 except IntegrityError:
-                    pass  # a writer got in first: recompute against it
+                    duplicate = self._stored_event(log_id, marker.id)
+                    if duplicate is not None:
+                        return duplicate, log.version, True
+                    if expected is not None:
+                        current = self._load(log_id)
+                        raise StaleSessionError(
+                            session_id, expected, current.version if current else log.version
+                        ) from None
+                    # a writer got in first: recompute against it
         raise StaleSessionError(session_id, log.version - 1, log.version)
 
     def _state_at(self, log: SessionLog, version: int) -> SessionAt:
@@ -467,29 +551,24 @@ class LogSessionService(BaseSessionService):
         self,
         log_id: UUID,
         version: int,
-        hidden: list[tuple[int, int]],
         config: GetSessionConfig | None,
         newest: Sequence[StoredEvent] | None = None,
     ) -> list[Event]:
+        """The session's events as ADK returns them: rewound ones stay, each rewind's marker
+        after them (``Session.filter_events()`` leaves both out)."""
         limit = config.num_recent_events if config else None
         if limit == 0:
             return []
         after = config.after_timestamp if config else None
-        if config is not None and config.include_rewound:
-            hidden = []
-
-        def visible(row: StoredEvent) -> bool:
-            return row.topic in RECORDED_TOPICS and not is_hidden(row.originator_version, hidden)
-
         if not limit and after is None:
-            return decode_events(self._recorder.select_rows(log_id, lte=version), hidden)
+            return decode_events(self._recorder.select_rows(log_id, lte=version), [])
         # Newest first, a page at a time, until enough or older than after_timestamp.
         newest_first: list[Event] = []
         upper = version
         while upper > 1:
             page, newest = newest or self._newest_page(log_id, upper), None
             for row in page:
-                if not visible(row):
+                if row.topic not in RECORDED_TOPICS:
                     continue
                 event = parse_recorded(row)
                 if after is not None and event.timestamp < after:

@@ -4,7 +4,9 @@
     python -m tools.parity.transcript APP --side chronicle   # `google.adk` rewritten to `runtime`
 
 On Chronicle's side the app's source is rewritten as a porting user would rewrite it: every
-`google.adk` becomes `runtime`, nothing else. The transcript keeps what a user relies on and
+`google.adk` becomes `runtime`, nothing else. A turn ``{"rewind_before": n}`` rewinds to before the
+n-th invocation (Runner.rewind_async); an app that rewinds also gets the session's stored events
+and its files' versions in its transcript. The transcript keeps what a user relies on and
 leaves out what is random by design (ids, timestamps): per event its author, invocation (as an
 ordinal), texts, calls, responses, state delta, artifact keys, transfer, escalation, error,
 whether it waits for the client and a resumable app's checkpoints (agent_state, end_of_agent);
@@ -98,6 +100,9 @@ def _event(event: Any, invocations: dict[str, int]) -> dict[str, Any]:
         row["agent_state"] = _plain(actions.agent_state)
     if actions.end_of_agent:
         row["end_of_agent"] = True
+    if actions.rewind_before_invocation_id:
+        row["rewind_before"] = invocations.get(actions.rewind_before_invocation_id)
+        row["artifact_versions"] = dict(actions.artifact_delta)
     return row
 
 
@@ -136,7 +141,17 @@ async def transcript(app_name: str, prefix: str) -> dict[str, Any]:
     invocations: dict[str, int] = {}
     events: list = []
     rows: list = []
+    scope = dict(app_name=runner.app_name, user_id=USER, session_id=SESSION)
+    rewinds = False
     for turn in module.TURNS:
+        if isinstance(turn, dict) and "rewind_before" in turn:
+            target = next(i for i, n in invocations.items() if n == turn["rewind_before"])
+            await runner.rewind_async(user_id=USER, session_id=SESSION, rewind_before_invocation_id=target)
+            marker = (await service.get_session(**scope)).events[-1]
+            events.append(marker)
+            rows.append(_event(marker, invocations))
+            rewinds = True
+            continue
         if isinstance(turn, str):
             message = types.Content(role="user", parts=[types.Part(text=turn)])
         else:
@@ -146,12 +161,20 @@ async def transcript(app_name: str, prefix: str) -> dict[str, Any]:
                 continue
             events.append(event)
             rows.append(_event(event, invocations))
-    session = await service.get_session(app_name=runner.app_name, user_id=USER, session_id=SESSION)
-    return {
+    session = await service.get_session(**scope)
+    result = {
         "events": rows,
         "state": _plain({k: session.state[k] for k in sorted(session.state)}),
         "model_saw": [_contents(contents) for contents in seen],
     }
+    if rewinds:  # what get_session returns after rewinds, and the files' versions
+        result["session_events"] = [_event(e, invocations) for e in session.events]
+        artifacts = runner.artifact_service
+        result["artifact_versions"] = {
+            name: await artifacts.list_versions(filename=name, **scope)
+            for name in await artifacts.list_artifact_keys(**scope)
+        }
+    return result
 
 
 def main(argv: list[str] | None = None) -> int:

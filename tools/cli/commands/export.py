@@ -8,7 +8,7 @@ import contextlib
 import sys
 from typing import Any, Callable, Iterator, TextIO
 
-from runtime.sessions import GetSessionConfig, LogSessionService
+from runtime.sessions import LogSessionService
 from runtime.operations import export
 from tools.cli.commands.common import CliError, find_session, open_store_for
 from tools.cli.output import Output
@@ -72,9 +72,10 @@ def run(args: argparse.Namespace, out: Output) -> int:
                     service = LogSessionService(store)
                     session = asyncio.run(service.get_session(
                         app_name=row.app_name, user_id=row.user_id, session_id=row.session_id,
-                        config=GetSessionConfig(include_rewound=args.include_rewound),
                     ))
                     assert session is not None
+                    if not args.include_rewound:
+                        session.events = session.filter_events()
                     target.write(_dumps(export.adk_session(session)) + "\n")
     finally:
         store.close()

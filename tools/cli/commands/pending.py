@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, Callable
 
+from domain.rewind_ranges import live_events
 from domain.session_log import RECORDED_TOPICS
 from projections.pending import PendingRequest, open_requests
 from runtime.sessions.service import parse_recorded_state
@@ -36,11 +37,11 @@ def pending_requests(store: Store, app: str | None = None, user: str | None = No
     for row in store.recorder.select_catalog(app, user):
         if row.deleted:
             continue
-        events = [
+        events = live_events([
             parse_recorded_state(state)
             for _, topic, state in store.recorder.select_rows(row.log_id)
             if topic in RECORDED_TOPICS
-        ]
+        ])
         found += [(row, request) for request in open_requests(events).values()]
     return sorted(found, key=lambda item: item[1].since)
 

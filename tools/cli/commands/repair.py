@@ -101,28 +101,18 @@ def run_rewind(args: argparse.Namespace, out: Output) -> int:
 
 
 async def _rewind(store: Store, row: CatalogRow, before: str) -> tuple[Any, dict[str, Any]]:
-    """The session service's one-append rewind, then the session's files, as the Runner does."""
-    service = LogSessionService(store)
-    marker = await service.rewind_session(
-        app_name=row.app_name, user_id=row.user_id, session_id=row.session_id, rewind_before_invocation_id=before
-    )
-    try:
-        from runtime.rewind import restore_artifacts, rewound_artifact_versions
-    except ImportError:  # an older build: the session's state is rewound, its files are not
-        return marker, {}
+    """The session's files, then its one-append rewind, as the Runner does."""
     from runtime.artifacts import LogArtifactService
+    from runtime.rewind import rewind_with_files
 
     artifacts = LogArtifactService(store)
     try:
-        versions = await rewound_artifact_versions(
-            service, app_name=row.app_name, user_id=row.user_id, session_id=row.session_id, marker=marker
-        )
-        restored = await restore_artifacts(
-            artifacts, app_name=row.app_name, user_id=row.user_id, session_id=row.session_id, versions=versions
+        return await rewind_with_files(
+            LogSessionService(store), artifacts,
+            app_name=row.app_name, user_id=row.user_id, session_id=row.session_id, rewind_before_invocation_id=before,
         )
     finally:
         await artifacts.close()
-    return marker, restored
 
 
 def run_fork(args: argparse.Namespace, out: Output) -> int:

@@ -15,7 +15,7 @@ import time
 from typing import Any, Callable
 
 from domain.events import Event
-from runtime.sessions import GetSessionConfig, LogSessionService
+from runtime.sessions import LogSessionService
 from tools.cli.commands.common import CliError, add_session_arguments, find_session, open_store_for
 from tools.cli.output import Output, short, utc
 
@@ -50,7 +50,6 @@ def run(args: argparse.Namespace, out: Output) -> int:
         service = LogSessionService(store)
         session = asyncio.run(service.get_session(
             app_name=row.app_name, user_id=row.user_id, session_id=row.session_id,
-            config=GetSessionConfig(include_rewound=args.include_rewound),
         ))
         if session is None:
             raise CliError(f"Session {row.session_id!r} was deleted; read its log with `chronicle history`.")
@@ -58,7 +57,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
         store.close()
     speed = 1.0 if args.realtime else args.speed
     previous: float | None = None
-    for event in session.events:
+    for event in session.events if args.include_rewound else session.filter_events():
         if speed > 0 and previous is not None:
             time.sleep(min(max(event.timestamp - previous, 0.0) / speed, 30.0))
         previous = event.timestamp

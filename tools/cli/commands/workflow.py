@@ -1,8 +1,8 @@
 """`chronicle workflow SESSION`: a workflow run read from the log — each node's status, input,
 output and time, and the graph drawn (Mermaid or DOT) with the path the run took.
 
-The node runs are the fold of ``projections.workflow`` over the session's events (rewound turns
-left out, as the session service reads them); the edges drawn are the ones the run followed (each
+The node runs are the fold of ``projections.workflow`` over the session's live events (rewound turns
+left out: ``Session.filter_events()``); the edges drawn are the ones the run followed (each
 run records the runs that triggered it).
 """
 
@@ -73,7 +73,7 @@ async def _events(url: str, row: Any) -> list:
         session = await sessions.get_session(app_name=row.app_name, user_id=row.user_id, session_id=row.session_id)
     finally:
         await sessions.close()
-    return session.events if session is not None else []
+    return session.filter_events() if session is not None else []
 
 
 def _table(out: Output, invocation: str, nodes: list[NodeRun]) -> None:
