@@ -136,9 +136,9 @@ class ChronicleSessionService(BaseSessionService):
         """ADK's Runner.rewind_async appends a marker whose deltas it computed from the events
         it loaded (which leaves out the session's initial state). Recorded as Chronicle's
         rewind instead: the log computes what the session was before the invocation, initial
-        state and artifact versions included, and later events stay in the log, hidden.
-
-        A thin call until LogSessionService.append_event honours a rewind marker itself."""
+        state included, and the files take the versions ADK's Runner restored them as (the
+        marker's artifact_delta). Through rewind_session rather than append_event, because the
+        in-memory ADK session must get the marker as recorded, not the one ADK computed."""
         with as_adk_errors():
             marker = await self.sessions.rewind_session(
                 app_name=session.app_name,
@@ -146,6 +146,7 @@ class ChronicleSessionService(BaseSessionService):
                 session_id=session.id,
                 rewind_before_invocation_id=event.actions.rewind_before_invocation_id,
                 invocation_id=event.invocation_id,
+                artifact_versions=dict(event.actions.artifact_delta) or None,
             )
             now = await self.sessions.get_session(
                 app_name=session.app_name, user_id=session.user_id, session_id=session.id,
