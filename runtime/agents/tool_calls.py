@@ -25,7 +25,8 @@ logger = logging.getLogger("chronicle.tools")
 
 
 class ToolNotFoundError(ChronicleError, ValueError):
-    """The model called a function the agent does not have."""
+    """The model called a function the agent does not have (what the tool error callbacks are
+    given; unless one answers, the model is told which tools it has)."""
 
 
 # ADK's answers to a call that waits on a person, and to one a person rejected.
@@ -199,16 +200,13 @@ async def _run_one(
     args: dict[str, Any] = dict(call.args or {})
 
     tool = tools.get(call.name)
+    not_found: Optional[ToolNotFoundError] = None
     if tool is None:
-        error = ToolNotFoundError(
+        not_found = ToolNotFoundError(
             f"The model called {call.name!r}, which agent {agent.name!r} does not have "
             f"(its tools: {', '.join(tools) or 'none'})."
         )
-        placeholder = BaseTool(name=call.name, description="Tool not found")
-        response = await _on_tool_error(ctx, agent, placeholder, args, tool_context, error)
-        if response is None:
-            raise error
-        return _response_event(ctx, agent, placeholder, call, response, tool_context)
+        tool = BaseTool(name=call.name or "<unnamed>", description="Tool not found")
 
     response = await plugins.run_before_tool_callback(tool=tool, tool_args=args, tool_context=tool_context)
     if response is None:
@@ -216,6 +214,15 @@ async def _run_one(
             response = await call_user(callback, tool=tool, args=args, tool_context=tool_context)
             if response is not None:
                 break
+    if not_found is not None:
+        # A name the model made up is the model's mistake to correct (ADK 2.13): unless a callback
+        # answers the call, the model is told which tools it has. No tool ran, so no after-callbacks.
+        if response is None:
+            response = await _on_tool_error(ctx, agent, tool, args, tool_context, not_found)
+        if response is None:
+            logger.warning("%s", not_found)
+            response = tool_not_found_response(call.name, tools)
+        return _response_event(ctx, agent, tool, call, response, tool_context)
     if response is None:
         try:
             response = await _confirmation_gate(tool, args, tool_context)
@@ -250,6 +257,17 @@ async def _run_one(
             return Event(invocation_id=ctx.invocation_id, author=agent.name, branch=ctx.branch, actions=actions)
         return None
     return _response_event(ctx, agent, tool, call, response, tool_context)
+
+
+def tool_not_found_response(name: Optional[str], tools: dict[str, BaseTool]) -> dict[str, str]:
+    """What the model is told when it calls a tool the agent does not have (ADK 2.13's words)."""
+    return {
+        "error": (
+            f"Invoking `{name}()` failed as no tool with that name is available. The tools you can call "
+            f"are: {', '.join(tools) or 'none'}. You could retry, but it is IMPORTANT that you only call "
+            "a tool from that list."
+        )
+    }
 
 
 async def _on_tool_error(

@@ -1,5 +1,5 @@
-"""Errors as events: a tool that raises among parallel calls, one an error callback recovers, and a
-model call that fails; the plugins' error hooks hear each in order."""
+"""Errors as events: a tool that raises among parallel calls, one an error callback recovers, a
+tool the model made up, and a model call that fails; the plugins' error hooks hear each in order."""
 
 import asyncio
 
@@ -12,12 +12,18 @@ from tools.parity.apps.rule_model import call, model, say
 HEARD: list = []  # the error hooks, in the order they ran, for the transcript
 
 
+def kind(error):
+    """The error's class, as ADK names it: an unknown tool is a `ValueError` in ADK, Chronicle's
+    `ToolNotFoundError` is one (docs/adk.md)."""
+    return "ValueError" if isinstance(error, ValueError) else type(error).__name__
+
+
 class Listener(BasePlugin):
     async def on_model_error_callback(self, *, callback_context, llm_request, error):
         HEARD.append(f"on_model_error:{type(error).__name__}")
 
     async def on_tool_error_callback(self, *, tool, tool_args, tool_context, error):
-        HEARD.append(f"on_tool_error:{tool.name}:{type(error).__name__}")
+        HEARD.append(f"on_tool_error:{tool.name}:{kind(error)}")
 
     async def on_agent_error_callback(self, *, agent, callback_context, error):
         HEARD.append(f"on_agent_error:{agent.name}:{type(error).__name__}")
@@ -61,6 +67,8 @@ def rule(text, response, request):
         return call("check_stock", item="lamp"), call("reserve", item="lamp"), call("ship", item="lamp")
     if text == "price of a lamp":
         return call("lookup_price", item="lamp")
+    if text == "scan the lamp":
+        return call("scan_barcode", item="lamp")  # a tool the agent does not have
     if text == "break the model":
         raise ConnectionError("the model is unreachable")
     return say(f"seen {len(request.contents)} contents")
@@ -82,4 +90,4 @@ root_agent = LlmAgent(
 
 app = App(name="parity_errors", root_agent=root_agent, plugins=[Listener(name="listener")])
 
-TURNS = ["order a lamp", "price of a lamp", "break the model", "what now?"]
+TURNS = ["order a lamp", "price of a lamp", "scan the lamp", "break the model", "what now?"]
