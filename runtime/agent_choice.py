@@ -6,6 +6,7 @@ from typing import Optional, Sequence
 
 from domain.events import Event
 from runtime.agents.base_agent import BaseAgent
+from runtime.events.error_events import is_failure_record
 
 
 def agent_to_run(root: BaseAgent, events: Sequence[Event]) -> BaseAgent:
@@ -21,8 +22,8 @@ def agent_to_run(root: BaseAgent, events: Sequence[Event]) -> BaseAgent:
     for event in reversed(events):
         if event.author == "user" or event.actions.agent_state is not None or event.actions.end_of_agent:
             continue
-        if event.error_code and not (event.content and event.content.parts):
-            continue  # a failure record (runtime.events.error_events) is no reply
+        if is_failure_record(event):
+            continue  # no reply
         target = _unanswered_transfer_target(root, event)
         if target is not None:
             return target  # it owns the turn even if it failed before it replied (ADK 2.13)

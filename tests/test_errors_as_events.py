@@ -357,3 +357,33 @@ def test_the_error_code_is_the_class_name_or_the_apis_status():
     assert error_code_of(Boom("x")) == "Boom"
     assert error_code_of(ApiError()) == "RESOURCE_EXHAUSTED"
     assert error_code_of(HttpError()) == "HttpError"
+
+
+async def test_resuming_a_failed_invocation_does_not_rerun_the_failed_calls(store_url):
+    # A crash leaves calls unrun, and a resume runs them (tests/test_resume_crash.py); a failure is
+    # recorded, so the calls it ended are finished: as in ADK 2.13, the model goes on without them.
+    runs: list[str] = []
+
+    async def fast() -> dict:
+        runs.append("fast")
+        return {"fast": "done"}
+
+    async def bad() -> dict:
+        runs.append("bad")
+        await asyncio.sleep(0.05)
+        raise Boom("bad tool")
+
+    model = ScriptedLlm([ScriptedLlm.calls(("fast", {}), ("bad", {})), "went on"])
+    agent = LlmAgent(name="a", model=model, tools=[fast, bad])
+    runner = await runner_on(store_url, agent, resumability_config=ResumabilityConfig(is_resumable=True))
+    events, _ = await send_until_error(runner, "go")
+    invocation_id = events[0].invocation_id
+
+    resumed = [e async for e in runner.run_async(user_id=USER, session_id=SESSION, invocation_id=invocation_id)]
+    assert runs == ["fast", "bad"]  # nothing ran again
+    assert [e.text() for e in resumed if e.text()] == ["went on"]
+    assert resumed[-1].actions.end_of_agent
+    assert content_texts(model.requests[-1].contents) == ["user:go", "model:call:fast", "user:result:fast"]
+    log = await logged(runner, store_url)
+    assert [e.error_code for e in log if e.error_code] == ["Boom"]
+    await runner.session_service.close()

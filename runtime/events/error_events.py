@@ -20,6 +20,11 @@ if TYPE_CHECKING:
     from runtime.invocation_context import InvocationContext
 
 
+def is_failure_record(event: Event) -> bool:
+    """The content-less event that records a failure: no reply, nothing for a model to read."""
+    return bool(event.error_code) and not (event.content and event.content.parts)
+
+
 def error_code_of(error: BaseException) -> str:
     status = getattr(error, "status", None)
     return status if isinstance(status, str) else type(error).__name__
