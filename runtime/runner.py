@@ -213,44 +213,43 @@ class Runner:
             # 2. Who answers.
             ctx.agent = entry_agent or agent_to_run(self.agent, session.events)
 
-            # 3. Run it, committing each event before passing it on. An exception that escapes is
-            # recorded (runtime.events.error_events) and reported to on_run_error, then raised.
-            try:
-                early = await plugins.run_before_run_callback(invocation_context=ctx)
-                if isinstance(early, types.Content):
-                    event = Event(invocation_id=ctx.invocation_id, author="model", content=early)
-                    yield await self._commit(ctx, event)
-                else:
-                    agen = ctx.agent.run_async(ctx)
-                    try:
-                        while True:
-                            try:
-                                event = await next_unless_aborted(agen, abort_signal)
-                            except StopAsyncIteration:
-                                break
-                            except Aborted:
-                                for sealed in await seal(self.session_service, ctx.session, ctx.invocation_id, self.agent.name, ""):
-                                    yield sealed
-                                return
-                            except Exception as error:
-                                failed = await self._record_error(ctx, error)
-                                if failed is not None:
-                                    yield failed
-                                raise
-                            try:
-                                committed = await self._commit(ctx, event)
-                            except StaleSessionError:
-                                if await cancelled_elsewhere(self.session_service, ctx):
-                                    return  # Runner.cancel_async sealed it: stop quietly, as ADK's abort does
-                                raise
-                            yield committed
-                    finally:
-                        await agen.aclose()
-                await plugins.run_after_run_callback(invocation_context=ctx)
-            except Exception as error:
-                await plugins.run_on_run_error_callback(invocation_context=ctx, error=error)
-                raise
+            # 3. Run it, committing each event before passing it on. An exception the agent raises
+            # is recorded (runtime.events.error_events), then raised.
+            early = await plugins.run_before_run_callback(invocation_context=ctx)
+            if isinstance(early, types.Content):
+                event = Event(invocation_id=ctx.invocation_id, author="model", content=early)
+                yield await self._commit(ctx, event)
+            else:
+                agen = ctx.agent.run_async(ctx)
+                try:
+                    while True:
+                        try:
+                            event = await next_unless_aborted(agen, abort_signal)
+                        except StopAsyncIteration:
+                            break
+                        except Aborted:
+                            for sealed in await seal(self.session_service, ctx.session, ctx.invocation_id, self.agent.name, ""):
+                                yield sealed
+                            return
+                        except Exception as error:
+                            failed = await self._record_error(ctx, error)
+                            if failed is not None:
+                                yield failed
+                            raise
+                        try:
+                            committed = await self._commit(ctx, event)
+                        except StaleSessionError:
+                            if await cancelled_elsewhere(self.session_service, ctx):
+                                return  # Runner.cancel_async sealed it: stop quietly, as ADK's abort does
+                            raise
+                        yield committed
+                finally:
+                    await agen.aclose()
+            await plugins.run_after_run_callback(invocation_context=ctx)
             await self._maybe_compact(session)
+        except Exception as error:  # the plugins hear of it (a notification), then it propagates
+            await plugins.run_on_run_error_callback(invocation_context=ctx, error=error)
+            raise
         finally:
             self._sessions.remember(entry)
 

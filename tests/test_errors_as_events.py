@@ -387,3 +387,29 @@ async def test_resuming_a_failed_invocation_does_not_rerun_the_failed_calls(stor
     log = await logged(runner, store_url)
     assert [e.error_code for e in log if e.error_code] == ["Boom"]
     await runner.session_service.close()
+
+
+async def test_a_failing_plugin_hook_before_the_agent_runs_is_reported_but_not_recorded():
+    heard: list[str] = []
+
+    class Refuses(BasePlugin):
+        def __init__(self, name: str, hook: str):
+            super().__init__(name)
+            self.hook = hook
+
+        async def on_user_message_callback(self, *, invocation_context, user_message):
+            if self.hook == "on_user_message":
+                raise Boom("no messages today")
+
+        async def before_run_callback(self, *, invocation_context):
+            if self.hook == "before_run":
+                raise Boom("no runs today")
+
+    for hook in ("on_user_message", "before_run"):
+        heard.clear()
+        agent = LlmAgent(name="a", model=ScriptedLlm(["never"]))
+        runner = await runner_on("memory://", agent, [Refuses("refuses", hook), Listener("p1", heard)])
+        events, error = await send_until_error(runner, "go")
+        assert type(error).__name__ == "PluginError" and isinstance(error.__cause__, Boom)
+        assert events == [] and heard == ["p1:on_run_error:PluginError"]
+        assert not any(e.error_code for e in (await stored(runner)).events)
