@@ -413,3 +413,23 @@ async def test_a_failing_plugin_hook_before_the_agent_runs_is_reported_but_not_r
         assert type(error).__name__ == "PluginError" and isinstance(error.__cause__, Boom)
         assert events == [] and heard == ["p1:on_run_error:PluginError"]
         assert not any(e.error_code for e in (await stored(runner)).events)
+
+
+async def test_reflect_and_retry_does_not_count_a_cancelled_sibling_as_a_failure():
+    from runtime.plugins import ReflectAndRetryToolPlugin, TrackingScope
+    from runtime.plugins.reflect_retry_tool_plugin import GLOBAL_SCOPE_KEY
+
+    async def slow() -> dict:
+        await asyncio.sleep(30)
+        return {}
+
+    async def bad() -> dict:
+        await asyncio.sleep(0.05)
+        raise Boom("bad tool")
+
+    retry = ReflectAndRetryToolPlugin(max_retries=0, tracking_scope=TrackingScope.GLOBAL)
+    agent = LlmAgent(name="a", model=ScriptedLlm([ScriptedLlm.calls(("slow", {}), ("bad", {}))]), tools=[slow, bad])
+    runner = await runner_on("memory://", agent, [retry])
+    _, error = await send_until_error(runner, "go")
+    assert isinstance(error.__cause__, Boom)  # retries exceeded: the plugin raises the tool's error
+    assert retry._failures == {GLOBAL_SCOPE_KEY: {"bad": 1}}  # slow was cancelled, it did not fail
