@@ -220,6 +220,11 @@ def test_calls_without_a_result_are_left_out_unless_long_running():
     events.append(result_event("user", "c2", {"late": 2}, inv="i3"))
     assert summary(tracker.contents(events, agent_name="a", branch=None)) == summary(contents_of(events))
     assert "model:call:c2" in summary(contents_of(events))
+    # A call that fails right after a late result: the request is the whole history without it
+    # (the late result no longer ends the request; ADK drops the failed call last).
+    events.append(call_event("a", "c6", inv="i3"))
+    assert summary(contents_of(events)) == summary(tracker.contents(events, agent_name="a", branch=None))
+    assert summary(contents_of(events))[-1] == "model:call:c4"
 
 
 def test_tracker_folds_only_new_events_and_rebuilds_when_history_differs():
@@ -290,19 +295,6 @@ def reference_contents(events: list[Event], agent: str, branch: Optional[str]) -
         answered_items.append((event, c))
     items = answered_items
 
-    # Calls with no result anywhere are left out, unless they are long-running (ADK 2.13).
-    answered_ids = {rid for _, c in items for rid in results(c)}
-    long_running = {i for event, _ in items for i in event.long_running_tool_ids or ()}
-    trimmed = []
-    for event, c in items:
-        if calls(c):
-            parts = [p for p in c.parts if not p.function_call or p.function_call.id in answered_ids | long_running]
-            if not parts:
-                continue
-            c = types.Content(role=c.role, parts=parts)
-        trimmed.append((event, c))
-    items = trimmed
-
     latest_result: dict[str, int] = {}
     for n, (_, c) in enumerate(items):
         for rid in results(c):
@@ -325,7 +317,15 @@ def reference_contents(events: list[Event], agent: str, branch: Optional[str]) -
                 late_call_position = len(out) - 2
     if late_call_position is not None:
         out = out[: late_call_position + 2]
-    return out
+    # Last (as ADK 2.13 does it), calls with no result anywhere are left out, unless long-running.
+    kept_ids = set(latest_result) | {i for event, _ in items for i in event.long_running_tool_ids or ()}
+    trimmed = []
+    for c in out:
+        if calls(c):
+            c = types.Content(role=c.role, parts=[p for p in c.parts if not p.function_call or p.function_call.id in kept_ids])
+        if c.parts:
+            trimmed.append(c)
+    return trimmed
 
 
 @st.composite
