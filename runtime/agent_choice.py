@@ -6,11 +6,13 @@ from typing import Optional, Sequence
 
 from domain.events import Event
 from runtime.agents.base_agent import BaseAgent
+from runtime.events.error_events import is_failure_record
 
 
 def agent_to_run(root: BaseAgent, events: Sequence[Event]) -> BaseAgent:
     """The agent whose function call the user's last message answers; else the agent that answered
-    last, if it (and its ancestors) can transfer back up; else the root agent."""
+    last (or was transferred to last), if it (and its ancestors) can transfer back up; else the
+    root agent. A content-less failure record is not an answer."""
     if events and events[-1].author == "user" and events[-1].get_function_responses():
         call_event = matching_function_call(events, events[-1])
         if call_event is not None:
@@ -20,6 +22,11 @@ def agent_to_run(root: BaseAgent, events: Sequence[Event]) -> BaseAgent:
     for event in reversed(events):
         if event.author == "user" or event.actions.agent_state is not None or event.actions.end_of_agent:
             continue
+        if is_failure_record(event):
+            continue  # no reply
+        target = _unanswered_transfer_target(root, event)
+        if target is not None:
+            return target  # it owns the turn even if it failed before it replied (ADK 2.13)
         if event.author == root.name:
             return root
         agent = root.find_sub_agent(event.author)
@@ -41,6 +48,15 @@ def matching_function_call(events: Sequence[Event], response_event: Event) -> Op
             if call.id == call_id:
                 return event
     return None
+
+
+def _unanswered_transfer_target(root: BaseAgent, event: Event) -> Optional[BaseAgent]:
+    source = root.find_agent(event.author) if event.actions.transfer_to_agent else None
+    targets = getattr(source, "transfer_targets", None)
+    if targets is None:
+        return None
+    target = next((a for a in targets() if a.name == event.actions.transfer_to_agent), None)
+    return target if target is not None and _is_transferable_across_agent_tree(target) else None
 
 
 def _is_transferable_across_agent_tree(agent: BaseAgent) -> bool:

@@ -26,6 +26,7 @@ from google.genai import types
 
 from domain.events import Event
 from projections.pending import INVOCATION_ABORTED
+from runtime.events.error_events import is_failure_record
 
 Kind = Literal["fresh", "model", "run_calls", "paused", "transfer", "done"]
 
@@ -111,7 +112,10 @@ def llm_resume_point(agent_name: str, events: Sequence[Event], ended: set[str]) 
                 for c in call_event.get_function_calls()
                 if c.id not in answered and c.id not in (call_event.long_running_tool_ids or set())
             ]
-            if missing:
+            if missing and not _failed_after(events, call_event):
+                # A crash left them unrun: they run now. Calls whose invocation failed after them
+                # (a tool raised, its siblings were cancelled) are finished, as in ADK 2.13: the
+                # model goes on without them (runtime.agents.llm_context leaves them out).
                 return ResumePoint("run_calls", call_event=call_event, call_ids=missing)
             if pending_long_running(call_event, later):
                 return ResumePoint("paused")
@@ -119,6 +123,11 @@ def llm_resume_point(agent_name: str, events: Sequence[Event], ended: set[str]) 
     if last.author == "user":
         return ResumePoint("model")
     return ResumePoint("done") if last.is_final_response() else ResumePoint("model")
+
+
+def _failed_after(events: Sequence[Event], call_event: Event) -> bool:
+    start = next((i for i, e in enumerate(events) if e.id == call_event.id), len(events))
+    return any(is_failure_record(e) for e in events[start + 1 :])
 
 
 def _has_parts(event: Event) -> bool:

@@ -36,8 +36,10 @@ from runtime.plugins.base_plugin import BasePlugin
 from runtime.replay import ReplayReport
 from runtime.agents.human_requests import accept_answers
 from runtime.agent_choice import agent_to_run, matching_function_call
+from runtime.events.error_events import invocation_error_event
 from runtime.cancellation import Aborted, cancel_invocation, cancelled_elsewhere, next_unless_aborted, seal
 from runtime.resume import invocation_of_calls_answered_by, invocation_start, paused_invocation_answered_by
+from runtime.plugins.event_replacement import merge_replacement
 from runtime.run_without_message import continues_conversation
 from runtime.plugins.plugin_manager import PluginManager
 from runtime.run_config import RunConfig
@@ -215,7 +217,8 @@ class Runner:
             # 2. Who answers.
             ctx.agent = entry_agent or agent_to_run(self.agent, session.live_events())
 
-            # 3. Run it, committing each event before passing it on.
+            # 3. Run it, committing each event before passing it on. An exception the agent raises
+            # is recorded (runtime.events.error_events), then raised.
             early = await plugins.run_before_run_callback(invocation_context=ctx)
             if isinstance(early, types.Content):
                 event = Event(invocation_id=ctx.invocation_id, author="model", content=early)
@@ -232,6 +235,11 @@ class Runner:
                             for sealed in await seal(self.session_service, ctx.session, ctx.invocation_id, self.agent.name, ""):
                                 yield sealed
                             return
+                        except Exception as error:
+                            failed = await self._record_error(ctx, error)
+                            if failed is not None:
+                                yield failed
+                            raise
                         try:
                             committed = await self._commit(ctx, event)
                         except StaleSessionError:
@@ -243,6 +251,9 @@ class Runner:
                     await agen.aclose()
             await plugins.run_after_run_callback(invocation_context=ctx)
             await self._maybe_compact(session)
+        except Exception as error:  # the plugins hear of it (a notification), then it propagates
+            await plugins.run_on_run_error_callback(invocation_context=ctx, error=error)
+            raise
         finally:
             self._sessions.remember(entry)
 
@@ -262,6 +273,18 @@ class Runner:
         except Exception:  # noqa: BLE001
             logger.warning("Compacting session %s failed; will retry after the next invocation.", session.id, exc_info=True)
 
+    async def _record_error(self, ctx: InvocationContext, error: Exception) -> Optional[Event]:
+        """Commits the event that records the agent's failure, if ADK records one for this root
+        agent. Failing to record it must not hide the agent's error: that is logged instead."""
+        failed = invocation_error_event(self.agent, ctx, error)
+        if failed is None:
+            return None
+        try:
+            return await self._commit(ctx, failed)
+        except Exception:  # noqa: BLE001 - the agent's error is the one to raise
+            logger.warning("Could not record the failure of invocation %s.", ctx.invocation_id, exc_info=True)
+            return None
+
     async def _commit(self, ctx: InvocationContext, event: Event) -> Event:
         run_config = ctx.run_config
         _apply_custom_metadata(event, run_config)
@@ -272,7 +295,7 @@ class Runner:
                     f"on_event_callback returned {type(replaced).__name__}; return an Event (or None)."
                 )
             _apply_custom_metadata(replaced, run_config)
-            event = replaced
+            event = merge_replacement(event, replaced)
         if not event.partial:
             await self.session_service.append_event(ctx.session, event)
         return event

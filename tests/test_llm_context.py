@@ -30,9 +30,12 @@ def text_event(author: str, text: str, *, inv: str = "i1", branch: Optional[str]
     return Event(author=author, invocation_id=inv, branch=branch, content=types.Content(role=role, parts=[types.Part(text=text)]))
 
 
-def call_event(author: str, call_id: str, name: str = "tool", *, inv: str = "i1", branch: Optional[str] = None) -> Event:
+def call_event(
+    author: str, call_id: str, name: str = "tool", *, inv: str = "i1", branch: Optional[str] = None, long: bool = False
+) -> Event:
     part = types.Part(function_call=types.FunctionCall(id=call_id, name=name, args={"x": 1}))
-    return Event(author=author, invocation_id=inv, branch=branch, content=types.Content(role="model", parts=[part]))
+    return Event(author=author, invocation_id=inv, branch=branch, content=types.Content(role="model", parts=[part]),
+                 long_running_tool_ids={call_id} if long else None)
 
 
 def result_event(author: str, call_id: str, response: dict, name: str = "tool", *, inv: str = "i1", branch: Optional[str] = None) -> Event:
@@ -177,7 +180,7 @@ def test_include_contents_none_starts_at_the_last_user_or_other_agent_turn():
 def test_rewind_drops_the_rewound_invocations_including_late_results():
     events = [
         text_event("user", "q1", inv="i1"),
-        call_event("a", "c1", inv="i1"),
+        call_event("a", "c1", inv="i1", long=True),
         text_event("a", "waiting", inv="i1"),
         text_event("user", "q2", inv="i2"),
         text_event("a", "a2", inv="i2"),
@@ -188,6 +191,40 @@ def test_rewind_drops_the_rewound_invocations_including_late_results():
     assert summary(contents_of(events)) == ["user:q1", "model:call:c1", "model:waiting"]
     events += [text_event("user", "q5", inv="i5"), rewind_event("unknown", inv="i6"), rewind_event("i5", inv="i7")]
     assert summary(contents_of(events)) == ["user:q1", "model:call:c1", "model:waiting"]
+
+
+def test_calls_without_a_result_are_left_out_unless_long_running():
+    # ADK 2.13: the tool of c2 raised and c3 was cancelled with it; only c1 finished. A model
+    # refuses a call without its result, so the next request has c1 alone; a long-running call
+    # (c4) waits for its result and stays.
+    parallel = Event(author="a", invocation_id="i1", content=types.Content(role="model", parts=[
+        types.Part(function_call=types.FunctionCall(id=c, name="tool", args={})) for c in ("c1", "c2", "c3")
+    ]))
+    events = [
+        text_event("user", "go", inv="i1"),
+        parallel,
+        result_event("a", "c1", {"ok": 1}, inv="i1"),
+        Event(author="a", invocation_id="i1", error_code="ValueError", error_message="boom"),
+        text_event("user", "again", inv="i2"),
+        call_event("a", "c4", inv="i2", long=True),
+        call_event("a", "c5", inv="i2"),
+    ]
+    expected = ["user:go", "model:call:c1", "user:result:c1={'ok': 1}", "user:again", "model:call:c4"]
+    assert summary(contents_of(events)) == expected
+    tracker = LlmContextTracker()
+    for cut in range(len(events) + 1):  # turn by turn, as the Runner folds
+        tracker.contents(events[:cut], agent_name="a", branch=None)
+    assert summary(tracker.contents(events, agent_name="a", branch=None)) == expected
+    assert [p.function_call.id for p in parallel.content.parts] == ["c1", "c2", "c3"]  # the log keeps them
+    # A result that arrives later (the client answers c2) brings its call back.
+    events.append(result_event("user", "c2", {"late": 2}, inv="i3"))
+    assert summary(tracker.contents(events, agent_name="a", branch=None)) == summary(contents_of(events))
+    assert "model:call:c2" in summary(contents_of(events))
+    # A call that fails right after a late result: the request is the whole history without it
+    # (the late result no longer ends the request; ADK drops the failed call last).
+    events.append(call_event("a", "c6", inv="i3"))
+    assert summary(contents_of(events)) == summary(tracker.contents(events, agent_name="a", branch=None))
+    assert summary(contents_of(events))[-1] == "model:call:c4"
 
 
 def test_tracker_folds_only_new_events_and_rebuilds_when_history_differs():
@@ -280,7 +317,15 @@ def reference_contents(events: list[Event], agent: str, branch: Optional[str]) -
                 late_call_position = len(out) - 2
     if late_call_position is not None:
         out = out[: late_call_position + 2]
-    return out
+    # Last (as ADK 2.13 does it), calls with no result anywhere are left out, unless long-running.
+    kept_ids = set(latest_result) | {i for event, _ in items for i in event.long_running_tool_ids or ()}
+    trimmed = []
+    for c in out:
+        if calls(c):
+            c = types.Content(role=c.role, parts=[p for p in c.parts if not p.function_call or p.function_call.id in kept_ids])
+        if c.parts:
+            trimmed.append(c)
+    return trimmed
 
 
 @st.composite
@@ -305,14 +350,16 @@ def histories(draw):
             events.append(text_event("user", f"u{inv}", inv=inv))
         for _ in range(draw(st.integers(0, 3))):
             branch = draw(st.sampled_from([None, None, "p", "p.a", "p.b"]))
-            step = draw(st.sampled_from(["text", "call", "long", "other"]))
+            step = draw(st.sampled_from(["text", "call", "long", "other", "failed"]))
             if step == "text":
                 events.append(text_event("a", f"t{next(counter)}", inv=inv, branch=branch))
             elif step == "other":
                 events.append(text_event("b", f"o{next(counter)}", inv=inv, branch=branch))
             else:
                 call_id = f"c{next(counter)}"
-                events.append(call_event("a", call_id, inv=inv, branch=branch))
+                events.append(call_event("a", call_id, inv=inv, branch=branch, long=step == "long"))
+                if step == "failed":  # its tool raised: no result, ever
+                    continue
                 if step == "call" or draw(st.booleans()):
                     status = "ok" if step == "call" else "pending"
                     events.append(result_event("a", call_id, {status: call_id}, inv=inv, branch=branch))

@@ -83,6 +83,11 @@ async def test_model_http_error_surfaces_and_nothing_half_done_is_stored(gemini_
 
     gemini_server.reply_error(500, "backend exploded")
     runner = await new_runner(agent_for(gemini_server), state={"name": "Ada"})
-    with pytest.raises(errors.APIError):
+    with pytest.raises(errors.APIError) as raised:
         await send(runner, "Weather?")
-    assert [e.author for e in (await stored(runner)).events] == ["user"]
+    # Nothing half-done: the message, then only the record of the failure (as google-adk 2.13
+    # records it, with the API's own status as the code), no model turn.
+    events = (await stored(runner)).events
+    assert [(e.author, e.content is None) for e in events] == [("user", False), ("forecaster", True)]
+    assert events[-1].error_code == raised.value.status and raised.value.status  # e.g. "INTERNAL"
+    assert "backend exploded" in events[-1].error_message

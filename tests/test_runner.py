@@ -157,7 +157,9 @@ async def test_dirty_state_is_lost_if_the_invocation_fails_before_its_event_is_c
         await send(runner, "go")
     session = await stored(runner)
     assert "half_done" not in session.state
-    assert [e.author for e in session.events] == ["user", "a"]  # message and the call, nothing more
+    # The message, the call and the record of the failure (no state in it), nothing more.
+    assert [(e.author, e.error_code) for e in session.events] == [("user", None), ("a", None), ("a", "RuntimeError")]
+    assert session.events[-1].actions.state_delta == {}
     # The next invocation on the same runner does not see the lost write either.
     agent.model.turns.append("recovered")
     seen = {}
@@ -214,7 +216,9 @@ async def test_max_llm_calls_raises_and_keeps_what_was_committed():
         await send(runner, "loop", run_config=RunConfig(max_llm_calls=3))
     assert len(agent.model.requests) == 3
     session = await stored(runner)
-    assert len(session.events) == 1 + 3 * 2  # the message, then three calls and their results
+    # The message, three calls and their results, then the record of the failure (as ADK 2.13).
+    assert len(session.events) == 1 + 3 * 2 + 1
+    assert session.events[-1].error_code == "LlmCallsLimitExceededError"
 
 
 def test_sync_run_yields_events_and_raises_errors():

@@ -195,10 +195,33 @@ async def test_model_call_without_id_gets_one_and_the_model_never_sees_it():
     assert sent[1].parts[0].function_call.id is None and sent[2].parts[0].function_response.id is None
 
 
-async def test_tool_errors_propagate_and_unknown_tools_are_reported():
-    runner = await new_runner(LlmAgent(name="a", model=ScriptedLlm([ScriptedLlm.call("nope")])))
-    with pytest.raises(ToolNotFoundError, match="'nope'"):
-        await send(runner, "go")
+async def test_an_unknown_tool_is_reported_to_the_model_as_in_adk():
+    def hello() -> str:
+        return "hi"
+
+    heard = []
+
+    def on_error(tool, args, tool_context, error):
+        heard.append((tool.name, type(error)))
+
+    model = ScriptedLlm([ScriptedLlm.call("nope"), "sorry"])
+    runner = await new_runner(LlmAgent(name="a", model=model, tools=[hello], on_tool_error_callback=on_error))
+    events = await send(runner, "go")
+    assert heard == [("nope", ToolNotFoundError)]  # the error callbacks may still answer it
+    [response] = events[1].get_function_responses()
+    assert response.name == "nope" and response.response == {
+        "error": "Invoking `nope()` failed as no tool with that name is available. The tools you can call are: "
+        "hello. You could retry, but it is IMPORTANT that you only call a tool from that list."
+    }
+    assert events[-1].text() == "sorry" and not any(e.error_code for e in events)
+
+    def answer(tool, args, tool_context):  # a before_tool_callback can answer the call itself
+        return {"answered": tool.name}
+
+    model = ScriptedLlm([ScriptedLlm.call("nope"), "ok"])
+    runner = await new_runner(LlmAgent(name="a", model=model, before_tool_callback=answer))
+    events = await send(runner, "go")
+    assert events[1].get_function_responses()[0].response == {"answered": "nope"}
 
 
 async def test_plain_callables_are_wrapped_once():

@@ -157,8 +157,22 @@ class BaseAgent(BaseModel):
     # -- running -----------------------------------------------------------------------------
 
     async def run_async(self, parent_context: InvocationContext) -> AsyncGenerator[Event, None]:
-        """Runs the agent: before-callbacks, `_run_async_impl`, after-callbacks."""
+        """Runs the agent: before-callbacks, `_run_async_impl`, after-callbacks. An exception that
+        escapes any of them is reported to the plugins' `on_agent_error_callback`, then raised."""
         ctx = self._create_invocation_context(parent_context)
+        agen = self._run_with_callbacks(ctx)
+        try:
+            async for event in agen:
+                yield event
+        except Exception as error:
+            await ctx.plugin_manager.run_on_agent_error_callback(
+                agent=self, callback_context=CallbackContext(ctx), error=error
+            )
+            raise
+        finally:
+            await agen.aclose()
+
+    async def _run_with_callbacks(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         resumable = ctx.is_resumable
         if resumable and ctx.end_of_agents.get(self.name):
             return  # a resumed invocation: this agent finished its part before

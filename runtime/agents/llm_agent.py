@@ -12,10 +12,10 @@ from domain.errors import InvalidArgumentError
 from domain.events import Event, EventActions
 from runtime.agents.base_agent import BaseAgent
 from runtime.agents.tool_calls import (
-    handle_function_calls,
     long_running_call_ids,
     populate_client_function_call_ids,
     run_answered_calls,
+    run_function_calls,
     run_function_calls_as_completed,
 )
 from runtime.agents.instructions import inject_session_state
@@ -362,16 +362,14 @@ class LlmAgent(BaseAgent):
         request = await self._build_request(ctx)
         calls = [a.call for a in answered]
         confirmations = {a.call.id: a.confirmation for a in answered if a.confirmation is not None}
-        result = await run_answered_calls(ctx, self, calls, request.tools_dict, confirmations)
-        if result is None:
-            return
         call_event = Event(
             invocation_id=ctx.invocation_id, author=self.name, content=types.Content(role="model", parts=[
                 types.Part(function_call=c) for c in calls
             ])
         )
-        async for event in self._with_requests(ctx, call_event, result):
-            yield event
+        async for result in run_answered_calls(ctx, self, calls, request.tools_dict, confirmations):
+            async for event in self._with_requests(ctx, call_event, result):
+                yield event
 
     async def _with_requests(self, ctx: InvocationContext, call_event: Event, result: Event) -> AsyncGenerator[Event, None]:
         """Yields a function-response event and, when its tools asked a person for something,
@@ -417,8 +415,8 @@ class LlmAgent(BaseAgent):
                     yield event
                 transfer_to = result.actions.transfer_to_agent or transfer_to
         else:
-            result = await handle_function_calls(ctx, self, call_event, request.tools_dict)
-            if result is not None:  # None: only long-running calls, whose results come later
+            # No result: only long-running calls, whose results come later.
+            async for result in run_function_calls(ctx, self, call_event, request.tools_dict):
                 async for event in self._with_requests(ctx, call_event, result):
                     yield event
                 transfer_to = result.actions.transfer_to_agent

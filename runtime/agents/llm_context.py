@@ -15,6 +15,9 @@ The rules are ADK's:
 * a tool result that arrives late (a long-running tool answered in a later turn) is placed
   right after the call it answers, and the request that follows it ends there; results for a
   call the view does not hold are left out (the model would refuse them);
+* a function call that has no result anywhere in the history (its tool raised, or was cancelled
+  when a sibling raised, or the process died) is left out, unless it is long-running (its result
+  comes later), as ADK 2.13 drops them: a model refuses a call without its result;
 * function-call ids the runtime made up (``adk-…``) are not sent to the model;
 * a rewind event drops the invocations it rewinds;
 * a compaction event (`actions.compaction`) puts its summary where the first of the events it
@@ -78,6 +81,10 @@ class LlmContextView:
     # them removed (runtime-made ids): keyed by the content object, which it keeps alive. A later
     # result replaces the earlier one for the same call through these.
     answered_ids: dict[int, tuple[types.Content, list[Optional[str]]]] = field(default_factory=dict)
+    # Call id -> the position of its part in its content, for the calls without a result yet that
+    # are not long-running: left out of requests while they have none.
+    unanswered: dict[str, int] = field(default_factory=dict)
+    long_running: set[str] = field(default_factory=set)
     # Catch-up bookkeeping for trackers: how many events were folded, and the last one's id.
     folded: int = 0
     last_event_id: Optional[str] = None
@@ -98,6 +105,8 @@ class LlmContextView:
             event_content=dict(self.event_content),
             compaction_seq=self.compaction_seq,
             answered_ids=dict(self.answered_ids),
+            unanswered=dict(self.unanswered),
+            long_running=set(self.long_running),
             folded=self.folded,
             last_event_id=self.last_event_id,
         )
@@ -149,6 +158,8 @@ def fold_llm_context(
     model_content = _without_client_ids(content)
 
     if result_ids:
+        for result_id in result_ids:
+            view.unanswered.pop(result_id, None)
         _remember_answered_ids(view, model_content, content)
         call_index = view.call_at.get(result_ids[0])
         if call_index is None:
@@ -166,6 +177,13 @@ def fold_llm_context(
     view.event_content[event.id] = index
     for call_id in call_ids:
         view.call_at[call_id] = index
+    if call_ids:
+        long_running = event.long_running_tool_ids or set()
+        view.long_running.update(long_running)
+        for position, part in enumerate(content.parts):
+            call = part.function_call
+            if call and call.id and call.id not in long_running and call.id not in result_ids:
+                view.unanswered[call.id] = position
     return view
 
 
@@ -244,11 +262,35 @@ def request_contents(view: LlmContextView, *, include_contents: str = "default")
         start = view.turn_starts[-1]
     if view.late_result_for is not None:
         # A late tool result: the model continues from the call and its result.
-        end = view.late_result_for + 2
-        return view.contents[min(start, view.late_result_for) : end]
-    if include_contents == "none" and not view.turn_starts:
+        start, end = min(start, view.late_result_for), view.late_result_for + 2
+    elif include_contents == "none" and not view.turn_starts:
         return []
-    return view.contents[start:]
+    else:
+        end = len(view.contents)
+    contents = view.contents[start:end]
+    return _without_unanswered_calls(view, start, contents) if view.unanswered else contents
+
+
+def _without_unanswered_calls(view: LlmContextView, start: int, contents: list[types.Content]) -> list[types.Content]:
+    """`contents` (view.contents from `start`) without the parts of calls that have no result;
+    a content left with no part goes too."""
+    dropped: dict[int, set[int]] = {}
+    for call_id, position in view.unanswered.items():
+        index = view.call_at.get(call_id)
+        if index is not None and start <= index < start + len(contents):
+            dropped.setdefault(index, set()).add(position)
+    if not dropped:
+        return contents
+    kept: list[types.Content] = []
+    for index, content in enumerate(contents, start):
+        positions = dropped.get(index)
+        if positions is None:
+            kept.append(content)
+            continue
+        parts = [part for position, part in enumerate(content.parts) if position not in positions]
+        if parts:
+            kept.append(types.Content(role=content.role, parts=parts))
+    return kept
 
 
 # -- the rules -------------------------------------------------------------------------------
@@ -444,6 +486,12 @@ def _rewind(view: LlmContextView, invocation_id: str) -> None:
         return
     while view.late_log and view.late_log[-1][0] >= seq:
         _, index, previous, call_index, added_turn_start = view.late_log.pop()
+        taken = set(_answered_ids(view, view.contents[index])) - set(_answered_ids(view, previous) if previous else ())
+        if taken - view.long_running - {None}:
+            # The rewind takes away the result of a call that is not long-running: whether the call
+            # has a result elsewhere only the events can say (rare; late results answer
+            # long-running calls).
+            view.needs_rebuild = True
         if previous is None:
             view.results_at.pop(call_index, None)
             _remove(view, index)
@@ -459,6 +507,8 @@ def _rewind(view: LlmContextView, invocation_id: str) -> None:
     view.turn_starts = [i for i in view.turn_starts if i < cut]
     view.event_content = {k: i for k, i in view.event_content.items() if i < cut}
     view.call_at = {k: i for k, i in view.call_at.items() if i < cut}
+    view.unanswered = {k: p for k, p in view.unanswered.items() if k in view.call_at}
+    view.long_running = {k for k in view.long_running if k in view.call_at}
     view.results_at = {k: i for k, i in view.results_at.items() if k < cut and i < cut}
     kept = {k for k, s in view.invocation_seq.items() if s < seq}
     view.invocation_starts = {k: i for k, i in view.invocation_starts.items() if k in kept}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import uuid
 from typing import TYPE_CHECKING, Any, AsyncGenerator, Optional
 
@@ -20,9 +21,12 @@ if TYPE_CHECKING:
     from runtime.agents.llm_agent import LlmAgent
     from runtime.invocation_context import InvocationContext
 
+logger = logging.getLogger("chronicle.tools")
+
 
 class ToolNotFoundError(ChronicleError, ValueError):
-    """The model called a function the agent does not have."""
+    """The model called a function the agent does not have (what the tool error callbacks are
+    given; unless one answers, the model is told which tools it has)."""
 
 
 # ADK's answers to a call that waits on a person, and to one a person rejected.
@@ -46,22 +50,64 @@ def long_running_call_ids(calls: list[types.FunctionCall], tools: dict[str, Any]
     return ids or None
 
 
-async def handle_function_calls(
+async def run_function_calls(
     ctx: InvocationContext, agent: LlmAgent, call_event: Event, tools: dict[str, BaseTool]
-) -> Optional[Event]:
-    """Runs the calls of `call_event` (concurrently when there are several) and returns one event
-    holding every result, in call order, or None when no call produced a result yet."""
-    calls = call_event.get_function_calls()
+) -> AsyncGenerator[Event, None]:
+    """Runs the calls of `call_event` (concurrently when there are several) and yields one event
+    holding every result, in call order (nothing when no call produced a result yet).
+
+    If a call raises, as in ADK 2.13 the calls still running are cancelled (their tools' error
+    callbacks are told, for cleanup), the results of the calls that had finished are yielded, so
+    the log keeps what their side effects did, and then the error is raised."""
+    async for event in _run_calls(ctx, agent, call_event.get_function_calls(), tools, {}):
+        yield event
+
+
+async def _run_calls(
+    ctx: InvocationContext,
+    agent: LlmAgent,
+    calls: list[types.FunctionCall],
+    tools: dict[str, BaseTool],
+    confirmations: dict[str, ToolConfirmation],
+) -> AsyncGenerator[Event, None]:
     if len(calls) == 1:
-        results = [await _run_one(ctx, agent, calls[0], tools)]
+        results = [await _run_one(ctx, agent, calls[0], tools, confirmations.get(calls[0].id or ""))]
     else:
-        results = await asyncio.gather(*(_run_one(ctx, agent, call, tools) for call in calls))
+        tasks = [
+            asyncio.ensure_future(_run_one(ctx, agent, call, tools, confirmations.get(call.id or "")))
+            for call in calls
+        ]
+        try:
+            results = await _gather_or_cancel(tasks)
+        except Exception:
+            finished = [t.result() for t in tasks if t.done() and not t.cancelled() and t.exception() is None]
+            kept = [e for e in finished if e is not None and _is_plain_result(e)]
+            if kept:
+                yield kept[0] if len(kept) == 1 else merge_function_response_events(kept)
+            raise
     events = [e for e in results if e is not None]
-    if not events:
-        return None
-    if len(events) == 1:
-        return events[0]
-    return merge_function_response_events(events)
+    if events:
+        yield events[0] if len(events) == 1 else merge_function_response_events(events)
+
+
+async def _gather_or_cancel(tasks: list[asyncio.Future]) -> list[Any]:
+    """Every task's result; if one raises (or this is cancelled), the others are cancelled and
+    awaited before the error propagates, so no tool keeps running after its invocation failed."""
+    try:
+        return list(await asyncio.gather(*tasks))
+    except BaseException:
+        for task in tasks:
+            if not task.done():
+                task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+
+
+def _is_plain_result(event: Event) -> bool:
+    """A tool's result with no instruction in it besides its state and artifact changes: a
+    transfer, an escalation or a request to a person belongs to a step that failed, and is not kept."""
+    actions = event.actions.model_copy(update={"state_delta": {}, "artifact_delta": {}, "skip_summarization": None})
+    return bool(event.get_function_responses()) and actions == EventActions()
 
 
 async def run_function_calls_as_completed(
@@ -118,14 +164,11 @@ async def run_answered_calls(
     calls: list[types.FunctionCall],
     tools: dict[str, BaseTool],
     confirmations: dict[str, ToolConfirmation],
-) -> Optional[Event]:
+) -> AsyncGenerator[Event, None]:
     """Runs original calls again after a person answered for them (an approval or rejection in
-    `confirmations`, or a credential): one event holding every result."""
-    results = await asyncio.gather(*(_run_one(ctx, agent, c, tools, confirmations.get(c.id or "")) for c in calls))
-    events = [e for e in results if e is not None]
-    if not events:
-        return None
-    return events[0] if len(events) == 1 else merge_function_response_events(events)
+    `confirmations`, or a credential): one event holding every result, as `run_function_calls`."""
+    async for event in _run_calls(ctx, agent, calls, tools, confirmations):
+        yield event
 
 
 async def _confirmation_gate(tool: BaseTool, args: dict[str, Any], tool_context: ToolContext) -> Optional[dict]:
@@ -157,16 +200,13 @@ async def _run_one(
     args: dict[str, Any] = dict(call.args or {})
 
     tool = tools.get(call.name)
+    not_found: Optional[ToolNotFoundError] = None
     if tool is None:
-        error = ToolNotFoundError(
+        not_found = ToolNotFoundError(
             f"The model called {call.name!r}, which agent {agent.name!r} does not have "
             f"(its tools: {', '.join(tools) or 'none'})."
         )
-        placeholder = BaseTool(name=call.name, description="Tool not found")
-        response = await _on_tool_error(ctx, agent, placeholder, args, tool_context, error)
-        if response is None:
-            raise error
-        return _response_event(ctx, agent, placeholder, call, response, tool_context)
+        tool = BaseTool(name=call.name or "<unnamed>", description="Tool not found")
 
     response = await plugins.run_before_tool_callback(tool=tool, tool_args=args, tool_context=tool_context)
     if response is None:
@@ -174,11 +214,23 @@ async def _run_one(
             response = await call_user(callback, tool=tool, args=args, tool_context=tool_context)
             if response is not None:
                 break
+    if not_found is not None:
+        # A name the model made up is the model's mistake to correct (ADK 2.13): unless a callback
+        # answers the call, the model is told which tools it has. No tool ran, so no after-callbacks.
+        if response is None:
+            response = await _on_tool_error(ctx, agent, tool, args, tool_context, not_found)
+        if response is None:
+            logger.warning("%s", not_found)
+            response = tool_not_found_response(call.name, tools)
+        return _response_event(ctx, agent, tool, call, response, tool_context)
     if response is None:
         try:
             response = await _confirmation_gate(tool, args, tool_context)
             if response is None:
                 response = await tool.run_async(args=args, tool_context=tool_context)
+        except asyncio.CancelledError as cancelled:
+            await _notify_cancelled(ctx, agent, tool, args, tool_context, cancelled)
+            raise
         except Exception as error:
             response = await _on_tool_error(ctx, agent, tool, args, tool_context, error)
             if response is None:
@@ -207,6 +259,17 @@ async def _run_one(
     return _response_event(ctx, agent, tool, call, response, tool_context)
 
 
+def tool_not_found_response(name: Optional[str], tools: dict[str, BaseTool]) -> dict[str, str]:
+    """What the model is told when it calls a tool the agent does not have (ADK 2.13's words)."""
+    return {
+        "error": (
+            f"Invoking `{name}()` failed as no tool with that name is available. The tools you can call "
+            f"are: {', '.join(tools) or 'none'}. You could retry, but it is IMPORTANT that you only call "
+            "a tool from that list."
+        )
+    }
+
+
 async def _on_tool_error(
     ctx: InvocationContext,
     agent: LlmAgent,
@@ -224,6 +287,30 @@ async def _on_tool_error(
             if response is not None:
                 break
     return response
+
+
+async def _notify_cancelled(
+    ctx: InvocationContext,
+    agent: LlmAgent,
+    tool: BaseTool,
+    args: dict[str, Any],
+    tool_context: ToolContext,
+    cancelled: asyncio.CancelledError,
+) -> None:
+    """Tells every tool error callback, plugins' then the agent's, that the call was cancelled, so
+    what a before_tool_callback set up can be released (ADK 2.13). Cleanup only: a cancelled call
+    is never recovered, so results are ignored, and a callback that fails is logged."""
+    callbacks = [getattr(p, "on_tool_error_callback") for p in ctx.plugin_manager.plugins]
+    for callback in callbacks:
+        try:
+            await callback(tool=tool, tool_args=args, tool_context=tool_context, error=cancelled)
+        except (Exception, asyncio.CancelledError):  # noqa: BLE001 - the cancellation propagates regardless
+            logger.warning("on_tool_error_callback failed while %r was cancelled.", tool.name, exc_info=True)
+    for callback in agent.canonical_on_tool_error_callbacks:
+        try:
+            await call_user(callback, tool=tool, args=args, tool_context=tool_context, error=cancelled)
+        except (Exception, asyncio.CancelledError):  # noqa: BLE001
+            logger.warning("on_tool_error_callback failed while %r was cancelled.", tool.name, exc_info=True)
 
 
 def _response_event(

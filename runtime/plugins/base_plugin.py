@@ -82,5 +82,17 @@ class BasePlugin:
     ) -> Optional[dict]:
         return None
 
+    async def on_agent_error_callback(
+        self, *, agent: BaseAgent, callback_context: CallbackContext, error: Exception
+    ) -> None:
+        """An exception escaped `agent`'s run. A notification: the error is raised again after
+        every plugin has been told, whatever this returns."""
+        return None
+
+    async def on_run_error_callback(self, *, invocation_context: InvocationContext, error: Exception) -> None:
+        """An exception escaped the Runner's invocation. A notification: the error is raised again
+        after every plugin has been told, whatever this returns."""
+        return None
+
     async def close(self) -> None:
         """Release what the plugin holds; called by Runner.close()."""

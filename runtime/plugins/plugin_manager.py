@@ -24,6 +24,8 @@ HOOKS = (
     "before_tool_callback",
     "after_tool_callback",
     "on_tool_error_callback",
+    "on_agent_error_callback",
+    "on_run_error_callback",
 )
 
 
@@ -108,6 +110,21 @@ class PluginManager:
 
     async def run_on_tool_error_callback(self, **kwargs: Any) -> Any:
         return await self._run("on_tool_error_callback", **kwargs) if self._by_hook["on_tool_error_callback"] else None
+
+    async def run_on_agent_error_callback(self, **kwargs: Any) -> None:
+        await self._notify("on_agent_error_callback", **kwargs)
+
+    async def run_on_run_error_callback(self, **kwargs: Any) -> None:
+        await self._notify("on_run_error_callback", **kwargs)
+
+    async def _notify(self, hook: str, **kwargs: Any) -> None:
+        """Tells every plugin, as ADK does: a notification hook has no result, and a plugin that
+        fails is logged so that it neither silences the others nor hides the error being reported."""
+        for plugin in self._by_hook[hook]:
+            try:
+                await getattr(plugin, hook)(**kwargs)
+            except Exception:  # noqa: BLE001 - the error being reported is what propagates
+                logger.exception("Plugin %r failed in %s; the original error propagates.", plugin.name, hook)
 
     async def close(self) -> None:
         """Closes every plugin, each within `close_timeout` seconds; reports failures together."""

@@ -83,6 +83,8 @@ class ReflectAndRetryToolPlugin(BasePlugin):
     async def on_tool_error_callback(
         self, *, tool: BaseTool, tool_args: dict[str, Any], tool_context: ToolContext, error: Exception
     ) -> Optional[dict[str, Any]]:
+        if isinstance(error, asyncio.CancelledError):
+            return None  # a call cancelled with a failed sibling did not fail: nothing to retry
         return await self._handle_tool_error(tool, tool_args, tool_context, error)
 
     def _get_scope_key(self, tool_context: ToolContext) -> str:

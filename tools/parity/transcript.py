@@ -10,7 +10,9 @@ and its files' versions in its transcript. The transcript keeps what a user reli
 leaves out what is random by design (ids, timestamps): per event its author, invocation (as an
 ordinal), texts, calls, responses, state delta, artifact keys, transfer, escalation, error,
 whether it waits for the client and a resumable app's checkpoints (agent_state, end_of_agent);
-the state at the end; and what the model was shown each time.
+the state at the end; and what the model was shown each time. A turn that raises is a row of its
+own (the exception's class and message); then the session's stored events are kept too, so what
+the log records of a failure is compared.
 """
 
 from __future__ import annotations
@@ -156,11 +158,14 @@ async def transcript(app_name: str, prefix: str) -> dict[str, Any]:
             message = types.Content(role="user", parts=[types.Part(text=turn)])
         else:
             message = _answer(turn, events, types)
-        async for event in runner.run_async(user_id=USER, session_id=SESSION, new_message=message):
-            if event.partial:
-                continue
-            events.append(event)
-            rows.append(_event(event, invocations))
+        try:
+            async for event in runner.run_async(user_id=USER, session_id=SESSION, new_message=message):
+                if event.partial:
+                    continue
+                events.append(event)
+                rows.append(_event(event, invocations))
+        except Exception as error:  # noqa: BLE001 - a turn that raises is part of the transcript
+            rows.append({"raised": type(error).__name__, "message": str(error)})
     session = await service.get_session(**scope)
     result = {
         "events": rows,
@@ -174,6 +179,10 @@ async def transcript(app_name: str, prefix: str) -> dict[str, Any]:
             name: await artifacts.list_versions(filename=name, **scope)
             for name in await artifacts.list_artifact_keys(**scope)
         }
+    if hasattr(module, "HEARD"):  # hooks an app records (plugins' order, say)
+        result["heard"] = list(module.HEARD)
+    if any("raised" in row for row in rows):  # what the log kept, the failures' records included
+        result["logged"] = [_event(e, invocations) for e in session.events]
     return result
 
 
