@@ -113,5 +113,5 @@ class Session(BaseModel):
         object.__setattr__(session, "__dict__", values)
         object.__setattr__(session, "__pydantic_fields_set__", set(values))
         object.__setattr__(session, "__pydantic_extra__", None)
-        object.__setattr__(session, "__pydantic_private__", {"_version": version})
+        object.__setattr__(session, "__pydantic_private__", {"_version": version, "_live": None})
         return session

@@ -50,7 +50,12 @@ def test_fork_export_and_analytics(store):
     assert fork["state"]["cart"] == ["lamp"] and fork["state"]["tier"] == "gold"
     adk = json.loads(cli("export", "s1", "-f", "adk", store=store).stdout)
     assert adk["appName"] == APP and adk["state"]["cart"] == ["lamp", "desk"]
-    assert adk["events"][-1]["actions"]["rewindBeforeInvocationId"]
+    # By default the export leaves out what ADK's rewind took back, marker included; with
+    # --include-rewound it is the session as ADK's service returns it, the marker last.
+    assert not any("rewindBeforeInvocationId" in e.get("actions", {}) for e in adk["events"])
+    whole = json.loads(cli("export", "s1", "-f", "adk", "--include-rewound", store=store).stdout)
+    assert len(whole["events"]) > len(adk["events"])
+    assert whole["events"][-1]["actions"]["rewindBeforeInvocationId"]
     md = cli("export", "s1", "-f", "markdown", store=store).stdout
     assert "calls `add_to_cart`" in md
     analytics = cli_json("analytics", store=store)
