@@ -74,5 +74,6 @@ def test_purge(store):
 def test_bench_adk_runner_runs_stock_adk_on_both():
     table = cli("bench", "adk", "--runner", "--quick", "--runs", "1", "--stores", "sqlite", "--markdown").stdout
     rows = [line for line in table.splitlines() if line.startswith("| ")][1:]
-    assert [r.split("|")[1].strip() for r in rows] == ["ADK SqliteSessionService", "bridge, Chronicle on SQLite"]
-    assert "x (target ≥2x)" in rows[1] and "(target ≤1.5x)" in rows[1]
+    assert [r.split("|")[1].strip() for r in rows] == [
+        "floor: ADK InMemorySessionService", "ADK SqliteSessionService", "bridge, Chronicle on SQLite"]
+    assert "x (target ≥2x)" in rows[2] and "(target ≤1.5x)" in rows[2]
