@@ -44,24 +44,29 @@ INSTALL = (
 Side = tuple[Callable[[str, str], Any], Callable[[int], Any], Callable[[], Any]]
 
 
-def _adk_side() -> Side:
+def adk_session_service(kind: str, url: str) -> Any:
+    """google-adk's own session service for a store kind, on a fresh store's URL (the benches that
+    compare with google-adk all use this one)."""
     try:
-        from google.adk.events import Event, EventActions
         from google.adk.sessions import DatabaseSessionService, InMemorySessionService
-        from google.adk.sessions.base_session_service import GetSessionConfig as AdkConfig
         from google.adk.sessions.sqlite_session_service import SqliteSessionService
     except ImportError as e:
         raise ImportError(INSTALL) from e
+    if kind == "memory":
+        return InMemorySessionService()
+    if kind == "sqlite":
+        return SqliteSessionService(url.removeprefix("sqlite:///"))
+    # SQLAlchemy's async engine, on the same psycopg 3 driver Chronicle uses.
+    return DatabaseSessionService(url.replace("postgresql://", "postgresql+psycopg://", 1))
 
-    def service(kind: str, url: str) -> Any:
-        if kind == "memory":
-            return InMemorySessionService()
-        if kind == "sqlite":
-            return SqliteSessionService(url.removeprefix("sqlite:///"))
-        # SQLAlchemy's async engine, on the same psycopg 3 driver Chronicle uses.
-        return DatabaseSessionService(url.replace("postgresql://", "postgresql+psycopg://", 1))
 
-    return service, lambda i: workload_event(i, Event, EventActions), lambda: AdkConfig(num_recent_events=20)
+def _adk_side() -> Side:
+    try:
+        from google.adk.events import Event, EventActions
+        from google.adk.sessions.base_session_service import GetSessionConfig as AdkConfig
+    except ImportError as e:
+        raise ImportError(INSTALL) from e
+    return adk_session_service, lambda i: workload_event(i, Event, EventActions), lambda: AdkConfig(num_recent_events=20)
 
 
 CHRONICLE_SIDE: Side = (

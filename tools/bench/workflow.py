@@ -32,6 +32,7 @@ from typing import Any
 
 from google.genai import types
 
+from tools.bench.adk import adk_session_service
 from tools.bench.common import Stopwatch, Table, bench_stores, median
 
 KINDS = ["memory", "sqlite", "postgresql"]
@@ -63,20 +64,10 @@ def _adk() -> pytypes.SimpleNamespace:
         from google.adk.apps import App, ResumabilityConfig
         from google.adk.events import Event
         from google.adk.runners import Runner
-        from google.adk.sessions import DatabaseSessionService, InMemorySessionService
-        from google.adk.sessions.sqlite_session_service import SqliteSessionService
     except ImportError as e:
         raise ImportError(INSTALL) from e
-
-    def service(kind: str, url: str) -> Any:
-        if kind == "memory":
-            return InMemorySessionService()
-        if kind == "sqlite":
-            return SqliteSessionService(url.removeprefix("sqlite:///"))
-        return DatabaseSessionService(url.replace("postgresql://", "postgresql+psycopg://", 1))
-
     return pytypes.SimpleNamespace(wf=workflow, Event=Event, Runner=Runner, App=App,
-                                   ResumabilityConfig=ResumabilityConfig, service=service)
+                                   ResumabilityConfig=ResumabilityConfig, service=adk_session_service)
 
 
 def _chronicle() -> pytypes.SimpleNamespace:
