@@ -47,11 +47,29 @@ async def rewind_with_files(
             **scope,
         )
     finally:
-        view = getattr(session_service, "artifact_view", None)
-        if view is not None and restored:  # the last rewind recorded decides which versions the files show
-            current = await view(**scope)
-            await restore_artifacts(artifact_service, versions={name: current.get(name) for name in restored}, **scope)
+        if restored:  # the last rewind recorded decides which versions the files show
+            await follow_recorded_files(session_service, artifact_service, names=list(restored), **scope)
     return marker, restored
+
+
+async def follow_recorded_files(
+    session_service: Any, artifact_service: Any, *, names: list[str], app_name: str, user_id: str, session_id: str
+) -> None:
+    """Brings the named files to the versions the session's log names, until the log names the
+    same versions after the files were brought there: a rewind recorded meanwhile by another
+    writer may have restored them by an older reading, so each pass reads the log again."""
+    view = getattr(session_service, "artifact_view", None)
+    if view is None:
+        return
+    scope = dict(app_name=app_name, user_id=user_id, session_id=session_id)
+    wanted: Optional[dict[str, Optional[int]]] = None
+    while True:
+        current = await view(**scope)
+        now = {name: current.get(name) for name in names}
+        if now == wanted:
+            return
+        wanted = now
+        await restore_artifacts(artifact_service, versions=wanted, **scope)
 
 
 async def files_to_restore(
