@@ -50,13 +50,14 @@ def digest_v1(topic: str, payload: Mapping[str, Any]) -> str:
     return hashlib.sha256(f"{topic}\n{canonical}".encode()).hexdigest()
 
 
-def _matches(topic: str, payload: Mapping[str, Any], stored: Any) -> bool:
+def _digest_like(topic: str, payload: Mapping[str, Any], stored: Any) -> str | None:
+    """The payload's digest, in the digest version `stored` has (None: it no longer encodes)."""
     try:
         if isinstance(stored, str) and stored.startswith(_V2):
-            return digest(topic, payload) == stored
-        return digest_v1(topic, payload) == stored
+            return digest(topic, payload)
+        return digest_v1(topic, payload)
     except (TypeError, ValueError, PydanticSerializationError):
-        return False  # a payload that no longer encodes was not written like this
+        return None  # a payload that no longer encodes was not written like this
 
 
 def link(previous: str, version: int, event_digest: str) -> str:
@@ -67,6 +68,8 @@ def link(previous: str, version: int, event_digest: str) -> str:
 class BrokenLink:
     version: int
     reason: str
+    found: str | None = None  # what the stored event holds: its payload's digest, or its link
+    expected: str | None = None  # what the chain needs there: the stored digest, or the link that follows
 
 
 def verify(
@@ -88,9 +91,13 @@ def verify(
             expected_version = version + 1
             continue
         chained = True
-        if not attributes.get("purged") and not _matches(topic, payload_of(attributes), stored_digest):
-            return BrokenLink(version, "payload does not match its digest (edited)")
-        if link(previous, version, str(stored_digest)) != stored_chain:
-            return BrokenLink(version, "link does not follow from the previous event (edited, removed or reordered)")
+        if not attributes.get("purged"):
+            found = _digest_like(topic, payload_of(attributes), stored_digest)
+            if found != stored_digest:
+                return BrokenLink(version, "payload does not match its digest (edited)", found, str(stored_digest))
+        expected = link(previous, version, str(stored_digest))
+        if expected != stored_chain:
+            return BrokenLink(version, "link does not follow from the previous event (edited, removed or reordered)",
+                              None if stored_chain is None else str(stored_chain), expected)
         previous, expected_version = str(stored_chain), version + 1
     return None

@@ -92,6 +92,18 @@ def test_purged_payloads_keep_the_chain_verifiable():
     assert payload_of({"n": 1, "digest": "x", "timestamp": 0}) == {"n": 1}
 
 
+def test_a_broken_link_says_what_was_found_and_what_was_expected():
+    entries = _chain([({"n": 1}, digest), ({"n": 2}, digest), ({"n": 3}, digest)])
+    edited = (2, "t", {**entries[1][2], "n": 20})
+    broken = verify([entries[0], edited, entries[2]])
+    assert broken.version == 2 and "edited" in broken.reason
+    assert broken.expected == entries[1][2]["digest"] and broken.found == digest("t", {"n": 20})
+    relinked = (3, "t", {**entries[2][2], "chain": "0" * 64})
+    broken = verify([entries[0], entries[1], relinked])
+    assert broken.version == 3 and broken.found == "0" * 64
+    assert broken.expected == entries[2][2]["chain"]
+
+
 # -- digest forms ------------------------------------------------------------------------
 
 json_values = st.recursive(

@@ -43,6 +43,8 @@ class Broken:
     reason: str
     event_id: Optional[str] = None  # the ADK event stored at that version, when there is one
     kind: str = SESSION
+    found: Optional[str] = None  # at a broken chain link: what is stored, and what the chain expects
+    expected: Optional[str] = None
 
     @property
     def where(self) -> str:
@@ -120,7 +122,7 @@ def check_log(store: Store, log: _Log) -> tuple[int, Optional[Broken]]:
     """(events read, the first broken link or None)."""
     rows = store.recorder.select_events(log.log_id)
 
-    def broken(version: int, reason: str) -> Broken:
+    def broken(version: int, reason: str, found: Optional[str] = None, expected: Optional[str] = None) -> Broken:
         event_id = None
         for row in rows:
             if row.originator_version == version and row.topic == SessionLog.Recorded.TOPIC:
@@ -128,13 +130,14 @@ def check_log(store: Store, log: _Log) -> tuple[int, Optional[Broken]]:
                     event_id = decode_payload(store, row.state)["event"]["id"]
                 except Exception:  # noqa: BLE001 - an unreadable row has no id to show
                     pass
-        return Broken(str(log.log_id), log.app_name, log.user_id, log.session_id, version, reason, event_id, log.kind)
+        return Broken(str(log.log_id), log.app_name, log.user_id, log.session_id, version, reason, event_id, log.kind,
+                      found, expected)
 
     if not rows:
         return 0, broken(1, "the log has no events at all (its rows were removed)")
     link = verify_rows(store, rows)
     if link is not None:
-        return len(rows), broken(link.version, link.reason)
+        return len(rows), broken(link.version, link.reason, link.found, link.expected)
     last = rows[-1].originator_version
     if log.kind == SESSION and log.catalog_version is None:
         return len(rows), broken(last, "the session catalog has no row for this log (removed outside Chronicle)")
