@@ -17,6 +17,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from domain.errors import ChronicleError
 from runtime.server import routes_artifacts, routes_basic, routes_chronicle, routes_debug, routes_run, routes_sessions
+from runtime.server import routes_answer, routes_ui, routes_viewer
 from runtime.server.auth import Authenticator, Unauthenticated, authenticator_for
 from runtime.server.config import ServerConfig
 from runtime.server.http import BodyTooLarge, error_response
@@ -33,7 +34,8 @@ class Authenticate:
         self.app, self.authenticator = app, authenticator
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope["method"] != "OPTIONS" and scope["path"] not in PUBLIC_PATHS:
+        if scope["type"] == "http" and scope["method"] != "OPTIONS" and scope["path"] not in PUBLIC_PATHS \
+                and not routes_ui.is_public(scope["path"]):
             headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
             try:
                 scope.setdefault("state", {})["caller"] = self.authenticator.authenticate(headers)
@@ -98,7 +100,8 @@ def create_app(config: ServerConfig, *, authenticator: Optional[Authenticator] =
     middleware.append(Middleware(Authenticate, authenticator=authenticator))
     app = Starlette(
         routes=[*routes_basic.ROUTES, *routes_sessions.ROUTES, *routes_artifacts.ROUTES, *routes_run.ROUTES,
-                *routes_chronicle.ROUTES, *routes_debug.ROUTES],
+                *routes_chronicle.ROUTES, *routes_debug.ROUTES,
+                *routes_answer.ROUTES, *routes_viewer.ROUTES, *routes_ui.ROUTES],
         middleware=middleware,
         exception_handlers={ChronicleError: _handle, ValidationError: _handle, HTTPException: _handle, Exception: _handle},
         lifespan=lifespan,

@@ -30,6 +30,7 @@ from domain.errors import InvalidArgumentError, SessionNotFoundError
 from domain.session_log import RECORDED_TOPICS, session_log_id
 from projections.pending import open_requests
 from runtime.read_models import At
+from runtime.read_models.time_travel import MISSING
 from runtime.server import access
 from runtime.server.http import dump, parse_body, respond
 from runtime.server.routes_sessions import Body
@@ -123,7 +124,12 @@ async def diff(request: Request) -> Response:
     if start == At.latest():
         raise InvalidArgumentError("Name where the diff starts: from_event, from_before, from_after, from_version or from_time.")
     found = await services.store.call(services.time_travel.diff, (app_name, user_id, session_id), start, end)
-    return respond(found)
+    out = dump(found)
+    for change, raw in zip(out["changes"], found.changes):  # a key absent on one side: null, and said so
+        for side in ("before", "after"):
+            if getattr(raw, side) is MISSING:
+                change[side], change[side + "_absent"] = None, True
+    return respond(out)
 
 
 async def verify_session(request: Request) -> Response:

@@ -1,0 +1,55 @@
+// Calls to chronicle serve's HTTP API, with the bearer token when the server asks for one.
+"use strict";
+
+class ApiError extends Error {
+  constructor(status, detail) {
+    super(`${status}: ${detail}`);
+    this.status = status;
+    this.detail = detail;
+  }
+}
+
+const Api = {
+  token: sessionStorage.getItem("chronicle-token") || "",
+
+  setToken(token) {
+    this.token = token.trim();
+    sessionStorage.setItem("chronicle-token", this.token);
+  },
+
+  async request(method, path, body) {
+    const headers = {};
+    if (this.token) headers["Authorization"] = "Bearer " + this.token;
+    if (body !== undefined) headers["Content-Type"] = "application/json";
+    const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    if (response.status === 401) {
+      await askForToken();
+      return this.request(method, path, body);
+    }
+    const type = response.headers.get("content-type") || "";
+    const data = type.includes("json") ? await response.json() : await response.text();
+    if (!response.ok) throw new ApiError(response.status, (data && data.detail) || data || response.statusText);
+    return data;
+  },
+
+  get(path, params) {
+    const query = params ? "?" + new URLSearchParams(Object.entries(params).filter(([, v]) => v !== undefined && v !== null && v !== "")) : "";
+    return this.request("GET", path + query);
+  },
+  post(path, body) { return this.request("POST", path, body === undefined ? {} : body); },
+
+  session(app, user, session) {
+    return `/apps/${encodeURIComponent(app)}/users/${encodeURIComponent(user)}/sessions/${encodeURIComponent(session)}`;
+  },
+};
+
+function askForToken() {
+  const dialog = document.getElementById("token-dialog");
+  const input = document.getElementById("token-input");
+  return new Promise((resolve) => {
+    if (dialog.open) { dialog.addEventListener("close", () => resolve(), { once: true }); return; }
+    input.value = "";
+    dialog.addEventListener("close", () => { Api.setToken(input.value); resolve(); }, { once: true });
+    dialog.showModal();
+  });
+}

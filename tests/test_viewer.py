@@ -1,0 +1,340 @@
+"""The web viewer (`chronicle serve` at /ui) in a real Chromium: Debian's /usr/bin/chromium driven
+by Playwright, against a real `chronicle serve` on a real SQLite file, seeded with a conversation
+through the real google-genai client and the local fake Gemini server. Each action taken in the
+page is checked through the HTTP API; each page is saved as a screenshot (to the pytest tmp dir,
+and to $CHRONICLE_SCREENSHOTS when set, e.g. docs/screenshots).
+
+CHRONICLE_REQUIRE_BROWSER=1 (CI sets it) makes a missing Chromium or Playwright a failure, not a skip."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import uuid
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from domain import session_log_id
+from tests.gemini_server import GeminiServer
+from tests.server_helpers import ANN, BOB, OPS, ROOT, Served, message
+
+CHROMIUM = os.environ.get("CHRONICLE_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+AGENTS_DIR = ROOT / "tests" / "viewer_agents"
+SHOP = "/apps/shop/users/ann/sessions/"
+TIMEOUT_MS = 20_000
+
+
+def _unavailable(reason: str) -> None:
+    if os.environ.get("CHRONICLE_REQUIRE_BROWSER") == "1":
+        pytest.fail(f"The browser tests are required but cannot run: {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _unavailable("Playwright is not installed (pip install -e '.[dev]')")
+    if not os.path.exists(CHROMIUM):
+        _unavailable(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture(scope="module")
+def gemini() -> Iterator[GeminiServer]:
+    with GeminiServer() as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def db_path(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("viewer") / "chronicle.db"
+
+
+@pytest.fixture(scope="module")
+def served(db_path, gemini) -> Iterator[Served]:
+    server = Served(f"sqlite:///{db_path}", agents_dir=AGENTS_DIR, env={"GOOGLE_GEMINI_BASE_URL": gemini.url})
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def api(served) -> Iterator[Any]:
+    with served.client(ANN) as client:
+        yield client
+
+
+def turn(api: Any, session: str, text: str) -> list[dict[str, Any]]:
+    response = api.post("/run", json={"appName": "shop", "userId": "ann", "sessionId": session, "newMessage": message(text)})
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+@pytest.fixture(scope="module")
+def shop(api, gemini) -> dict[str, Any]:
+    """A conversation of three turns: two purchases, then a checkout waiting for confirmation."""
+    session = f"shop-{uuid.uuid4().hex[:6]}"
+    assert api.post("/apps/shop/users/ann/sessions", json={"sessionId": session, "state": {"channel": "web"}}).status_code == 200
+    gemini.reply_function_call("add_to_cart", {"item": "mug", "quantity": 2})
+    gemini.reply_text("Two mugs are in your cart.", prompt_tokens=40, candidates_tokens=9)
+    first = turn(api, session, "Two mugs, please.")
+    gemini.reply_function_call("add_to_cart", {"item": "teapot", "quantity": 1})
+    gemini.reply_text("A teapot too.", prompt_tokens=70, candidates_tokens=6)
+    second = turn(api, session, "And a blue teapot.")
+    gemini.reply_function_call("checkout", {"total": 42})
+    third = turn(api, session, "Check out, please.")
+    assert third[-1]["content"]["parts"][0]["functionCall"]["name"] == "adk_request_confirmation"
+    return {"id": session, "turns": [first[0]["invocationId"], second[0]["invocationId"], third[0]["invocationId"]],
+            "after_first": first[1]["id"]}
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory) -> Iterator[Path]:
+    """Where the screenshots go; copied to $CHRONICLE_SCREENSHOTS at the end when it is set."""
+    folder = tmp_path_factory.mktemp("screenshots")
+    yield folder
+    target = os.environ.get("CHRONICLE_SCREENSHOTS")
+    if target:
+        target_path = Path(target) if os.path.isabs(target) else ROOT / target
+        target_path.mkdir(parents=True, exist_ok=True)
+        for png in folder.glob("*.png"):
+            shutil.copy(png, target_path / png.name)
+
+
+def open_page(browser: Any, served: Served, hash_: str, token: str = ANN) -> Any:
+    """A page of the viewer with `token` already given (kept in the tab's sessionStorage)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.add_init_script(f"sessionStorage.setItem('chronicle-token', {token!r})")
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(f"{served.url}/ui/#{hash_}")
+    wait_ready(page)
+    return page
+
+
+def wait_ready(page: Any) -> None:
+    page.wait_for_selector("main[data-ready='1']")
+
+
+def confirm(page: Any) -> None:
+    """Presses the confirmation step's button."""
+    page.locator("#confirm-dialog[open] #confirm-ok").click()
+
+
+def shoot(page: Any, shots: Path, name: str) -> None:
+    page.screenshot(path=str(shots / name), full_page=True)
+
+
+# -- the pages -----------------------------------------------------------------------------------
+
+
+def test_the_page_asks_for_a_token_and_lists_the_sessions(browser, served, shop, shots):
+    context = browser.new_context(viewport={"width": 1280, "height": 700})
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(f"{served.url}/ui")
+    page.wait_for_selector("#token-dialog[open]")  # the server has tokens: the page asks
+    page.fill("#token-input", ANN)
+    page.locator("#token-form button").click()
+    wait_ready(page)
+    assert page.locator(f"#sessions tr[data-session='{shop['id']}']").count() == 1
+    assert "waiting" in page.locator(f"#sessions tr[data-session='{shop['id']}']").inner_text()
+    page.fill("#session-filter input[name=q]", "teapot")
+    page.locator("#session-filter button").click()
+    page.wait_for_function("location.hash.includes('q=teapot')")
+    wait_ready(page)
+    assert page.locator("#sessions tbody tr").count() == 1
+    assert "teapot" in page.locator("#sessions tbody tr").inner_text()
+    shoot(page, shots, "sessions.png")
+    context.close()
+
+
+def test_timeline_shows_turns_tool_calls_state_and_artifacts(browser, served, shop, shots):
+    page = open_page(browser, served, f"/session/shop/ann/{shop['id']}")
+    cards = page.locator("section.invocation")
+    assert cards.count() == 3
+    first = page.locator(f"section[data-invocation='{shop['turns'][0]}']").inner_text()
+    assert "call add_to_cart" in first and '"item": "mug"' in first and "Two mugs are in your cart." in first
+    assert "user:last_item" in first and "cart.txt v0" in first and "64 tokens" in first
+    assert "checkout" in page.locator("#pending").inner_text()
+    shoot(page, shots, "timeline.png")
+    page.context.close()
+
+
+def test_time_cursor_reads_the_state_then_and_the_diff(browser, served, api, shop, shots):
+    page = open_page(browser, served, f"/travel/shop/ann/{shop['id']}")
+    index = page.locator(f"#events tr[data-event='{shop['after_first']}']").get_attribute("data-index")
+    cursor = page.locator("#time-cursor")  # move the cursor with the keys, to the first tool's answer
+    cursor.focus()
+    page.keyboard.press("Home")
+    for _ in range(int(index)):
+        page.keyboard.press("ArrowRight")
+    page.wait_for_selector(f"#events tr.selected[data-event='{shop['after_first']}']")
+    page.wait_for_selector("#state-at[data-ready='1']")
+    shown = page.locator("#session-state").inner_text()
+    assert '"mug":2' in shown.replace(" ", "") and "teapot" not in shown
+    assert "mug" in page.locator("#user-state").inner_text() and "2" in page.locator("#app-state").inner_text()
+    then = api.get(SHOP + shop["id"] + "/state", params={"event": shop["after_first"]}).json()
+    assert then["state"]["cart"] == {"mug": 2} and then["user_state"] == {"user:last_item": "mug"}
+    # A second pick: what changed from there to the last event.
+    page.locator("#events tbody tr").last.locator("button.compare").click()
+    page.wait_for_selector("#diff-table")
+    diff = page.locator("#diff-table").inner_text()
+    assert "cart" in diff and "teapot" in diff and "user:last_item" in diff
+    shoot(page, shots, "time-travel.png")
+    page.context.close()
+
+
+def test_approving_a_pending_confirmation_resumes_the_run(browser, served, api, gemini, shop, shots):
+    gemini.reply_text("Paid: 42.")
+    page = open_page(browser, served, f"/session/shop/ann/{shop['id']}")
+    page.locator("#pending button.primary").click()
+    assert "Approve" in page.locator("#confirm-dialog[open]").inner_text()
+    confirm(page)
+    page.wait_for_function("!document.querySelector('#pending') && document.querySelector('main').dataset.ready === '1'")
+    assert "Paid: 42." in page.locator("#timeline").inner_text()
+    assert api.get(SHOP + shop["id"] + "/pending").json() == []
+    events = api.get(SHOP + shop["id"]).json()["events"]
+    results = [p["functionResponse"]["response"] for e in events for p in e["content"]["parts"] if "functionResponse" in p]
+    assert {"charged": 42, "status": "paid"} in results
+    page.context.close()
+
+
+def test_the_answer_route_refuses_unknown_answered_and_foreign_requests(served, api, gemini):
+    session = f"shop-{uuid.uuid4().hex[:6]}"
+    api.post("/apps/shop/users/ann/sessions", json={"sessionId": session})
+    gemini.reply_function_call("checkout", {"total": 7})
+    turn(api, session, "Buy it.")
+    [request] = api.get(SHOP + session + "/pending").json()
+    path = SHOP + session + "/pending/"
+    with served.client(BOB) as bob:
+        assert bob.post(path + request["call_id"], json={"confirmed": True}).status_code == 403
+    assert api.post(path + "no-such-request", json={"confirmed": True}).status_code == 404
+    assert api.post(path + request["call_id"], json={}).status_code == 400  # approve or reject, say which
+    gemini.reply_text("Nothing was charged.")
+    rejected = api.post(path + request["call_id"], json={"confirmed": False})
+    assert rejected.status_code == 200, rejected.text
+    results = [p["functionResponse"]["response"] for e in rejected.json()["events"] for p in e["content"]["parts"]
+               if "functionResponse" in p]
+    assert results == [{"error": "This tool call is rejected."}]
+    assert api.post(path + request["call_id"], json={"confirmed": True}).status_code == 409
+
+
+def test_fork_then_rewind_from_the_timeline(browser, served, api, shop, shots):
+    page = open_page(browser, served, f"/session/shop/ann/{shop['id']}")
+    first = page.locator(f"section[data-invocation='{shop['turns'][0]}']")
+    first.get_by_role("button", name="Fork from here").click()
+    fork_id = f"{shop['id']}-what-if"
+    page.fill("#fork-id", fork_id)
+    confirm(page)
+    page.wait_for_function(f"location.hash.includes({fork_id!r})")
+    wait_ready(page)
+    assert shop["id"] in page.locator("#fork-links").inner_text()  # the fork links to its source
+    forked = api.get(SHOP + fork_id).json()
+    assert forked["state"]["cart"] == {"mug": 2} and "teapot" not in str(forked["events"])
+    # The source links to the fork.
+    page.goto(f"{served.url}/ui/#/session/shop/ann/{shop['id']}")
+    wait_ready(page)
+    assert fork_id in page.locator("#fork-links").inner_text()
+    # Rewind to before the second turn: the teapot leaves the cart, and the turn stays, greyed.
+    page.locator(f"section[data-invocation='{shop['turns'][1]}']").get_by_role("button", name="Rewind to before").click()
+    assert "Rewind" in page.locator("#confirm-dialog[open]").inner_text()
+    confirm(page)
+    page.wait_for_selector(f"section.invocation.rewound[data-invocation='{shop['turns'][1]}']")
+    assert page.locator(".step.marker").count() == 1
+    now = api.get(SHOP + shop["id"]).json()
+    assert now["state"]["cart"] == {"mug": 2}
+    assert now["events"][-1]["actions"]["rewindBeforeInvocationId"] == shop["turns"][1]
+    history = api.get(SHOP + shop["id"] + "/history").json()
+    assert [i["rewound"] for i in history["invocations"][:3]] == [False, True, True]
+    shoot(page, shots, "timeline-rewound.png")
+    page.context.close()
+
+
+def test_artifacts_are_listed_previewed_and_downloadable(browser, served, shop, shots):
+    page = open_page(browser, served, f"/artifacts/shop/ann/{shop['id']}")
+    assert page.locator("[data-artifact='cart.txt'] tbody tr").count() >= 2
+    page.locator("[data-artifact='cart.txt'] tr[data-version='1']").click()
+    page.wait_for_selector("#artifact-preview[data-ready='1']")
+    assert "teapot x1" in page.locator("#artifact-preview pre").inner_text()
+    page.locator("[data-artifact='label.png'] tr[data-version='0']").click()
+    page.wait_for_selector("#artifact-preview img")
+    assert page.locator("#artifact-preview img").evaluate("img => img.complete && img.naturalWidth") == 4
+    assert "image/png" in page.locator("[data-artifact='label.png']").inner_text()
+    with page.expect_download() as download:
+        page.locator("#artifact-preview button").click()
+    assert Path(download.value.path()).read_bytes().startswith(b"\x89PNG")
+    shoot(page, shots, "artifacts.png")
+    page.context.close()
+
+
+def test_analytics_charts(browser, served, shop, shots):
+    page = open_page(browser, served, "/analytics/shop", token=OPS)
+    for chart in ("chart-tokens-day", "chart-latency", "chart-tools-day", "chart-errors-day", "chart-agent-tokens",
+                  "chart-tool-calls", "chart-user-tokens"):
+        assert page.locator(f"#{chart} svg rect").count() > 0, chart
+    assert "add_to_cart" in page.locator("#chart-tool-calls").inner_text()
+    shoot(page, shots, "analytics.png")
+    page.context.close()
+    with served.client(BOB) as bob:
+        assert bob.get("/apps/shop/analytics/summary").status_code == 403
+
+
+def test_a_tampered_chain_link_is_shown_where_it_is(browser, served, api, gemini, db_path, shots):
+    session = f"ledger-{uuid.uuid4().hex[:6]}"
+    api.post("/apps/shop/users/ann/sessions", json={"sessionId": session})
+    gemini.reply_text("Noted: refund 10.")
+    turn(api, session, "Refund 10 to my card.")
+    log_id = session_log_id("shop", "ann", session)
+    with sqlite3.connect(db_path) as db:  # someone edits the stored message behind Chronicle's back
+        changed = db.execute(
+            "UPDATE chronicle_events SET state = CAST(REPLACE(CAST(state AS TEXT), 'Refund 10', 'Refund 99') AS BLOB)"
+            " WHERE originator_id = ? AND originator_version = 2", (log_id.hex,)).rowcount
+    assert changed == 1
+    assert api.get(SHOP + session + "/verify").json()["broken"]["version"] == 2
+    page = open_page(browser, served, "/audit", token=OPS)
+    row = page.locator(f"#chains tr[data-session='{session}']")
+    assert row.get_attribute("data-chain") == "broken"
+    text = row.inner_text()
+    assert "at version 2" in text and "edited" in text and "found" in text and "expected" in text
+    assert page.locator("#chains tr[data-chain='broken']").count() == 1  # the other sessions hold
+    assert "No purge" in page.locator("#purges").inner_text()
+    shoot(page, shots, "audit.png")
+    # The session's own timeline marks the edited event.
+    page.goto(f"{served.url}/ui/#/session/shop/ann/{session}")
+    wait_ready(page)
+    assert page.locator(".step.broken").get_attribute("data-version") == "2"
+    page.context.close()
+
+
+def test_a_turn_is_drawn_as_a_waterfall_when_the_server_has_traces(browser, served, shop):
+    """The traces route (OpenTelemetry spans) comes from another part of Chronicle; here the page is
+    fed the route's documented shape, and without it (a 404) the panel stays hidden."""
+    page = open_page(browser, served, f"/session/shop/ann/{shop['id']}")
+    if page.locator("#traces").count() == 0:
+        start = 1_700_000_000_000_000_000
+        spans = [
+            {"name": "invoke_agent clerk", "span_id": "a", "parent_span_id": None, "start_time_unix_nano": start,
+             "end_time_unix_nano": start + 900_000_000, "attributes": {"gen_ai.agent.name": "clerk"}},
+            {"name": "chat gemini-2.5-flash", "span_id": "b", "parent_span_id": "a", "start_time_unix_nano": start + 10_000_000,
+             "end_time_unix_nano": start + 400_000_000, "attributes": {"gen_ai.usage.input_tokens": 40}},
+            {"name": "execute_tool add_to_cart", "span_id": "c", "parent_span_id": "a", "start_time_unix_nano": start + 420_000_000,
+             "end_time_unix_nano": start + 600_000_000, "attributes": {"gen_ai.tool.name": "add_to_cart"}},
+        ]
+        page.route("**/traces", lambda route: route.fulfill(json={"spans": spans}))
+        page.reload()
+        wait_ready(page)
+    assert page.locator("#traces svg rect").count() >= 3
+    assert "execute_tool add_to_cart" in page.locator("#traces").inner_text()
+    page.context.close()
