@@ -211,6 +211,21 @@ def test_approving_a_pending_confirmation_resumes_the_run(browser, served, api, 
     page.context.close()
 
 
+def test_session_search_shows_a_user_only_their_own_sessions(served, api, shop):
+    mine = api.get("/chronicle/sessions", params={"app": "shop", "q": "TEAPOT"}).json()
+    assert [s["session_id"] for s in mine] == [shop["id"]] and "waiting" in mine[0]["status"]
+    assert api.get("/chronicle/sessions", params={"status": "nonsense"}).status_code == 400
+    assert api.get("/chronicle/sessions", params={"since": "yesterday"}).status_code == 400
+    assert api.get("/chronicle/sessions", params={"until": "2000-01-01"}).json() == []
+    with served.client(BOB) as bob:
+        assert bob.get("/chronicle/sessions").json() == []
+        assert bob.get("/chronicle/sessions", params={"user": "ann"}).status_code == 403
+        assert bob.get("/chronicle/purges").status_code == 403
+    with served.client(OPS) as ops:
+        assert shop["id"] in [s["session_id"] for s in ops.get("/chronicle/sessions").json()]
+        assert ops.get("/chronicle/purges").json() == []
+
+
 def test_the_answer_route_refuses_unknown_answered_and_foreign_requests(served, api, gemini):
     session = f"shop-{uuid.uuid4().hex[:6]}"
     api.post("/apps/shop/users/ann/sessions", json={"sessionId": session})
