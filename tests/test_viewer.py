@@ -156,7 +156,7 @@ def test_the_page_asks_for_a_token_and_lists_the_sessions(browser, served, shop,
     wait_ready(page)
     assert page.locator("#sessions tbody tr").count() == 1
     assert "teapot" in page.locator("#sessions tbody tr").inner_text()
-    shoot(page, shots, "sessions.png")
+    shoot(page, shots, "sessions-search.png")
     context.close()
 
 
@@ -192,6 +192,11 @@ def test_time_cursor_reads_the_state_then_and_the_diff(browser, served, api, sho
     page.wait_for_selector("#diff-table")
     diff = page.locator("#diff-table").inner_text()
     assert "cart" in diff and "teapot" in diff and "user:last_item" in diff
+    # Through the API: a key that did not exist yet is said to be absent (not a server error).
+    start = api.get(SHOP + shop["id"] + "/history").json()["invocations"][0]["steps"][0]["event_id"]
+    changes = api.get(SHOP + shop["id"] + "/diff", params={"from_event": start, "to_event": shop["after_first"]}).json()
+    cart = next(c for c in changes["changes"] if c["key"] == "cart")
+    assert cart["before_absent"] is True and cart["before"] is None and cart["after"] == {"mug": 2}
     shoot(page, shots, "time-travel.png")
     page.context.close()
 
@@ -350,6 +355,23 @@ def test_a_tampered_chain_link_is_shown_where_it_is(browser, served, api, gemini
     page.goto(f"{served.url}/ui/#/session/shop/ann/{session}")
     wait_ready(page)
     assert page.locator(".step.broken").get_attribute("data-version") == "2"
+    page.context.close()
+
+
+def test_the_sessions_page_shows_each_status(browser, served, shop, shots):
+    """After the tests above: the shop session was rewound and forked, its fork says so."""
+    page = open_page(browser, served, "/sessions?app=shop")
+    row = page.locator(f"#sessions tr[data-session='{shop['id']}']").inner_text()
+    assert "rewound" in row and "forked into" in row
+    assert "forked" in page.locator(f"#sessions tr[data-session='{shop['id']}-what-if']").inner_text()
+    page.select_option("#session-filter select[name=status]", "rewound")
+    page.locator("#session-filter button").click()
+    page.wait_for_function("location.hash.includes('status=rewound')")
+    wait_ready(page)
+    assert page.locator("#sessions tbody tr").count() == 1
+    page.goto(f"{served.url}/ui/#/sessions")
+    wait_ready(page)
+    shoot(page, shots, "sessions.png")
     page.context.close()
 
 
