@@ -356,6 +356,11 @@ def test_a_tampered_chain_link_is_shown_where_it_is(browser, served, api, gemini
     wait_ready(page)
     assert page.locator(".step.broken").get_attribute("data-version") == "2"
     page.context.close()
+    # A user's token checks that user's sessions, one by one; the purge record is an operator's.
+    page = open_page(browser, served, "/audit", token=ANN)
+    assert page.locator(f"#chains tr[data-session='{session}']").get_attribute("data-chain") == "broken"
+    assert "operator" in page.locator("#audit").inner_text()
+    page.context.close()
 
 
 def test_the_sessions_page_shows_each_status(browser, served, shop, shots):

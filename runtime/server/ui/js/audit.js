@@ -14,11 +14,14 @@ const AuditPage = {
     } else {
       await Promise.all(sessions.map(async (s) => {
         const v = await Api.get(Api.session(s.app_name, s.user_id, s.session_id) + "/verify").catch(() => null);
-        if (v && v.ok === false) brokenBySession[`${s.app_name}/${s.user_id}/${s.session_id}`] = { ...v.broken, kind: "session" };
+        if (v && v.ok === false) {
+          brokenBySession[`${s.app_name}/${s.user_id}/${s.session_id}`] = v.broken ? { ...v.broken, kind: "session" }
+            : { version: "?", reason: (v.drifted || []).map((d) => d.reason).join("; ") || "does not verify", kind: "session" };
+        }
       }));
     }
     const purges = store ? await Api.get("/chronicle/purges").catch(() => null) : null;
-    const broken = Object.keys(brokenBySession).length + others.length;
+    const broken = Object.keys(brokenBySession).length + others.length + ((store && store.drifted) || []).length;
     const rows = sessions.map((s) => {
       const b = brokenBySession[`${s.app_name}/${s.user_id}/${s.session_id}`];
       return h("tr", { class: b ? "selected-b" : "", dataset: { session: s.session_id, chain: b ? "broken" : "ok" } },
@@ -31,10 +34,12 @@ const AuditPage = {
     return h("div", { id: "audit" },
       h("h1", {}, "Audit"),
       h("div", { class: "sub" }, store ? `The whole store was checked: ${store.logs} logs, ${store.events} events.` : "Your sessions were checked, one chain each (an operator token checks the whole store)."),
-      broken ? h("div", { class: "error-box", id: "audit-summary" }, `${broken} broken chain${broken === 1 ? "" : "s"}: an event was edited, removed or reordered outside Chronicle.`)
+      broken ? h("div", { class: "error-box", id: "audit-summary" }, `${broken} problem${broken === 1 ? "" : "s"}: a log or a row derived from it was changed outside Chronicle.`)
         : h("div", { class: "ok-box", id: "audit-summary" }, "Every chain holds."),
       store && store.scoped && store.scoped.length ? h("div", { class: "error-box" }, `${store.scoped.length} shared-state rows differ from the log: `,
         store.scoped.map((m) => `${m.app_name}/${m.user_id || "app"} ${m.key}: ${m.reason}`).join("; ")) : "",
+      store && store.drifted && store.drifted.length ? h("div", { class: "error-box", id: "drifted" }, h("strong", {}, `${store.drifted.length} derived rows differ from the log:`),
+        store.drifted.map((d) => h("div", {}, `${d.kind} · ${d.where}: ${d.reason}`, foundExpected(d)))) : "",
       others.length ? h("div", { class: "panel" }, h("h3", {}, "Other logs"), others.map((b) => h("div", {}, badge(b.kind, "bad"), ` ${b.app_name || ""} ${b.user_id || ""} at version ${b.version}: ${b.reason}`, foundExpected(b)))) : "",
       h("table", { id: "chains" }, h("thead", {}, h("tr", {}, ["session", "app", "user", "version", "chain", "where"].map((t) => h("th", {}, t)))), h("tbody", {}, rows)),
       h("h2", {}, "Purge record"),

@@ -16,6 +16,7 @@ const TimelinePage = {
     const me = related.find((s) => s.session_id === session) || { status: [], forks: [] };
     const ctx = { app, user, session, base, history, params };
     const broken = verify && verify.ok === false ? verify.broken : null;
+    const drifted = (verify && verify.drifted) || [];
     return h("div", { id: "timeline" },
       h("h1", {}, "Session ", h("span", { class: "mono" }, session)),
       h("div", { class: "sub" }, `app ${app} · user ${user} · created ${when(history.created)} · ${history.events} events · `,
@@ -29,6 +30,8 @@ const TimelinePage = {
       broken ? h("div", { class: "error-box", id: "broken-link" },
         h("strong", {}, `The hash chain breaks at version ${broken.version}: `), broken.reason,
         foundExpected(broken)) : "",
+      drifted.length ? h("div", { class: "error-box", id: "drifted" }, h("strong", {}, "Derived rows differ from the log: "),
+        drifted.map((d) => h("div", {}, `${d.kind} · ${d.where}: ${d.reason}`, foundExpected(d)))) : "",
       TimelinePage.forks(ctx, me),
       history.deleted ? h("div", { class: "error-box" }, `Deleted ${when(history.deleted)}; its log is kept.`) : "",
       pending.length ? TimelinePage.pending(ctx, pending) : "",
@@ -147,10 +150,14 @@ const TimelinePage = {
   },
 
   async replay(ctx, inv) {
-    const text = `The user messages from ${inv.invocation_id} on run again through the app's current agent, in a new fork; ` +
-      "the answers are compared turn by turn. This session is untouched.";
-    if (!(await confirmAction("Replay from here", text, "Replay"))) return;
-    await TimelinePage.act(() => Api.post(ctx.base + "/replay", { fromInvocationId: inv.invocation_id }), (report) => {
+    const apps = await Api.get("/list-apps").catch(() => [ctx.app]);
+    const through = h("select", { id: "replay-agent" }, apps.map((a) => h("option", { value: a, selected: a === ctx.app }, a === ctx.app ? `${a} (this app's current agent)` : a)));
+    const body = h("div", {}, h("p", {}, `The user messages from ${inv.invocation_id} on run again, in a new fork, and the answers are compared turn by turn. This session is untouched.`),
+      h("label", {}, "Through the agent of", through));
+    if (!(await confirmAction("Replay from here", body, "Replay"))) return;
+    const req = { fromInvocationId: inv.invocation_id };
+    if (through.value !== ctx.app) req.agent = through.value;  // another app's agent (the server checks it is served)
+    await TimelinePage.act(() => Api.post(ctx.base + "/replay", req), (report) => {
       const holder = document.getElementById("replay-report");
       holder.replaceChildren(h("div", { class: "panel", id: "replay-result" },
         h("h2", { style: "margin-top:0" }, "Replay ", report.identical ? badge("same answers", "ok") : badge("answers differ", "bad")),
@@ -175,7 +182,8 @@ const TimelinePage = {
 };
 
 function foundExpected(broken) {
-  if (!broken.found && !broken.expected) return "";
-  return h("div", { class: "found-expected" }, h("span", {}, "found"), h("span", {}, broken.found || "(nothing)"),
-    h("span", {}, "expected"), h("span", {}, broken.expected || "(nothing)"));
+  const show = (v) => (v === null || v === undefined ? "(nothing)" : typeof v === "string" ? v : short(v, 300));
+  if ((broken.found === null || broken.found === undefined) && (broken.expected === null || broken.expected === undefined)) return "";
+  return h("div", { class: "found-expected" }, h("span", {}, "found"), h("span", {}, show(broken.found)),
+    h("span", {}, "expected"), h("span", {}, show(broken.expected)));
 }
