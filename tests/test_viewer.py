@@ -160,6 +160,22 @@ def test_the_page_asks_for_a_token_and_lists_the_sessions(browser, served, shop,
     context.close()
 
 
+def test_without_authentication_the_page_asks_for_nothing(browser, db_path, gemini, shop):
+    """A loopback server without tokens: every caller is an operator, and the page just works."""
+    open_server = Served(f"sqlite:///{db_path}", agents_dir=AGENTS_DIR, tokens=None,
+                         env={"GOOGLE_GEMINI_BASE_URL": gemini.url})
+    try:
+        page = browser.new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        page.goto(f"{open_server.url}/ui/#/sessions")
+        wait_ready(page)
+        assert page.locator("#token-dialog[open]").count() == 0
+        assert page.locator(f"#sessions tr[data-session='{shop['id']}']").count() == 1
+        page.close()
+    finally:
+        open_server.stop()
+
+
 def test_timeline_shows_turns_tool_calls_state_and_artifacts(browser, served, shop, shots):
     page = open_page(browser, served, f"/session/shop/ann/{shop['id']}")
     cards = page.locator("section.invocation")
@@ -222,6 +238,11 @@ def test_session_search_shows_a_user_only_their_own_sessions(served, api, shop):
     assert api.get("/chronicle/sessions", params={"status": "nonsense"}).status_code == 400
     assert api.get("/chronicle/sessions", params={"since": "yesterday"}).status_code == 400
     assert api.get("/chronicle/sessions", params={"until": "2000-01-01"}).json() == []
+    gone = f"gone-{uuid.uuid4().hex[:6]}"
+    api.post("/apps/shop/users/ann/sessions", json={"sessionId": gone})
+    assert api.delete(SHOP + gone).status_code == 200
+    deleted = api.get("/chronicle/sessions", params={"status": "deleted"}).json()
+    assert [(s["session_id"], s["status"]) for s in deleted] == [(gone, ["deleted"])]
     with served.client(BOB) as bob:
         assert bob.get("/chronicle/sessions").json() == []
         assert bob.get("/chronicle/sessions", params={"user": "ann"}).status_code == 403
