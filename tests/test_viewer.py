@@ -124,7 +124,16 @@ def open_page(browser: Any, served: Served, hash_: str, token: str = ANN) -> Any
 
 
 def wait_ready(page: Any) -> None:
-    page.wait_for_selector("main[data-ready='1']")
+    """Until the page shows the address in the address bar, fully drawn."""
+    page.wait_for_function("(() => { const m = document.querySelector('main');"
+                           " return m.dataset.ready === '1' && m.dataset.hash === location.hash; })()")
+
+
+def search(page: Any, expected_in_hash: str) -> None:
+    """Submits the sessions filter and waits for the results."""
+    page.locator("#session-filter button").click()
+    page.wait_for_function(f"location.hash.includes({expected_in_hash!r})")
+    wait_ready(page)
 
 
 def confirm(page: Any) -> None:
@@ -151,9 +160,7 @@ def test_the_page_asks_for_a_token_and_lists_the_sessions(browser, served, shop,
     assert page.locator(f"#sessions tr[data-session='{shop['id']}']").count() == 1
     assert "waiting" in page.locator(f"#sessions tr[data-session='{shop['id']}']").inner_text()
     page.fill("#session-filter input[name=q]", "teapot")
-    page.locator("#session-filter button").click()
-    page.wait_for_function("location.hash.includes('q=teapot')")
-    wait_ready(page)
+    search(page, "q=teapot")
     assert page.locator("#sessions tbody tr").count() == 1
     assert "teapot" in page.locator("#sessions tbody tr").inner_text()
     shoot(page, shots, "sessions-search.png")
@@ -280,7 +287,7 @@ def test_fork_then_rewind_from_the_timeline(browser, served, api, shop, shots):
     page.fill("#fork-id", fork_id)
     confirm(page)
     page.wait_for_function(f"location.hash.includes({fork_id!r})")
-    wait_ready(page)
+    wait_ready(page)  # the fork's own timeline
     assert shop["id"] in page.locator("#fork-links").inner_text()  # the fork links to its source
     forked = api.get(SHOP + fork_id).json()
     assert forked["state"]["cart"] == {"mug": 2} and "teapot" not in str(forked["events"])
@@ -391,9 +398,7 @@ def test_the_sessions_page_shows_each_status(browser, served, shop, shots):
     assert "rewound" in row and "forked into" in row
     assert "forked" in page.locator(f"#sessions tr[data-session='{shop['id']}-what-if']").inner_text()
     page.select_option("#session-filter select[name=status]", "rewound")
-    page.locator("#session-filter button").click()
-    page.wait_for_function("location.hash.includes('status=rewound')")
-    wait_ready(page)
+    search(page, "status=rewound")
     assert page.locator("#sessions tbody tr").count() == 1
     page.goto(f"{served.url}/ui/#/sessions")
     wait_ready(page)

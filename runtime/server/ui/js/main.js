@@ -17,7 +17,11 @@ function currentRoute() {
   return { page, args, params: Object.fromEntries(new URLSearchParams(query || "")) };
 }
 
+let routed = 0;  // a newer navigation wins over an older one still loading
+
 async function route() {
+  const mine = ++routed;
+  const hash = location.hash;
   const { page, args, params } = currentRoute();
   const view = document.getElementById("view");
   document.querySelectorAll("[data-nav]").forEach((a) => a.classList.toggle("here", a.dataset.nav === page || (page !== "audit" && page !== "analytics" && a.dataset.nav === "sessions")));
@@ -25,12 +29,15 @@ async function route() {
   view.dataset.page = page;
   view.dataset.ready = "";
   if (!render) { view.replaceChildren(h("p", {}, "No such page.")); return; }
+  let content;
   try {
-    const content = await render(args, params);
-    view.replaceChildren(content);
+    content = await render(args, params);
   } catch (error) {
-    view.replaceChildren(errorBox(error));
+    content = errorBox(error);
   }
+  if (mine !== routed) return;
+  view.replaceChildren(content);
+  view.dataset.hash = hash;  // what is shown, for tests and bookmarks: ready once it is this address
   view.dataset.ready = "1";
 }
 
