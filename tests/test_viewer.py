@@ -423,6 +423,7 @@ def test_a_turn_is_drawn_as_a_waterfall_when_the_server_has_traces(browser, serv
         page.route("**/traces", lambda route: route.fulfill(json={"spans": spans}))
         page.reload()
         wait_ready(page)
+    page.select_option("#trace-turn", "0")  # the first turn: a model call, then the tool
     assert page.locator("#traces svg rect").count() >= 3
-    assert "execute_tool add_to_cart" in page.locator("#traces").inner_text()
+    assert "execute_tool add_to_cart" in page.locator("#traces svg").text_content()
     page.context.close()
