@@ -90,8 +90,9 @@ const Waterfall = {
       (children[sp.span_id] || []).sort((a, b) => a.start_time_unix_nano - b.start_time_unix_nano).forEach((c) => walk(c, depth + 1));
     })(root, 0);
     const t0 = root.start_time_unix_nano, span = Math.max(1, root.end_time_unix_nano - t0);
-    const width = 900, labelW = 300, rowH = 20;
-    const svg = s("svg", { viewBox: `0 0 ${width} ${rows.length * rowH + 6}`, class: "waterfall", role: "img", "aria-label": "trace waterfall" });
+    const width = 1180, labelW = 320, rowH = 20;
+    const height = rows.length * rowH + 6;  // drawn at its own size (text stays 11px), narrower on a small screen
+    const svg = s("svg", { viewBox: `0 0 ${width} ${height}`, width, height, class: "waterfall", role: "img", "aria-label": "trace waterfall" });
     rows.forEach(([sp, depth], i) => {
       const x = labelW + ((sp.start_time_unix_nano - t0) / span) * (width - labelW - 80);
       const w = Math.max(2, ((sp.end_time_unix_nano - sp.start_time_unix_nano) / span) * (width - labelW - 80));
