@@ -279,6 +279,29 @@ def test_the_answer_route_refuses_unknown_answered_and_foreign_requests(served, 
     assert api.post(path + request["call_id"], json={"confirmed": True}).status_code == 409
 
 
+def test_an_input_request_is_answered_from_the_timeline(browser, served, api, gemini):
+    session = f"ask-{uuid.uuid4().hex[:6]}"
+    api.post("/apps/shop/users/ann/sessions", json={"sessionId": session})
+    gemini.reply_function_call("adk_request_input", {"message": "Which colour?"})
+    turn(api, session, "A mug, please.")
+    page = open_page(browser, served, f"/session/shop/ann/{session}")
+    request = page.locator("#pending [data-request]")
+    assert "Which colour?" in request.inner_text()
+    gemini.reply_text("A blue mug it is.")
+    request.locator("input").fill("blue")
+    request.get_by_role("button", name="Send").click()
+    confirm(page)
+    page.wait_for_function("!document.querySelector('#pending') && document.querySelector('main').dataset.ready === '1'")
+    assert "A blue mug it is." in page.locator("#timeline").inner_text()
+    events = api.get(SHOP + session).json()["events"]
+    [answer] = [p["functionResponse"] for e in events if e["author"] == "user" for p in e["content"]["parts"] if "functionResponse" in p]
+    assert answer["name"] == "adk_request_input" and answer["response"] == {"result": "blue"}
+    # What the model was told: the user's answer, as the request's result.
+    told = gemini.requests[-1].body["contents"][-1]["parts"][0]["functionResponse"]
+    assert told["name"] == "adk_request_input" and told["response"] == {"result": "blue"}
+    page.context.close()
+
+
 def test_fork_then_rewind_from_the_timeline(browser, served, api, shop, shots):
     page = open_page(browser, served, f"/session/shop/ann/{shop['id']}")
     first = page.locator(f"section[data-invocation='{shop['turns'][0]}']")

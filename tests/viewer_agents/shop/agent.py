@@ -5,6 +5,7 @@ import base64
 from google.genai import types
 
 from runtime import FunctionTool, Gemini, LlmAgent, ToolContext
+from runtime.tools.request_input_tool import request_input
 
 # A 4x4 PNG (a small orange square): an image artifact the viewer previews inline.
 PNG = base64.b64decode(
@@ -44,5 +45,5 @@ root_agent = LlmAgent(
     description="Sells things.",
     model=Gemini(model="gemini-2.5-flash", api_key="test-key"),
     instruction="You run a small shop.",
-    tools=[add_to_cart, FunctionTool(checkout, require_confirmation=True)],
+    tools=[add_to_cart, FunctionTool(checkout, require_confirmation=True), request_input],
 )
