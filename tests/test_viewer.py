@@ -414,15 +414,23 @@ def test_a_tampered_chain_link_is_shown_where_it_is(browser, served, api, gemini
     page.context.close()
 
 
-def test_the_sessions_page_shows_each_status(browser, served, shop, shots):
-    """After the tests above: the shop session was rewound and forked, its fork says so."""
+def test_the_sessions_page_shows_each_status(browser, served, api, gemini, shots):
+    session = f"status-{uuid.uuid4().hex[:6]}"
+    api.post("/apps/shop/users/ann/sessions", json={"sessionId": session})
+    gemini.reply_text("Hello.")
+    gemini.reply_text("Goodbye.")
+    turn(api, session, "Hi")
+    [second] = turn(api, session, "Bye")
+    assert api.post(SHOP + session + "/fork", json={"newSessionId": session + "-b"}).status_code == 200
+    assert api.post(SHOP + session + "/rewind", json={"invocationId": second["invocationId"]}).status_code == 200
     page = open_page(browser, served, "/sessions?app=shop")
-    row = page.locator(f"#sessions tr[data-session='{shop['id']}']").inner_text()
+    row = page.locator(f"#sessions tr[data-session='{session}']").inner_text()
     assert "rewound" in row and "forked into" in row
-    assert "forked" in page.locator(f"#sessions tr[data-session='{shop['id']}-what-if']").inner_text()
+    assert "forked" in page.locator(f"#sessions tr[data-session='{session}-b']").inner_text()
     page.select_option("#session-filter select[name=status]", "rewound")
     search(page, "status=rewound")
-    assert page.locator("#sessions tbody tr").count() == 1
+    assert session in page.locator("#sessions tbody").inner_text()
+    assert all("rewound" in text for text in page.locator("#sessions tbody tr").all_inner_texts())
     page.goto(f"{served.url}/ui/#/sessions")
     wait_ready(page)
     shoot(page, shots, "sessions.png")

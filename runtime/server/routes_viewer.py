@@ -53,7 +53,8 @@ def _matches(timeline: Any, session_id: str, query: str) -> Optional[str]:
     return None
 
 
-def _summary(services: Any, row: Any) -> dict[str, Any]:
+def _summary(services: Any, row: Any) -> tuple[dict[str, Any], Any]:
+    """What the search answers of one session, and its timeline (for the text search)."""
     timeline = services.time_travel.history((row.app_name, row.user_id, row.session_id))
     pending = [] if row.deleted else list(_open_requests(services.store, row).values())
     return {
@@ -63,8 +64,7 @@ def _summary(services: Any, row: Any) -> dict[str, Any]:
         "deleted": row.deleted, "rewinds": len(timeline.rewinds), "pending": len(pending),
         "forked_from": timeline.forked_from, "forks": [],
         "first_text": next((s.text for inv in timeline.invocations for s in inv.steps if s.text), "")[:160],
-        "_timeline": timeline,
-    }
+    }, timeline
 
 
 def _statuses(found: dict[str, Any]) -> list[str]:
@@ -97,14 +97,13 @@ async def search_sessions(request: Request) -> Response:
         rows = [r for r in services.store.recorder.select_catalog(app_name, user_id)
                 if caller.operator or r.user_id in caller.users]
         summaries = [_summary(services, r) for r in rows]
-        by_id = {(s["app_name"], s["user_id"], s["session_id"]): s for s in summaries}
-        for s in summaries:  # forks are linked both ways
+        by_id = {(s["app_name"], s["user_id"], s["session_id"]): s for s, _ in summaries}
+        for s, _ in summaries:  # forks are linked both ways
             source = (s["forked_from"] or {}).get("source_session_id")
             if source and (s["app_name"], s["user_id"], source) in by_id:
                 by_id[(s["app_name"], s["user_id"], source)]["forks"].append(s["session_id"])
         out = []
-        for s in summaries:
-            timeline = s.pop("_timeline")
+        for s, timeline in summaries:
             if since is not None and s["updated"] < since:
                 continue
             if until is not None and s["created"] >= until + 86400:
