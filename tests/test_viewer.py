@@ -118,9 +118,24 @@ def open_page(browser: Any, served: Served, hash_: str, token: str = ANN) -> Any
     context.add_init_script(f"sessionStorage.setItem('chronicle-token', {token!r})")
     page = context.new_page()
     page.set_default_timeout(TIMEOUT_MS)
+    watch_errors(page)
     page.goto(f"{served.url}/ui/#{hash_}")
     wait_ready(page)
     return page
+
+
+SCRIPT_ERRORS: dict[int, list[str]] = {}  # by id(page): the page's uncaught script errors
+
+
+def watch_errors(page: Any) -> None:
+    errors = SCRIPT_ERRORS[id(page)] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+
+
+def done(page: Any) -> None:
+    """Closes the page: it must have run without a script error."""
+    assert SCRIPT_ERRORS.pop(id(page)) == []
+    page.context.close()
 
 
 def wait_ready(page: Any) -> None:
@@ -152,6 +167,7 @@ def test_the_page_asks_for_a_token_and_lists_the_sessions(browser, served, shop,
     context = browser.new_context(viewport={"width": 1280, "height": 700})
     page = context.new_page()
     page.set_default_timeout(TIMEOUT_MS)
+    watch_errors(page)
     page.goto(f"{served.url}/ui")
     page.wait_for_selector("#token-dialog[open]")  # the server has tokens: the page asks
     page.fill("#token-input", ANN)
@@ -164,7 +180,7 @@ def test_the_page_asks_for_a_token_and_lists_the_sessions(browser, served, shop,
     assert page.locator("#sessions tbody tr").count() == 1
     assert "teapot" in page.locator("#sessions tbody tr").inner_text()
     shoot(page, shots, "sessions-search.png")
-    context.close()
+    done(page)
 
 
 def test_without_authentication_the_page_asks_for_nothing(browser, db_path, gemini, shop):
@@ -174,11 +190,12 @@ def test_without_authentication_the_page_asks_for_nothing(browser, db_path, gemi
     try:
         page = browser.new_page()
         page.set_default_timeout(TIMEOUT_MS)
+        watch_errors(page)
         page.goto(f"{open_server.url}/ui/#/sessions")
         wait_ready(page)
         assert page.locator("#token-dialog[open]").count() == 0
         assert page.locator(f"#sessions tr[data-session='{shop['id']}']").count() == 1
-        page.close()
+        done(page)
     finally:
         open_server.stop()
 
@@ -192,7 +209,7 @@ def test_timeline_shows_turns_tool_calls_state_and_artifacts(browser, served, sh
     assert "user:last_item" in first and "cart.txt v0" in first and "64 tokens" in first
     assert "checkout" in page.locator("#pending").inner_text()
     shoot(page, shots, "timeline.png")
-    page.context.close()
+    done(page)
 
 
 def test_time_cursor_reads_the_state_then_and_the_diff(browser, served, api, shop, shots):
@@ -221,7 +238,7 @@ def test_time_cursor_reads_the_state_then_and_the_diff(browser, served, api, sho
     cart = next(c for c in changes["changes"] if c["key"] == "cart")
     assert cart["before_absent"] is True and cart["before"] is None and cart["after"] == {"mug": 2}
     shoot(page, shots, "time-travel.png")
-    page.context.close()
+    done(page)
 
 
 def test_approving_a_pending_confirmation_resumes_the_run(browser, served, api, gemini, shop, shots):
@@ -236,7 +253,7 @@ def test_approving_a_pending_confirmation_resumes_the_run(browser, served, api, 
     events = api.get(SHOP + shop["id"]).json()["events"]
     results = [p["functionResponse"]["response"] for e in events for p in e["content"]["parts"] if "functionResponse" in p]
     assert {"charged": 42, "status": "paid"} in results
-    page.context.close()
+    done(page)
 
 
 def test_session_search_shows_a_user_only_their_own_sessions(served, api, shop):
@@ -299,7 +316,7 @@ def test_an_input_request_is_answered_from_the_timeline(browser, served, api, ge
     # What the model was told: the user's answer, as the request's result.
     told = gemini.requests[-1].body["contents"][-1]["parts"][0]["functionResponse"]
     assert told["name"] == "adk_request_input" and told["response"] == {"result": "blue"}
-    page.context.close()
+    done(page)
 
 
 def test_fork_then_rewind_from_the_timeline(browser, served, api, shop, shots):
@@ -330,7 +347,7 @@ def test_fork_then_rewind_from_the_timeline(browser, served, api, shop, shots):
     history = api.get(SHOP + shop["id"] + "/history").json()
     assert [i["rewound"] for i in history["invocations"][:3]] == [False, True, True]
     shoot(page, shots, "timeline-rewound.png")
-    page.context.close()
+    done(page)
 
 
 def test_replay_from_the_timeline_compares_the_answers(browser, served, api, gemini):
@@ -350,7 +367,7 @@ def test_replay_from_the_timeline_compares_the_answers(browser, served, api, gem
     forked = api.get(SHOP + replayed_in + "/history").json()
     assert forked["forked_from"]["source_session_id"] == session
     assert [e["id"] for e in api.get(SHOP + session).json()["events"]][-1] == event["id"]
-    page.context.close()
+    done(page)
 
 
 def test_artifacts_are_listed_previewed_and_downloadable(browser, served, shop, shots):
@@ -367,7 +384,7 @@ def test_artifacts_are_listed_previewed_and_downloadable(browser, served, shop, 
         page.locator("#artifact-preview button").click()
     assert Path(download.value.path()).read_bytes().startswith(b"\x89PNG")
     shoot(page, shots, "artifacts.png")
-    page.context.close()
+    done(page)
 
 
 def test_analytics_charts(browser, served, shop, shots):
@@ -377,7 +394,7 @@ def test_analytics_charts(browser, served, shop, shots):
         assert page.locator(f"#{chart} svg rect").count() > 0, chart
     assert "add_to_cart" in page.locator("#chart-tool-calls").inner_text()
     shoot(page, shots, "analytics.png")
-    page.context.close()
+    done(page)
     with served.client(BOB) as bob:
         assert bob.get("/apps/shop/analytics/summary").status_code == 403
 
@@ -406,12 +423,12 @@ def test_a_tampered_chain_link_is_shown_where_it_is(browser, served, api, gemini
     page.goto(f"{served.url}/ui/#/session/shop/ann/{session}")
     wait_ready(page)
     assert page.locator(".step.broken").get_attribute("data-version") == "2"
-    page.context.close()
+    done(page)
     # A user's token checks that user's sessions, one by one; the purge record is an operator's.
     page = open_page(browser, served, "/audit", token=ANN)
     assert page.locator(f"#chains tr[data-session='{session}']").get_attribute("data-chain") == "broken"
     assert "operator" in page.locator("#audit").inner_text()
-    page.context.close()
+    done(page)
 
 
 def test_the_sessions_page_shows_each_status(browser, served, api, gemini, shots):
@@ -434,7 +451,7 @@ def test_the_sessions_page_shows_each_status(browser, served, api, gemini, shots
     page.goto(f"{served.url}/ui/#/sessions")
     wait_ready(page)
     shoot(page, shots, "sessions.png")
-    page.context.close()
+    done(page)
 
 
 def test_a_turn_is_drawn_as_a_waterfall_when_the_server_has_traces(browser, served, shop):
@@ -457,4 +474,4 @@ def test_a_turn_is_drawn_as_a_waterfall_when_the_server_has_traces(browser, serv
     page.select_option("#trace-turn", "0")  # the first turn: a model call, then the tool
     assert page.locator("#traces svg rect").count() >= 3
     assert "execute_tool add_to_cart" in page.locator("#traces svg").text_content()
-    page.context.close()
+    done(page)
