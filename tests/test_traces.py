@@ -359,3 +359,24 @@ def test_the_json_of_a_span_is_what_the_route_promises():
         "name": "execute_tool t", "span_id": "b" * 16, "parent_span_id": None,
         "start_time_unix_nano": 1, "end_time_unix_nano": 2, "attributes": {"gen_ai.tool.name": "t"},
     }
+
+
+async def test_a_streamed_turn_of_a_scripted_model_gives_the_same_spans_live_and_after(live_spans):
+    from runtime import RunConfig, StreamingMode
+    from runtime.models import ScriptedLlm
+
+    service = session_service_from_url("memory://")
+    model = ScriptedLlm([ScriptedLlm.call("get_weather", city="Rome"), "Sunny in Rome."])
+    agent = LlmAgent(name="forecaster", model=model, instruction="Weather.", tools=[get_weather])
+    runner = Runner(agent=agent, app_name=APP, session_service=service)
+    await service.create_session(app_name=APP, user_id=USER, session_id=SESSION)
+    async for _ in runner.run_async(user_id=USER, session_id=SESSION, new_message=types.Content(
+            role="user", parts=[types.Part(text="Rome?")]), run_config=RunConfig(streaming_mode=StreamingMode.SSE)):
+        pass
+    live = live_spans.get_finished_spans()
+    model_spans = [s for s in live if s.attributes["gen_ai.operation.name"] == "chat"]
+    assert [s.name for s in model_spans] == ["chat scripted", "chat scripted"]
+    assert model_spans[0].attributes["gen_ai.provider.name"] == "chronicle"
+    folded = await service.store.call(session_spans, service.store, APP, USER, SESSION)
+    assert shape_of_folded(folded) == shape_of_live(live)
+    await service.close()
