@@ -11,6 +11,7 @@ import uuid
 from functools import lru_cache
 from typing import Any, Mapping
 
+from domain import chain as hash_chain
 from domain.chained import ChainedAggregate
 from domain.rewind_ranges import active_ranges, is_hidden
 from domain.state import apply_delta, is_user_scoped, split_scopes
@@ -155,6 +156,12 @@ class SessionLog(ChainedAggregate):
 
     def record(self, event: dict[str, Any]) -> None:
         self._append(self.Recorded, event=event)
+
+    @classmethod
+    def recorded_digest(cls, event: dict[str, Any]) -> str:
+        """The digest ``record(event)`` gives the event it records (a live trace span names the
+        logged event by it without reading the log back)."""
+        return hash_chain.digest(cls.Recorded.TOPIC, {"event": event})
 
     def rewind(
         self, event: dict[str, Any], start_version: int, state: dict[str, Any], artifacts: dict[str, int]

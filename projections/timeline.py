@@ -72,6 +72,8 @@ class Step:
     transfer_to: str | None = None
     rewind_before: str | None = None  # a rewind marker: the invocation it rewound to before
     node: NodeStep | None = None  # a workflow node's fact
+    error_code: str | None = None
+    model: str | None = None  # the model that answered (its turns only; logged since traces)
 
     @property
     def state_keys(self) -> list[str]:
@@ -200,6 +202,8 @@ def _fold_step(view: Timeline, event: LogEvent) -> None:
         error=f"{event.error_code}: {event.data.get('error_message') or ''}".rstrip(": ") if event.error_code else None,
         transfer_to=actions.get("transfer_to_agent"),
         rewind_before=actions.get("rewind_before_invocation_id"),
+        error_code=event.error_code,
+        model=event.data.get("model_version"),
     )
     found = stored_node_fact(event.data)
     if found is not None:

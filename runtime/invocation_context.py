@@ -39,6 +39,7 @@ class _InvocationShared:
         "paused_agents",
         "started_agents",
         "restarted_agents",
+        "trace",
     )
 
     def __init__(self, llm_context: Optional[LlmContextTracker] = None):
@@ -53,6 +54,7 @@ class _InvocationShared:
         self.paused_agents: set[str] = set()
         self.started_agents: set[str] = set()
         self.restarted_agents: set[str] = set()
+        self.trace: Any = None  # the invocation's live spans when tracing is on (runtime.telemetry)
 
 
 class InvocationContext:
@@ -96,6 +98,7 @@ class InvocationContext:
         self.user_content = user_content
         self.run_config = run_config or RunConfig()
         self.branch = branch
+        self.trace_span: Any = None  # this agent's live span, the parent of the spans it starts
         self._shared = _InvocationShared(llm_context)
         self._shared.end_invocation = end_invocation
         self._shared.resumable = bool(is_resumable)

@@ -45,6 +45,7 @@ from runtime.plugins.plugin_manager import PluginManager
 from runtime.run_config import RunConfig
 from runtime.session_cache import FRESHNESS_CHECK, SessionCache
 from runtime.sessions.base import BaseSessionService
+from runtime.telemetry import live as telemetry
 
 logger = logging.getLogger("chronicle.runner")
 
@@ -184,6 +185,7 @@ class Runner:
             if new_message is None and first.author == "user":
                 ctx.user_content = first.content
         plugins = self.plugin_manager
+        telemetry.begin(ctx)
         try:
             # 1. The user's message, first.
             if new_message is not None:
@@ -255,6 +257,7 @@ class Runner:
             await plugins.run_on_run_error_callback(invocation_context=ctx, error=error)
             raise
         finally:
+            telemetry.end(ctx)
             self._sessions.remember(entry)
 
     async def _maybe_compact(self, session: Session) -> None:
@@ -298,6 +301,7 @@ class Runner:
             event = merge_replacement(event, replaced)
         if not event.partial:
             await self.session_service.append_event(ctx.session, event)
+            telemetry.logged(ctx, event)
         return event
 
     # -- cancellation ----------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from domain.events import Event
 from runtime.callbacks import as_list, first_result
 from runtime.contexts import CallbackContext
 from runtime.invocation_context import InvocationContext
+from runtime.telemetry import live as telemetry
 
 logger = logging.getLogger(__name__)
 
@@ -160,17 +161,21 @@ class BaseAgent(BaseModel):
         """Runs the agent: before-callbacks, `_run_async_impl`, after-callbacks. An exception that
         escapes any of them is reported to the plugins' `on_agent_error_callback`, then raised."""
         ctx = self._create_invocation_context(parent_context)
+        span = telemetry.agent_started(ctx)
+        failure: Optional[Exception] = None
         agen = self._run_with_callbacks(ctx)
         try:
             async for event in agen:
                 yield event
         except Exception as error:
+            failure = error
             await ctx.plugin_manager.run_on_agent_error_callback(
                 agent=self, callback_context=CallbackContext(ctx), error=error
             )
             raise
         finally:
             await agen.aclose()
+            telemetry.agent_ended(ctx, span, failure)
 
     async def _run_with_callbacks(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         resumable = ctx.is_resumable

@@ -25,6 +25,7 @@ from runtime.contexts import CallbackContext, ReadonlyContext
 from runtime.invocation_context import InvocationContext
 from runtime.models import BaseLlm, LlmRequest, LlmResponse, LLMRegistry
 from runtime.run_config import StreamingMode
+from runtime.telemetry import live as telemetry
 from runtime.code_executors import BaseCodeExecutor, BuiltInCodeExecutor
 from runtime.planners import BasePlanner, BuiltInPlanner
 from runtime.tools.base_tool import BaseTool, BaseToolset
@@ -520,7 +521,13 @@ class LlmAgent(BaseAgent):
             self._transfer_tool = TransferToAgentTool(names)
         return self._transfer_tool
 
-    async def _call_model(
+    def _call_model(
+        self, ctx: InvocationContext, request: LlmRequest, stream: bool
+    ) -> AsyncGenerator[Event, None]:
+        # Traced, the model call runs inside its span (runtime.telemetry); untraced, as it is.
+        return telemetry.model_call(ctx, request.model, self._model_call_events(ctx, request, stream))
+
+    async def _model_call_events(
         self, ctx: InvocationContext, request: LlmRequest, stream: bool
     ) -> AsyncGenerator[Event, None]:
         """Calls the model (or a before_model_callback's stand-in) and turns its responses into events.
@@ -632,6 +639,7 @@ class LlmAgent(BaseAgent):
             custom_metadata=dict(response.custom_metadata) if response.custom_metadata else None,
             error_code=response.error_code,
             error_message=response.error_message,
+            model_version=response.model_version,
         )
         if not event.partial and content is not None:
             calls = event.get_function_calls()

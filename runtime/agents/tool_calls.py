@@ -13,6 +13,7 @@ from domain.errors import ChronicleError
 from domain.events import Event, EventActions
 from runtime.agents.llm_context import CLIENT_FUNCTION_CALL_ID_PREFIX
 from runtime.callbacks import call_user
+from runtime.telemetry import live as telemetry
 from runtime.tools.base_tool import BaseTool
 from runtime.tools.tool_confirmation import ToolConfirmation
 from runtime.tools.tool_context import ToolContext
@@ -32,6 +33,7 @@ class ToolNotFoundError(ChronicleError, ValueError):
 # ADK's answers to a call that waits on a person, and to one a person rejected.
 NEEDS_CONFIRMATION = {"error": "This tool call requires confirmation, please approve or reject."}
 REJECTED = {"error": "This tool call is rejected."}
+UNNAMED = "<unnamed>"  # a call the model made without a name
 
 
 def new_function_call_id() -> str:
@@ -195,6 +197,26 @@ async def _run_one(
     tools: dict[str, BaseTool],
     confirmation: Optional[ToolConfirmation] = None,
 ) -> Optional[Event]:
+    span = telemetry.tool_started(ctx, call.name or UNNAMED, call.id)
+    if span is None:
+        return await _run_call(ctx, agent, call, tools, confirmation, None)
+    try:
+        event = await _run_call(ctx, agent, call, tools, confirmation, span)
+    except BaseException as error:
+        telemetry.tool_failed(ctx, span, error)
+        raise
+    telemetry.tool_answered(ctx, span, call.id, event)
+    return event
+
+
+async def _run_call(
+    ctx: InvocationContext,
+    agent: LlmAgent,
+    call: types.FunctionCall,
+    tools: dict[str, BaseTool],
+    confirmation: Optional[ToolConfirmation],
+    span: Any,
+) -> Optional[Event]:
     plugins = ctx.plugin_manager
     tool_context = ToolContext(ctx, function_call_id=call.id, tool_confirmation=confirmation)
     args: dict[str, Any] = dict(call.args or {})
@@ -206,7 +228,7 @@ async def _run_one(
             f"The model called {call.name!r}, which agent {agent.name!r} does not have "
             f"(its tools: {', '.join(tools) or 'none'})."
         )
-        tool = BaseTool(name=call.name or "<unnamed>", description="Tool not found")
+        tool = BaseTool(name=call.name or UNNAMED, description="Tool not found")
 
     response = await plugins.run_before_tool_callback(tool=tool, tool_args=args, tool_context=tool_context)
     if response is None:
@@ -227,7 +249,8 @@ async def _run_one(
         try:
             response = await _confirmation_gate(tool, args, tool_context)
             if response is None:
-                response = await tool.run_async(args=args, tool_context=tool_context)
+                with telemetry.tool_running(span):
+                    response = await tool.run_async(args=args, tool_context=tool_context)
         except asyncio.CancelledError as cancelled:
             await _notify_cancelled(ctx, agent, tool, args, tool_context, cancelled)
             raise

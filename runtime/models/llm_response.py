@@ -30,11 +30,17 @@ class LlmResponse(BaseModel):
     custom_metadata: Optional[dict[str, Any]] = None
     error_code: Optional[str] = None
     error_message: Optional[str] = None
+    model_version: Optional[str] = None  # the model that answered, as the API names it
 
     @classmethod
     def create(cls, generate_content_response: types.GenerateContentResponse) -> LlmResponse:
         """Turns an SDK response into a model turn, reporting a block or an empty answer as an error."""
-        response = generate_content_response
+        created = cls._from_response(generate_content_response)
+        created.model_version = generate_content_response.model_version
+        return created
+
+    @classmethod
+    def _from_response(cls, response: types.GenerateContentResponse) -> LlmResponse:
         usage = response.usage_metadata
         if not response.candidates:
             feedback = response.prompt_feedback

@@ -102,6 +102,7 @@ class ScriptedLlm(BaseLlm):
                 "usage_metadata": response.usage_metadata,
                 "custom_metadata": response.custom_metadata,
                 "grounding_metadata": response.grounding_metadata,
+                "model_version": response.model_version,
             }
         )
 
@@ -120,7 +121,10 @@ class ScriptedLlm(BaseLlm):
             turn = turn(llm_request)
             if inspect.isawaitable(turn):
                 turn = await turn
-        return self._as_response(turn, llm_request)
+        response = self._as_response(turn, llm_request)
+        if response.model_version is None:
+            response.model_version = self.model  # the model that answered, as an API names it
+        return response
 
     def _as_response(self, reply: Any, llm_request: LlmRequest) -> LlmResponse:
         if isinstance(reply, LlmResponse):

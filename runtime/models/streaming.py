@@ -20,6 +20,7 @@ class StreamingAggregator:
         self._usage: Optional[types.GenerateContentResponseUsageMetadata] = None
         self._grounding: Optional[types.GroundingMetadata] = None
         self._error: Optional[LlmResponse] = None
+        self._model_version: Optional[str] = None
 
     def add(self, response: LlmResponse) -> None:
         if response.content is not None:
@@ -30,6 +31,7 @@ class StreamingAggregator:
         self._finish_reason = response.finish_reason or self._finish_reason
         self._usage = response.usage_metadata or self._usage
         self._grounding = response.grounding_metadata or self._grounding
+        self._model_version = response.model_version or self._model_version
         if response.error_code:
             self._error = response
 
@@ -71,6 +73,7 @@ class StreamingAggregator:
             grounding_metadata=self._grounding,
             error_code=error_code,
             error_message=error_message,
+            model_version=self._model_version,
         )
 
 

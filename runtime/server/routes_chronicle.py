@@ -11,6 +11,8 @@ Under /apps/{app}/users/{user}/sessions/{session}:
     GET  verify                                          -> the session's hash chain checked
     GET  export?format=jsonl|markdown|adk                -> the log, a transcript, or ADK's session JSON
     GET  pending                                         -> requests waiting for a person (answer them with /run)
+Under /chronicle/apps/{app}/users/{user}/sessions/{session}:
+    GET  traces                                          -> {"spans": [...]}: the session's trace spans
 Store-wide, operator only:
     GET  /chronicle/verify?app=&user=                    -> every chain and the shared state checked
     GET  /apps/{app}/analytics                           -> the app's analytics view
@@ -91,6 +93,15 @@ async def history(request: Request) -> Response:
     services, app_name, user_id, session_id = _session(request)
     timeline = await services.store.call(services.time_travel.history, (app_name, user_id, session_id))
     return respond(timeline)
+
+
+async def traces(request: Request) -> Response:
+    """The session's spans folded from its log (runtime.telemetry.after), for the viewer's waterfall."""
+    from runtime.telemetry.after import session_spans
+
+    services, app_name, user_id, session_id = _session(request)
+    spans = await services.store.call(session_spans, services.store, app_name, user_id, session_id)
+    return respond({"spans": [span.to_json() for span in spans]})
 
 
 def _point(params: Any, prefix: str = "") -> At:
@@ -240,6 +251,7 @@ ROUTES = [
     Route(SESSION + "/verify", verify_session, methods=["GET"]),
     Route(SESSION + "/export", export, methods=["GET"]),
     Route(SESSION + "/pending", pending_of_session, methods=["GET"]),
+    Route("/chronicle" + SESSION + "/traces", traces, methods=["GET"]),
     Route("/chronicle/verify", verify_store, methods=["GET"]),
     Route("/apps/{app_name}/analytics", analytics, methods=["GET"]),
     Route("/apps/{app_name}/pending", pending_of_app, methods=["GET"]),

@@ -2,10 +2,10 @@
 
 from tools.cli.commands import (
     analytics, bench, chat, demo, export, history, import_adk, parity, pending, projections, purge, repair, replay, serve,
-    sessions, timetravel, verify, workflow,
+    sessions, timetravel, traces, verify, workflow,
 )
 
 COMMANDS = [
-    demo, sessions, history, pending, workflow, timetravel, repair, replay, export, verify, projections, analytics,
+    demo, sessions, history, traces, pending, workflow, timetravel, repair, replay, export, verify, projections, analytics,
     import_adk, purge, serve, chat, bench, parity,
 ]
