@@ -166,9 +166,7 @@ class LogSessionService(BaseSessionService):
         deltas that take the session back).
         """
         return await self._rewinds.rewind(
-            app_name=app_name, user_id=user_id, session_id=session_id,
-            rewind_before_invocation_id=rewind_before_invocation_id, invocation_id=invocation_id,
-            artifact_versions=artifact_versions,
+            app_name, user_id, session_id, rewind_before_invocation_id, invocation_id, artifact_versions
         )
 
     async def artifact_view(self, *, app_name: str, user_id: str, session_id: str) -> dict[str, int]:

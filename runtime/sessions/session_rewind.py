@@ -70,20 +70,14 @@ class SessionRewinds:
         return marker
 
     async def rewind(
-        self,
-        *,
-        app_name: str,
-        user_id: str,
-        session_id: str,
-        rewind_before_invocation_id: str,
-        invocation_id: Optional[str] = None,
-        artifact_versions: Optional[dict[str, int]] = None,
+        self, app_name: str, user_id: str, session_id: str, target: str,
+        invocation_id: Optional[str], artifact_versions: Optional[dict[str, int]],
     ) -> Event:
-        """``LogSessionService.rewind_session``: the recorded marker event."""
+        """``LogSessionService.rewind_session`` to before ``target``: the recorded marker event."""
         check_ids(app_name, user_id, session_id)
         marker = Event(author="user", invocation_id=invocation_id or f"e-{uuid.uuid4()}")
         recorded, _, _ = await self._service.store.call(
-            self._rewind, app_name, user_id, session_id, rewind_before_invocation_id, marker, artifact_versions, None, True
+            self._rewind, app_name, user_id, session_id, target, marker, artifact_versions, None, True
         )
         return recorded
 
