@@ -261,7 +261,7 @@ def test_rewind_fork_history_state_diff(ann):
     ann.patch(path, json={"stateDelta": {"n": 1}})
     second = run(ann, session, "two").json()[0]["invocationId"]
     history = ann.get(path + "/history").json()
-    assert [i["invocation_id"] for i in history["invocations"]][::2] == [first, second]
+    assert [i["invocation_id"] for i in history["timeline"]["invocations"]][::2] == [first, second]
     before = ann.get(path + "/state", params={"before": second}).json()
     assert before["state"] == {"n": 1}
     assert ann.get(path + "/state", params={"after": first}).json()["state"] == {"n": 0}
