@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Optional
 
 from google.genai import types
@@ -83,6 +83,14 @@ class ReplayReport:
     @property
     def identical(self) -> bool:
         return not self.differences
+
+    def to_json(self) -> dict[str, Any]:
+        """The report as plain JSON (`chronicle replay --agent --json`, the server's replay route)."""
+        return {
+            "source_session_id": self.source_session_id, "session_id": self.session_id,
+            "forked_before": self.forked_before, "identical": self.identical,
+            "turns": [{**asdict(t), "differs": t.differs, "diff": t.diff()} for t in self.turns],
+        }
 
     def format(self) -> str:
         lines = [

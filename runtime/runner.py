@@ -583,6 +583,18 @@ class InMemoryRunner(Runner):
         self._owned_services = [session_service, artifact_service, memory_service]
 
 
+def runner_for(loaded: Any, *, app_name: str, plugins: Sequence[BasePlugin] = (), **services: Any) -> Runner:
+    """A Runner of `app_name`'s sessions for what an app module exposes: an App (its plugins, then
+    `plugins`), an agent, or a workflow node. `services` are the Runner's keyword arguments
+    (session_service, artifact_service, ...)."""
+    if isinstance(loaded, App):
+        app = loaded.model_copy(update={"plugins": [*loaded.plugins, *plugins]}) if plugins else loaded
+        return Runner(app=app, app_name=app_name, **services)
+    if isinstance(loaded, BaseAgent):
+        return Runner(agent=loaded, app_name=app_name, plugins=list(plugins), **services)
+    return Runner(node=loaded, app_name=app_name, plugins=list(plugins), **services)
+
+
 # -- helpers -----------------------------------------------------------------------------------
 
 

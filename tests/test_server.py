@@ -11,6 +11,7 @@ from typing import Any, Iterator
 
 import pytest
 
+from tests.cli_helpers import cli, cli_json
 from tests.gemini_server import GeminiServer, function_call_part
 from tests.server_helpers import ANN, BOB, OPS, Served, has_null, httpx, message, sse_frames
 
@@ -260,7 +261,7 @@ def test_rewind_fork_history_state_diff(ann):
     ann.patch(path, json={"stateDelta": {"n": 1}})
     second = run(ann, session, "two").json()[0]["invocationId"]
     history = ann.get(path + "/history").json()
-    assert [i["invocation_id"] for i in history["invocations"]][::2] == [first, second]
+    assert [i["invocation_id"] for i in history["timeline"]["invocations"]][::2] == [first, second]
     before = ann.get(path + "/state", params={"before": second}).json()
     assert before["state"] == {"n": 1}
     assert ann.get(path + "/state", params={"after": first}).json()["state"] == {"n": 0}
@@ -295,6 +296,68 @@ def test_verify_export_pending_and_trace(served, ann):
         assert ops.get(f"/dev/apps/slow/debug/trace/session/{session['id']}").json() == spans
     with served.client(BOB) as bob:
         assert bob.get(f"/dev/apps/slow/debug/trace/session/{session['id']}").status_code == 404
+
+
+def _cli_session_args(session: dict[str, Any]) -> tuple[str, ...]:
+    return session["id"], "--app", session["appName"], "--user", session["userId"]
+
+
+def test_markdown_export_and_history_show_rewinds_as_the_cli_does(store, ann):
+    session = new_session(ann)
+    path = f"/apps/slow/users/ann/sessions/{session['id']}"
+    invocations = [run(ann, session, text).json()[0]["invocationId"] for text in ("one", "two", "three")]
+    ann.post(path + "/rewind", json={"invocationId": invocations[1]})
+    run(ann, session, "four")
+    markdown = ann.get(path + "/export", params={"format": "markdown"})
+    assert markdown.headers["content-type"].startswith("text/markdown")
+    assert markdown.text == cli("export", *_cli_session_args(session), "--format", "markdown", store=store).stdout
+    assert markdown.text.count("## ~~Invocation") == 2  # "two" and "three", kept in the log
+    assert markdown.text.count("> **Rewound** by rewind at v8") == 2
+    assert f"**Rewind** back to before invocation `{invocations[1]}`: versions 4–7 hidden" in markdown.text
+    history = ann.get(path + "/history").json()
+    assert history == cli_json("history", *_cli_session_args(session), store=store)
+    assert [m["before_invocation"] for m in history["rewinds"]] == [invocations[1]]
+    rewound = {i["invocation_id"]: i["rewound"] for i in history["timeline"]["invocations"]}
+    assert [rewound[i] for i in invocations] == [False, True, True]
+
+
+def test_replay_through_another_served_app_runs_in_a_fork_of_the_session(store, ann):
+    session = new_session(ann)
+    path = f"/apps/slow/users/ann/sessions/{session['id']}"
+    for text in ("one", "two"):
+        run(ann, session, text)
+    recorded = ann.get(path).json()["events"]
+    report = ann.post(path + "/replay", json={"agent": "single", "newSessionId": session["id"] + "-r"}).json()
+    assert report["source_session_id"] == session["id"] and report["session_id"] == session["id"] + "-r"
+    assert report["identical"] is False
+    assert [(t["recorded_answer"], t["replayed_answer"], t["differs"]) for t in report["turns"]] == [
+        ("echo: one", "Hello from a module.", True), ("echo: two", "Hello from a module.", True)]
+    assert "+Hello from a module." in report["turns"][0]["diff"]
+    replayed = ann.get(f"/apps/slow/users/ann/sessions/{session['id']}-r").json()  # a session of the source app
+    assert [e["content"]["parts"][0]["text"] for e in replayed["events"]] == [
+        "one", "Hello from a module.", "two", "Hello from a module."]
+    assert ann.get(path).json()["events"] == recorded  # the source is never touched
+    same = ann.post(path + "/replay", json={}).json()  # the app's own agent answers as recorded
+    assert same["identical"] is True and len(same["turns"]) == 2
+    # The CLI's `replay --agent` is the same replay: the same report, but for the ids it made.
+    by_cli = cli_json("replay", *_cli_session_args(session), "--agent", "tests.server_agents.single:root_agent",
+                      "--new-id", session["id"] + "-cli", store=store)
+
+    def without_ids(found: dict[str, Any]) -> dict[str, Any]:
+        return {**found, "session_id": None, "turns": [{**t, "invocation_id": None} for t in found["turns"]]}
+
+    assert without_ids(by_cli) == without_ids(report)
+
+
+def test_replay_through_an_unknown_app_is_404_and_writes_nothing(ann):
+    session = new_session(ann)
+    path = f"/apps/slow/users/ann/sessions/{session['id']}"
+    run(ann, session, "one")
+    before = [s["id"] for s in ann.get("/apps/slow/users/ann/sessions").json()]
+    for agent, status in (("no_such_app", 404), ("../slow", 404), (7, 422)):
+        response = ann.post(path + "/replay", json={"agent": agent, "newSessionId": session["id"] + "-x"})
+        assert response.status_code == status, response.text
+    assert [s["id"] for s in ann.get("/apps/slow/users/ann/sessions").json()] == before
 
 
 # -- scale out, not up: two processes on one store ---------------------------------------------

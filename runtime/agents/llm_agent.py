@@ -19,15 +19,15 @@ from runtime.agents.tool_calls import (
     run_function_calls_as_completed,
 )
 from runtime.agents.instructions import inject_session_state
-from runtime.agents import static_instruction as static
+from runtime.agents import llm_agent_fields as fields, llm_planning as planning, static_instruction as static
 from runtime.callbacks import as_list, call_user
 from runtime.contexts import CallbackContext, ReadonlyContext
 from runtime.invocation_context import InvocationContext
 from runtime.models import BaseLlm, LlmRequest, LlmResponse, LLMRegistry
 from runtime.run_config import StreamingMode
 from runtime.telemetry import live as telemetry
-from runtime.code_executors import BaseCodeExecutor, BuiltInCodeExecutor
-from runtime.planners import BasePlanner, BuiltInPlanner
+from runtime.code_executors import BaseCodeExecutor
+from runtime.planners import BasePlanner
 from runtime.tools.base_tool import BaseTool, BaseToolset
 from runtime.tools.function_tool import FunctionTool
 from runtime.tools.tool_context import ToolContext
@@ -95,51 +95,26 @@ class LlmAgent(BaseAgent):
     _wrapped_tools: dict[int, BaseTool] = PrivateAttr(default_factory=dict)
     _transfer_tool: Optional[TransferToAgentTool] = PrivateAttr(default=None)
 
+    # The field rules live in runtime.agents.llm_agent_fields.
     @model_validator(mode="before")
     @classmethod
     def _point_to_generate_content_config(cls, data: Any) -> Any:
-        """`LlmAgent(temperature=0.2)` is refused with where the setting goes, as google-adk does."""
-        if not isinstance(data, dict):
-            return data
-        owned = {"system_instruction": "instruction", "response_schema": "output_schema"}
-        misplaced = [k for k in data if k not in cls.model_fields and k in types.GenerateContentConfig.model_fields]
-        for key in misplaced:
-            if key in owned:
-                raise InvalidArgumentError(f"`{key}` must be set via LlmAgent.{owned[key]}, not via LlmAgent({key}=...).")
-        if misplaced:
-            example = ", ".join(f"{k}=..." for k in misplaced)
-            raise InvalidArgumentError(
-                f"{', '.join(misplaced)}: generation settings go in "
-                f"generate_content_config=types.GenerateContentConfig({example}), not in LlmAgent(...)."
-            )
-        return data
+        return fields.refuse_misplaced_settings(cls.model_fields, data)
 
     @field_validator("static_instruction")
     @classmethod
     def _check_static_instruction(cls, value: Any) -> Any:
-        if value is not None:
-            static.static_text(value)  # refuses what cannot be sent
-        return value
+        return fields.check_static_instruction(value)
 
     @field_validator("code_executor")
     @classmethod
     def _check_code_executor(cls, value: Optional[BaseCodeExecutor]) -> Optional[BaseCodeExecutor]:
-        if value is not None and not isinstance(value, BuiltInCodeExecutor):
-            raise InvalidArgumentError(
-                f"code_executor={type(value).__name__}(...) is not supported: Chronicle runs no "
-                "model-written code itself. Use BuiltInCodeExecutor() (the model runs the code)."
-            )
-        return value
+        return fields.check_code_executor(value)
 
     @field_validator("mode", mode="before")
     @classmethod
     def _check_mode(cls, value: Any) -> Any:
-        if value not in (None, "chat"):
-            raise InvalidArgumentError(
-                f"LlmAgent mode={value!r} is not supported yet; Chronicle runs agents in 'chat' mode "
-                "(sub-agents reached by transfer_to_agent). Wrap a sub-agent in AgentTool to call it as a tool."
-            )
-        return value
+        return fields.check_mode(value)
 
     def model_post_init(self, __context: Any) -> None:
         super().model_post_init(__context)
@@ -154,17 +129,7 @@ class LlmAgent(BaseAgent):
     @field_validator("generate_content_config")
     @classmethod
     def _check_config(cls, config: Optional[types.GenerateContentConfig]) -> Optional[types.GenerateContentConfig]:
-        if config is None:
-            return None
-        if config.tools:
-            raise InvalidArgumentError("Put tools in LlmAgent(tools=[...]), not in generate_content_config.")
-        if config.system_instruction:
-            raise InvalidArgumentError(
-                "Put the system instruction in LlmAgent(instruction=...), not in generate_content_config."
-            )
-        if config.response_schema:
-            raise InvalidArgumentError("Put the response schema in LlmAgent(output_schema=...), not in generate_content_config.")
-        return config
+        return fields.check_generate_content_config(config)
 
     # -- resolution --------------------------------------------------------------------------
 
@@ -482,8 +447,7 @@ class LlmAgent(BaseAgent):
         contents = ctx.llm_context.contents(
             ctx.session.events, agent_name=self.name, branch=ctx.branch, include_contents=self.include_contents
         )
-        strips_thoughts = self.planner is not None and not isinstance(self.planner, BuiltInPlanner)
-        if strips_thoughts or self.canonical_before_model_callbacks or ctx.plugin_manager.has("before_model_callback"):
+        if planning.plans_itself(self.planner) or self.canonical_before_model_callbacks or ctx.plugin_manager.has("before_model_callback"):
             # Callbacks may edit the request in place; the folded context must not change with it.
             contents = [c.model_copy(deep=True) for c in contents]
         request.contents = list(contents)  # tools below may append to it (load_artifacts does)
@@ -498,22 +462,8 @@ class LlmAgent(BaseAgent):
             tool_context = ToolContext(ctx)
             for tool in custom:
                 await tool.process_llm_request(tool_context=tool_context, llm_request=request)
-        self._apply_planner_and_executor(readonly, request, strips_thoughts)
+        planning.apply_to_request(self.planner, self.code_executor, readonly, request)
         return request
-
-    def _apply_planner_and_executor(self, readonly: ReadonlyContext, request: LlmRequest, strips_thoughts: bool) -> None:
-        if isinstance(self.planner, BuiltInPlanner):
-            self.planner.apply_thinking_config(request)
-        elif self.planner is not None:
-            planning = self.planner.build_planning_instruction(readonly, request)
-            if planning:
-                request.append_instructions([planning])
-        if strips_thoughts:
-            for content in request.contents:
-                for part in content.parts or []:
-                    part.thought = None
-        if isinstance(self.code_executor, BuiltInCodeExecutor):
-            self.code_executor.process_llm_request(request)
 
     def _transfer_tool_for(self, targets: list[BaseAgent]) -> TransferToAgentTool:
         names = [t.name for t in targets]
@@ -582,7 +532,7 @@ class LlmAgent(BaseAgent):
                         _check_response(self, altered, "after_model_callback")
                         response = altered
                 if not response.partial:
-                    self._apply_planning_response(callback_context, response)
+                    planning.apply_to_response(self.planner, callback_context, response)
                 if response.partial:
                     event = self._model_event(ctx, request, response, EventActions())
                 else:
@@ -594,16 +544,6 @@ class LlmAgent(BaseAgent):
                     yield event
         finally:
             await responses.aclose()
-
-    def _apply_planning_response(self, callback_context: CallbackContext, response: LlmResponse) -> None:
-        """A planner other than BuiltInPlanner may rewrite the answer's parts; state it writes
-        goes with the answer's event."""
-        planner = self.planner
-        if planner is None or isinstance(planner, BuiltInPlanner) or not (response.content and response.content.parts):
-            return
-        parts = planner.process_planning_response(callback_context, response.content.parts)
-        if parts:
-            response.content.parts = parts
 
     async def _on_model_error(
         self, ctx: InvocationContext, callback_context: CallbackContext, request: LlmRequest, error: Exception

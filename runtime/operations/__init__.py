@@ -1,2 +1,2 @@
-"""Store-wide operations, as a Python API the `chronicle` command calls: audit (verify every chain),
-export, import from google-adk, and purge."""
+"""Store-wide operations, as a Python API the `chronicle` command and the server call: audit
+(verify every chain), export, a session's history with its rewinds, import from google-adk, and purge."""

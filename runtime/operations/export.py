@@ -63,7 +63,7 @@ def adk_session(session: Session) -> dict[str, Any]:
 
 
 def markdown(history: Any) -> str:
-    """A transcript of a ``tools.cli.commands.history.History``."""
+    """A transcript of a session's ``runtime.operations.history.History``."""
     t, row = history.timeline, history.row
     out = [f"# Session `{row.session_id}`", ""]
     out.append(f"- App `{row.app_name}`, user `{row.user_id}`")

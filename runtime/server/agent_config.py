@@ -17,6 +17,21 @@ The format is google-adk 2.13's (`google/adk/agents/config_agent_utils.py`):
     generate_content_config: {temperature: 0.1}
     output_key: answer
 
+A workflow (`agent_class: Workflow`) declares its graph in `edges`, as ADK 2.13 reads it:
+
+    agent_class: Workflow
+    name: triage
+    edges:
+      - [START, .steps.classify, helper.yaml]     # a chain; a list inside it fans out: [a, [b, c], d]
+      - [classify, {big: .steps.shout, small: [.steps.whisper, .steps.log]}]   # a route map
+      - {from_node: classify, to_node: .steps.other, route: other}             # one explicit edge
+
+A node is `START`; the name of a node an earlier edge defined; a dotted name of a function (a
+FunctionNode named after it) or of a node or agent object; another config file (`x.yaml`); or a
+mapping: `{config_path: x.yaml}`, `{code: a.b.agent}`, or a node written inline
+(`{agent_class: FunctionNode, name: n, func_code: .steps.f}`, or an LlmAgent's fields with its
+`name`). A mapping that is none of those is a route map. A node named twice is the same node.
+
 A dotted name that starts with "." is relative to the config's folder, taken as a package
 (".tools.lookup" in `agents/shop/root_agent.yaml` is `shop.tools.lookup`). As in ADK, names in
 the Python standard library are refused: a config file must not be a way to run `os.system`.
@@ -33,7 +48,8 @@ from typing import Any
 
 from domain.errors import InvalidArgumentError
 
-_BUILT_IN_CLASSES = ("LlmAgent", "Agent", "LoopAgent", "ParallelAgent", "SequentialAgent")
+_BUILT_IN_PACKAGES = ("runtime.agents", "runtime.workflow")  # where a bare agent_class is looked up
+_NODE_KEYS = ("agent_class", "config_path", "func_code")  # keys that only a node written inline has
 _STDLIB = frozenset(sys.stdlib_module_names) | frozenset(sys.builtin_module_names)
 
 
@@ -51,10 +67,12 @@ def agent_from_config(config_path: str) -> Any:
             raise InvalidArgumentError(f"{path} is not valid YAML: {e}") from None
     if not isinstance(data, dict):
         raise InvalidArgumentError(f"Invalid agent config in {path!r}: expected a mapping of fields, got {type(data).__name__}.")
-    return _build(data, path)
+    return _build(data, path, {})
 
 
-def _build(data: dict[str, Any], path: str) -> Any:
+def _build(data: dict[str, Any], path: str, nodes: dict[Any, Any]) -> Any:
+    """The agent or node `data` describes; `nodes` are the workflow nodes built so far for this
+    file, by name (and by the reference that named them), so a node named again is the same."""
     cls = _agent_class(data.get("agent_class") or "LlmAgent", path)
     fields = getattr(cls, "model_fields", {})
     kwargs: dict[str, Any] = {}
@@ -69,6 +87,8 @@ def _build(data: dict[str, Any], path: str) -> Any:
             kwargs["tools"] = [_tool(item, path) for item in _as_list(value)]
         elif key == "sub_agents":
             kwargs["sub_agents"] = [_sub_agent(item, path) for item in _as_list(value)]
+        elif key == "edges" and key in fields:
+            kwargs["edges"] = _Edges(path, nodes).resolve(value)
         elif key.endswith("_callback") and key in fields:
             kwargs[key] = [_code(item, path) for item in value] if isinstance(value, list) else _code(value, path)
         else:
@@ -76,13 +96,24 @@ def _build(data: dict[str, Any], path: str) -> Any:
     return cls(**kwargs)
 
 
-def _agent_class(name: str, path: str) -> type:
-    from runtime import agents
+def _agent_class(name: Any, path: str) -> type:
     from runtime.agents.base_agent import BaseAgent
+    from runtime.workflow import BaseNode
 
-    cls = getattr(agents, name) if name in _BUILT_IN_CLASSES else _code(name, path)
-    if not (inspect.isclass(cls) and issubclass(cls, BaseAgent)):
-        raise InvalidArgumentError(f"agent_class {name!r} in {path} is not an agent class (a BaseAgent subclass).")
+    if not isinstance(name, str):
+        raise InvalidArgumentError(f"agent_class in {path} must be a class name, got {name!r}.")
+    if "." in name:
+        cls = _code(name, path)
+    else:
+        found = (getattr(importlib.import_module(p), name, None) for p in _BUILT_IN_PACKAGES)
+        cls = next((c for c in found if inspect.isclass(c) and issubclass(c, (BaseAgent, BaseNode))), None)
+        if cls is None:
+            raise InvalidArgumentError(
+                f"Unknown agent_class {name!r} in {path}: a class of runtime.agents or runtime.workflow "
+                "(LlmAgent, SequentialAgent, Workflow, FunctionNode, ...), or a dotted name."
+            )
+    if not (inspect.isclass(cls) and issubclass(cls, (BaseAgent, BaseNode))):
+        raise InvalidArgumentError(f"agent_class {name!r} in {path} is not an agent or node class.")
     return cls
 
 
@@ -116,6 +147,99 @@ def _sub_agent(item: Any, path: str) -> Any:
     if "code" in spec:
         return _code(spec["code"], path)
     return agent_from_config(os.path.join(os.path.dirname(path), spec["config_path"]))
+
+
+class _Edges:
+    """A workflow's `edges` from YAML into what runtime.workflow.Graph takes: chains as tuples,
+    route maps as dicts, `{from_node, to_node, route}` as Edge, and every node named resolved."""
+
+    def __init__(self, path: str, nodes: dict[Any, Any]):
+        self.path, self.nodes = path, nodes
+
+    def resolve(self, items: Any) -> list[Any]:
+        from runtime.workflow import Edge
+
+        if not isinstance(items, list):
+            raise InvalidArgumentError(f"edges in {self.path} must be a list of chains or edges, got {items!r}.")
+        edges: list[Any] = []
+        for item in items:
+            if isinstance(item, list):
+                edges.append(tuple(self._element(e) for e in item))
+            elif isinstance(item, dict) and {"from_node", "to_node"} <= set(item) <= set(Edge.model_fields):
+                edges.append(Edge(from_node=self._node(item["from_node"]), to_node=self._node(item["to_node"]),
+                                  route=item.get("route")))
+            else:
+                edges.append(self._element(item))  # the graph says what is wrong with it
+        return edges
+
+    def _element(self, element: Any) -> Any:
+        """A chain's element: a node, a list of nodes (fan-out), or a route map."""
+        if isinstance(element, list):
+            return tuple(self._node(e) for e in element)
+        if isinstance(element, dict) and not _names_a_node(element):
+            return {route: tuple(self._node(e) for e in to) if isinstance(to, list) else self._node(to)
+                    for route, to in element.items()}
+        return self._node(element)
+
+    def _node(self, spec: Any) -> Any:
+        from runtime.workflow import START, FunctionNode
+
+        if spec == "START":
+            return START
+        key = spec if isinstance(spec, str) else id(spec)
+        if key in self.nodes:
+            return self.nodes[key]
+        if isinstance(spec, dict) and spec.get("name") in self.nodes:
+            return self.nodes[spec["name"]]
+        if isinstance(spec, str) and spec.endswith((".yaml", ".yml")):
+            found = _sub_agent({"config_path": spec}, self.path)
+        elif isinstance(spec, str) and "." not in spec.strip("."):
+            raise InvalidArgumentError(
+                f"Unknown node {spec!r} in the edges of {self.path}: a node is named by a word only after "
+                "an earlier edge defined it."
+            )
+        elif isinstance(spec, str):
+            found = _code(spec, self.path)
+            if not _is_node(found) and callable(found) and not inspect.isclass(found):
+                found = FunctionNode(found, name=spec.rsplit(".", 1)[-1])
+            elif not _is_node(found):
+                raise InvalidArgumentError(
+                    f"Node {spec!r} in {self.path} is a {type(found).__name__}, not a function, a node or an agent."
+                )
+        elif isinstance(spec, dict) and ("config_path" in spec or ("code" in spec and not set(_NODE_KEYS) & set(spec))):
+            found = _sub_agent(spec, self.path)
+        elif isinstance(spec, dict):
+            found = _build(spec, self.path, self.nodes)
+        else:
+            raise InvalidArgumentError(f"Node {spec!r} in the edges of {self.path} is not a node reference.")
+        self.nodes[key] = found
+        name = getattr(found, "name", None)
+        if name:
+            self.nodes.setdefault(name, found)
+        return found
+
+
+def _names_a_node(mapping: dict[str, Any]) -> bool:
+    """Whether a mapping in a chain is a node (else it is a route map), decided as ADK decides:
+    a key only nodes have, a `{code: "a.b.c"}` reference, or `name` with only LlmAgent fields."""
+    from runtime.agents import LlmAgent
+
+    if any(k in mapping for k in _NODE_KEYS):
+        return True
+    if len(mapping) == 1 and isinstance(mapping.get("code"), str):
+        return True
+    fields = LlmAgent.model_fields
+    return "name" in mapping and all(
+        k in fields or (k.endswith("_code") and k[: -len("_code")] in fields) or (k.endswith("_callbacks") and k[:-1] in fields)
+        for k in mapping
+    )
+
+
+def _is_node(value: Any) -> bool:
+    from runtime.agents.base_agent import BaseAgent
+    from runtime.workflow import BaseNode
+
+    return isinstance(value, (BaseAgent, BaseNode))
 
 
 def _code(reference: Any, path: str) -> Any:

@@ -4,8 +4,9 @@ exists (the Runner, runtime.read_models.time_travel, runtime.operations, project
 Under /apps/{app}/users/{user}/sessions/{session}:
     POST rewind   {"invocation_id"}                      -> the rewind's marker event
     POST fork     {"at_invocation_id"?, "new_session_id"?} -> the new session
-    POST replay   {"from_invocation_id"?, "new_session_id"?} -> the report (runs the app's current agent in a fork)
-    GET  history                                         -> the timeline of invocations
+    POST replay   {"from_invocation_id"?, "new_session_id"?, "agent"?} -> the report (runs the app's current
+                  agent, or the agent of the app named by "agent", in a fork of the session)
+    GET  history                                         -> the timeline of invocations, rewinds marked
     GET  state?event=ID | before=INV | after=INV | version=N | time=EPOCH -> state, app:/user: state, artifacts
     GET  diff?from_…=…&to_…=…  (the same keys, prefixed)  -> every change in between, and who wrote it
     GET  verify                                          -> the session's hash chain checked
@@ -21,7 +22,6 @@ Store-wide, operator only:
 
 from __future__ import annotations
 
-from types import SimpleNamespace
 from typing import Any, Optional
 
 from starlette.requests import Request
@@ -31,6 +31,7 @@ from starlette.routing import Route
 from domain.errors import InvalidArgumentError, SessionNotFoundError
 from domain.session_log import RECORDED_TOPICS, session_log_id
 from projections.pending import open_requests
+from runtime.operations.history import History, load_history
 from runtime.read_models import At
 from runtime.read_models.time_travel import MISSING
 from runtime.server import access
@@ -51,6 +52,7 @@ class ForkRequest(Body):
 class ReplayRequest(Body):
     from_invocation_id: Optional[str] = None
     new_session_id: Optional[str] = None
+    agent: Optional[str] = None  # another app served here, whose agent the turns are replayed through
 
 
 def _session(request: Request) -> tuple[Any, str, str, str]:
@@ -80,19 +82,25 @@ async def fork(request: Request) -> Response:
 async def replay(request: Request) -> Response:
     services, app_name, user_id, session_id = _session(request)
     req = await parse_body(request, ReplayRequest, required=False) or ReplayRequest()
-    runner = await services.runner(app_name)
+    if req.agent is not None:
+        services.check_app(req.agent)  # 404 before anything is written
+    runner = await services.runner(app_name, req.agent)
     report = await runner.replay(
         user_id=user_id, session_id=session_id, new_session_id=req.new_session_id,
         from_invocation_id=req.from_invocation_id,
     )
-    return respond({**dump(report), "identical": report.identical,
-                    "turns": [{**dump(t), "differs": t.differs, "diff": t.diff()} for t in report.turns]})
+    return respond(report.to_json())
+
+
+async def _history(services: Any, row: Any) -> History:
+    """The session's timeline with its rewinds, as `chronicle history` reads it."""
+    return await services.store.call(load_history, services.store, row, services.time_travel)
 
 
 async def history(request: Request) -> Response:
     services, app_name, user_id, session_id = _session(request)
-    timeline = await services.store.call(services.time_travel.history, (app_name, user_id, session_id))
-    return respond(timeline)
+    row = await _catalog_row(services, app_name, user_id, session_id)
+    return respond((await _history(services, row)).summary())
 
 
 async def traces(request: Request) -> Response:
@@ -181,9 +189,8 @@ async def export(request: Request) -> Response:
         lines = await services.store.call(lambda: list(exporting.jsonl_lines(services.store, row.log_id)))
         return PlainTextResponse("".join(line + "\n" for line in lines), media_type="application/x-ndjson")
     if kind == "markdown":
-        timeline = await services.store.call(services.time_travel.history, (app_name, user_id, session_id))
-        transcript = SimpleNamespace(timeline=timeline, row=row, rewinds=[], forked_from=timeline.forked_from)
-        return PlainTextResponse(exporting.markdown(transcript), media_type="text/markdown")
+        transcript = exporting.markdown(await _history(services, row))
+        return PlainTextResponse(transcript, media_type="text/markdown")
     if kind == "adk":
         session = await services.sessions.get_session(app_name=app_name, user_id=user_id, session_id=session_id)
         if session is None:

@@ -10,13 +10,13 @@ import asyncio
 import functools
 import importlib
 import inspect
-from typing import Any
+from typing import Any, Optional
 
 from domain.errors import InvalidArgumentError
 from runtime.artifacts import LogArtifactService
 from runtime.memory import LogMemoryService
 from runtime.read_models import TimeTravel
-from runtime.runner import Runner
+from runtime.runner import Runner, runner_for
 from runtime.server.app_loader import AppLoader
 from runtime.server.config import ServerConfig
 from runtime.sessions import LogSessionService
@@ -35,7 +35,7 @@ class Services:
 
         # ADK's conformance guide names its replay and recordings plugins; they mean Chronicle's.
         self.extra_plugins = [_plugin(ADK_PLUGIN_NAMES.get(name, name)) for name in config.extra_plugins]
-        self._runners: dict[str, Runner] = {}
+        self._runners: dict[tuple[str, str], Runner] = {}
         self._lock = asyncio.Lock()
 
     @functools.cached_property
@@ -55,27 +55,23 @@ class Services:
         """404 for a name that is not an app here; nothing is written for it."""
         self.loader.check_name(app_name)
 
-    async def runner(self, app_name: str) -> Runner:
-        runner = self._runners.get(app_name)
+    async def runner(self, app_name: str, agent_app: Optional[str] = None) -> Runner:
+        """The Runner of `app_name`'s sessions, with its own agent or, for a replay through another
+        agent, with the agent of the app `agent_app` (each pair made once, closed with the server:
+        toolsets and plugins are shared, so a request must not close them)."""
+        key = (app_name, agent_app or app_name)
+        runner = self._runners.get(key)
         if runner is not None:
             return runner
         async with self._lock:
-            if app_name not in self._runners:
-                loaded = await asyncio.to_thread(self.loader.load, app_name)
-                self._runners[app_name] = self._runner_for(app_name, loaded)
-            return self._runners[app_name]
-
-    def _runner_for(self, app_name: str, loaded: Any) -> Runner:
-        from runtime.app import App
-
-        services = dict(
-            session_service=self.sessions, artifact_service=self.artifacts, memory_service=self.memory,
-            auto_create_session=self.config.auto_create_session,
-        )
-        if isinstance(loaded, App):
-            app = loaded.model_copy(update={"plugins": [*loaded.plugins, *self.extra_plugins]})
-            return Runner(app=app, app_name=app_name, **services)
-        return Runner(agent=loaded, app_name=app_name, plugins=self.extra_plugins, **services)
+            if key not in self._runners:
+                loaded = await asyncio.to_thread(self.loader.load, key[1])
+                self._runners[key] = runner_for(
+                    loaded, app_name=app_name, plugins=self.extra_plugins,
+                    session_service=self.sessions, artifact_service=self.artifacts, memory_service=self.memory,
+                    auto_create_session=self.config.auto_create_session,
+                )
+            return self._runners[key]
 
     async def close(self) -> None:
         for runner in self._runners.values():

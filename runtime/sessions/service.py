@@ -7,7 +7,7 @@ import copy
 import threading
 import time
 import uuid
-from typing import Any, NamedTuple, Optional, Sequence
+from typing import Any, Optional, Sequence
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError
@@ -23,7 +23,7 @@ from domain.errors import (
     StaleSessionError,
 )
 from domain.events import Event
-from domain.session_log import RECORDED_TOPICS, SessionLog, fold_artifact_view, session_log_id
+from domain.session_log import RECORDED_TOPICS, SessionLog, session_log_id
 from domain.rewind_ranges import active_ranges, is_hidden
 from domain.session import Session
 from domain.state import USER_PREFIX, ScopedDelta, check_json_state, split_scopes, with_scoped, without_temp
@@ -32,28 +32,10 @@ from projections.session_at import SessionAt, session_at
 from runtime.gc_pause import gc_paused
 from runtime.read_models.source import LogSource
 from runtime.sessions.base import BaseSessionService, GetSessionConfig, ListSessionsResponse
+from runtime.sessions.session_rewind import RewindPoint, SessionRewinds
 from runtime.stores import CatalogRow, SideRows, Store, open_store
 
 _PAGE = 64  # events read per round trip when only the newest are wanted
-_REWIND_ATTEMPTS = 5
-
-
-def _changes(now: dict[str, Any], then: dict[str, Any]) -> dict[str, Any]:
-    """The delta that takes ``now`` back to ``then`` (keys that did not exist then: None)."""
-    missing = object()
-    return {
-        key: then.get(key)
-        for key in {*now, *then}
-        if now.get(key, missing) != then.get(key, missing)
-    }
-
-
-class RewindPoint(NamedTuple):
-    """Where a rewind would take a session (``LogSessionService.rewind_point``)."""
-
-    start: int  # the first version it would hide
-    version: int  # the log's version now
-    artifacts_before: dict[str, int]  # the session's files just before it: filename -> version
 
 
 class _StoredRecorded(BaseModel):
@@ -104,6 +86,7 @@ class LogSessionService(BaseSessionService):
         self._recorder = store.recorder
         self._source = LogSource(store)
         self._locks: dict[UUID, threading.Lock] = {}
+        self._rewinds = SessionRewinds(self)
 
     # -- ADK API -----------------------------------------------------------------------
 
@@ -147,7 +130,7 @@ class LogSessionService(BaseSessionService):
         if event.partial:
             return event  # streamed chunks are forwarded, never stored
         if event.actions.rewind_before_invocation_id:
-            return await self._append_rewind(session, event)
+            return await self._rewinds.append(session, event)
         delta = event.actions.state_delta  # all of it, temp: keys included, goes to session.state
         check_json_state(delta, "state_delta")
         stored_delta = without_temp(delta)
@@ -160,25 +143,6 @@ class LogSessionService(BaseSessionService):
         session.events.append(event)
         session.advance(version, event.timestamp)
         return event
-
-    async def _append_rewind(self, session: Session, event: Event) -> Event:
-        """A rewind appended the way google-adk's ``Runner.rewind_async`` appends it: an event whose
-        ``actions.rewind_before_invocation_id`` is set. It is recorded as ``rewind_session``
-        records one, so the session's state (its initial state included) is what it was before
-        that invocation; its ``state_delta`` is replaced by the delta that says so. Its
-        ``artifact_delta`` (the versions ADK's Runner saved the earlier bytes as) is kept and
-        folded into the session's files. Raises InvocationNotFoundError, writing nothing, for an
-        invocation that is not in the session's timeline."""
-        marker, version, stored = await self.store.call(
-            self._rewind, session.app_name, session.user_id, session.id,
-            event.actions.rewind_before_invocation_id, event, event.actions.artifact_delta, session.version, False,
-        )
-        if stored:
-            return marker  # this event id was already recorded: the stored event
-        session.state.update(marker.actions.state_delta)
-        session.events.append(marker)
-        session.advance(version, marker.timestamp)
-        return marker
 
     async def rewind_session(
         self,
@@ -201,23 +165,13 @@ class LogSessionService(BaseSessionService):
         marker event (ADK's shape: its actions carry ``rewind_before_invocation_id`` and the
         deltas that take the session back).
         """
-        check_ids(app_name, user_id, session_id)
-        marker = Event(author="user", invocation_id=invocation_id or f"e-{uuid.uuid4()}")
-        recorded, _, _ = await self.store.call(
-            self._rewind, app_name, user_id, session_id, rewind_before_invocation_id, marker, artifact_versions, None, True
+        return await self._rewinds.rewind(
+            app_name, user_id, session_id, rewind_before_invocation_id, invocation_id, artifact_versions
         )
-        return recorded
 
     async def artifact_view(self, *, app_name: str, user_id: str, session_id: str) -> dict[str, int]:
         """The session's files as its log has them: filename -> the version in view ({} if none)."""
-        check_ids(app_name, user_id, session_id)
-        return await self.store.call(self._artifact_view, app_name, user_id, session_id)
-
-    def _artifact_view(self, app_name: str, user_id: str, session_id: str) -> dict[str, int]:
-        log_id = session_log_id(app_name, user_id, session_id)
-        with self._lock(log_id):
-            log = self._load(log_id)
-            return dict(log.artifacts) if log is not None else {}
+        return await self._rewinds.artifact_view(app_name=app_name, user_id=user_id, session_id=session_id)
 
     async def rewind_point(
         self, *, app_name: str, user_id: str, session_id: str, rewind_before_invocation_id: str
@@ -225,8 +179,10 @@ class LogSessionService(BaseSessionService):
         """Where a rewind to before the invocation would take the session, read, not written: the
         first version it would hide, the log's version now, and the session's files then.
         Raises what ``rewind_session`` raises (SessionNotFoundError, InvocationNotFoundError)."""
-        check_ids(app_name, user_id, session_id)
-        return await self.store.call(self._rewind_point, app_name, user_id, session_id, rewind_before_invocation_id)
+        return await self._rewinds.point(
+            app_name=app_name, user_id=user_id, session_id=session_id,
+            rewind_before_invocation_id=rewind_before_invocation_id,
+        )
 
     async def fork_session(
         self,
@@ -398,73 +354,6 @@ class LogSessionService(BaseSessionService):
                     session.id, log.version - 1, current.version if current else log.version
                 ) from None
             return log.version, None
-
-    def _rewind_target(self, log_id: UUID, app_name: str, user_id: str, session_id: str, target: str) -> tuple[SessionLog, int]:
-        """The log and the first version a rewind to before ``target`` hides (under the lock)."""
-        log = self._load(log_id)
-        if log is None:
-            raise SessionNotFoundError(app_name, user_id, session_id)
-        start = log.invocation_start(target)
-        if start is None:
-            raise InvocationNotFoundError(session_id, target)
-        return log, start
-
-    def _rewind_point(self, app_name: str, user_id: str, session_id: str, target: str) -> RewindPoint:
-        log_id = session_log_id(app_name, user_id, session_id)
-        with self._lock(log_id):
-            log, start = self._rewind_target(log_id, app_name, user_id, session_id, target)
-            version = log.version
-        return RewindPoint(start, version, dict(self._state_at(log, start - 1).artifacts))
-
-    def _rewind(
-        self, app_name: str, user_id: str, session_id: str, target: str, marker: Event,
-        artifact_versions: Optional[dict[str, int]], expected: Optional[int], describe_files: bool,
-    ) -> tuple[Event, int, bool]:
-        """Records ``marker`` as the rewind to before ``target``: (the marker, the log's version,
-        whether it was stored already). ``expected`` set: an append by a writer holding the
-        session at that version (stale: StaleSessionError); None: retried against other writers.
-        ``describe_files``: the marker's ``artifact_delta`` is set to the files whose version
-        changes (else it is kept as the caller, ADK's Runner, wrote it)."""
-        log_id = session_log_id(app_name, user_id, session_id)
-        for _ in range(_REWIND_ATTEMPTS):
-            with self._lock(log_id):
-                log = self._load(log_id)
-                if log is not None and expected is not None and expected != log.version:
-                    duplicate = self._stored_event(log_id, marker.id)
-                    if duplicate is not None:
-                        return duplicate, log.version, True
-                    raise StaleSessionError(session_id, expected, log.version)
-                log, start = self._rewind_target(log_id, app_name, user_id, session_id, target)
-                # Replay: the log as it was just before the target (nearest snapshot + tail).
-                before = self._state_at(log, start - 1)
-                # The files restored as new versions take those; files created since drop out.
-                files = fold_artifact_view(dict(before.artifacts), artifact_versions)
-                marker.actions.rewind_before_invocation_id = target
-                marker.actions.state_delta = _changes(log.state, before.state)
-                if describe_files:
-                    marker.actions.artifact_delta = {
-                        k: v for k, v in _changes(log.artifacts, files).items() if v is not None
-                    }
-                payload = marker.to_json_dict()
-                log.rewind(payload, start, _copy_state(before.state), files)
-                side = SideRows(
-                    claims=[(log_id, marker.id, log.version)],
-                    updated_sessions=[self._catalog_row(log, state=log.state)],
-                )
-                try:
-                    self._save(log, side)
-                    return marker, log.version, False
-                except IntegrityError:
-                    duplicate = self._stored_event(log_id, marker.id)
-                    if duplicate is not None:
-                        return duplicate, log.version, True
-                    if expected is not None:
-                        current = self._load(log_id)
-                        raise StaleSessionError(
-                            session_id, expected, current.version if current else log.version
-                        ) from None
-                    # a writer got in first: recompute against it
-        raise StaleSessionError(session_id, log.version - 1, log.version)
 
     def _state_at(self, log: SessionLog, version: int) -> SessionAt:
         """The session's own state and artifact view at ``version`` (``projections.session_at``):

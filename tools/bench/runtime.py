@@ -30,24 +30,10 @@ from runtime.agents.llm_agent import LlmAgent
 from runtime.models import LlmResponse, ScriptedLlm
 from runtime.runner import Runner
 from runtime.sessions import session_service_from_url
-from runtime.tools.tool_context import ToolContext
 from tools.bench.common import Table
+from tools.bench.orders_agent import build
 
 APP_NAME = "bench_runtime"
-
-
-def record_order(item: str, quantity: int, tool_context: ToolContext) -> dict[str, Any]:
-    """Records an order for the user.
-
-    Args:
-      item: What to order.
-      quantity: How many.
-    """
-    state = tool_context.state
-    state["last_item"] = item
-    state["orders"] = int(state.get("orders") or 0) + 1
-    state["user:lifetime_orders"] = int(state.get("user:lifetime_orders") or 0) + quantity
-    return {"status": "ok", "order_number": state["orders"]}
 
 
 def _call_turn(request: Any) -> LlmResponse:
@@ -59,15 +45,10 @@ def _answer_turn(request: Any) -> LlmResponse:
 
 
 def _agent() -> LlmAgent:
-    # Turns are functions returning LlmResponses: a fresh call id each turn, and no token estimate
-    # (the scripted model's estimate reads the whole request, a cost no real model puts on us).
-    model = ScriptedLlm([_call_turn, _answer_turn], cycle=True)
-    return LlmAgent(
-        name="orders",
-        model=model,
-        instruction="You take orders. The user has ordered {orders?} times.",
-        tools=[record_order],
-    )
+    # The order-taking agent `bench serve` serves too. Turns are functions returning LlmResponses:
+    # a fresh call id each turn, and no token estimate (the scripted model's estimate reads the
+    # whole request, a cost no real model puts on us).
+    return build("runtime", model=ScriptedLlm([_call_turn, _answer_turn], cycle=True))
 
 
 async def _bench_store(url: str, turns: int) -> dict[str, Any]:

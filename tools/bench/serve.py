@@ -1,7 +1,8 @@
 """`chronicle bench serve`: /run_sse turns per second behind `chronicle serve` and behind
 google-adk 2.13's `adk api_server`, side by side, on SQLite.
 
-Both serve the same turn (the runtime benchmark's: a scripted model calls `record_order`, which
+Both serve the same app, one definition built by each library (serve_agents/bench_serve, from
+tools.bench.orders_agent: the runtime benchmark's turn, a canned model calls `record_order`, which
 writes session and `user:` state, then answers; four events stored per turn), each on a fresh
 SQLite file, driven by the same httpx client: each client has its own session and sends turns
 back to back, reading every frame of the stream. A turn that fails (ADK's SQLite service answers
@@ -41,7 +42,7 @@ def adk_python() -> Optional[str]:
 def _chronicle(db: str) -> ServerProcess:
     port = free_port()
     return ServerProcess(
-        [sys.executable, "-m", "tools.cli", "serve", str(AGENTS / "chronicle"), "--store", f"sqlite:///{db}",
+        [sys.executable, "-m", "tools.cli", "serve", str(AGENTS), "--store", f"sqlite:///{db}",
          "--port", str(port), "--log-level", "warning"],
         port, env={"PYTHONPATH": str(ROOT), "CHRONICLE_SERVER_TOKENS": ""}, cwd=str(ROOT),
     )
@@ -50,9 +51,9 @@ def _chronicle(db: str) -> ServerProcess:
 def _adk(python: str, db: str) -> ServerProcess:
     port = free_port()
     return ServerProcess(
-        [python, "-m", "google.adk.cli", "api_server", str(AGENTS / "adk"), "--port", str(port),
+        [python, "-m", "google.adk.cli", "api_server", str(AGENTS), "--port", str(port),
          "--session_service_uri", f"sqlite:///{db}", "--log_level", "warning", "--no-reload"],
-        port, cwd=tempfile.gettempdir(),
+        port, env={"PYTHONPATH": str(ROOT)}, cwd=tempfile.gettempdir(),  # the app imports tools.bench.orders_agent
     )
 
 

@@ -30,7 +30,8 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
-    from tools.cli.commands.history import load_history, render
+    from runtime.operations.history import load_history
+    from tools.cli.commands.history import render
     from tools.demo import model_for, run_demo
 
     model_for(args.model)  # a missing API key is said before any store is made

@@ -10,6 +10,7 @@ from typing import Any, Callable, Iterator, TextIO
 
 from runtime.sessions import LogSessionService
 from runtime.operations import export
+from runtime.operations.history import load_history
 from tools.cli.commands.common import CliError, find_session, open_store_for
 from tools.cli.output import Output
 
@@ -63,8 +64,6 @@ def run(args: argparse.Namespace, out: Output) -> int:
                         target.write(line + "\n")
                         count += 1
                 elif args.format == "markdown":
-                    from tools.cli.commands.history import load_history
-
                     target.write(export.markdown(load_history(store, row)))
                 else:
                     if row.deleted:

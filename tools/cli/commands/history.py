@@ -1,23 +1,18 @@
 """`chronicle history`: a session's timeline — invocations, authors, text, tool calls and results,
 state changes, artifacts, token usage, workflow node runs — with rewound turns marked.
 
-The timeline is the projections' (``TimeTravel.history``); which versions a rewind hides is the
-domain's rule, read from the session's log (``SessionLog.hidden_ranges``).
+The history is read by runtime.operations.history (the server's history and export routes read
+it there too); this module renders it.
 """
 
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from domain.session_log import SessionLog
-from domain.rewind_ranges import is_hidden
 from projections.pending import INVOCATION_ABORTED, KINDS as REQUEST_KINDS, REQUEST_CONFIRMATION, REQUEST_CREDENTIAL
-from projections.timeline import Invocation, NodeStep, Step, Timeline
-from runtime.read_models import TimeTravel
-from runtime.sessions.service import parse_recorded
-from runtime.stores import CatalogRow, Store
+from projections.timeline import Invocation, NodeStep, Step
+from runtime.operations.history import History, RewindMark, load_history
 from tools.cli.commands.common import add_session_arguments, find_session, jsonable, open_store_for
 from tools.cli.output import Output, short, utc
 
@@ -36,46 +31,6 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
     p.set_defaults(func=run)
 
 
-@dataclass
-class RewindMark:
-    """A rewind recorded in the session: where, which invocation it went back before."""
-
-    version: int
-    start_version: int
-    event_id: str
-    before_invocation: str
-    restored_keys: list[str]
-    timestamp: float
-    undone: bool = False  # itself rewound by a later rewind
-
-
-@dataclass
-class History:
-    row: CatalogRow
-    timeline: Timeline
-    rewinds: list[RewindMark] = field(default_factory=list)
-    forked_from: dict[str, Any] | None = None
-
-
-def load_history(store: Store, row: CatalogRow) -> History:
-    timeline = TimeTravel(store).history((row.app_name, row.user_id, row.session_id))
-    log: SessionLog = store.application.repository.get(row.log_id)
-    ranges = log.hidden_ranges()
-    marks = []
-    for version, start in log.rewinds:
-        rows = store.recorder.select_events(row.log_id, gt=version - 1, lte=version)
-        marker = parse_recorded(rows[0])
-        marks.append(RewindMark(
-            version, start, marker.id, marker.actions.rewind_before_invocation_id or "",
-            sorted(marker.actions.state_delta), marker.timestamp, is_hidden(version, ranges),
-        ))
-    for inv in timeline.invocations:
-        if is_hidden(inv.first_version, ranges) and not inv.rewound:
-            by = next((m for m in marks if m.start_version <= inv.first_version < m.version and not m.undone), None)
-            inv.rewound, inv.rewound_by = True, f"rewind at v{by.version}" if by else "a rewind"
-    return History(row, timeline, marks, log.forked_from)
-
-
 def run(args: argparse.Namespace, out: Output) -> int:
     store = open_store_for(args)
     try:
@@ -84,11 +39,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
     finally:
         store.close()
     if out.json_mode:
-        out.json(jsonable({
-            "app_name": row.app_name, "user_id": row.user_id, "session_id": row.session_id,
-            "deleted": row.deleted, "forked_from": history.forked_from,
-            "timeline": history.timeline, "rewinds": history.rewinds,
-        }))
+        out.json(jsonable(history.summary()))
         return 0
     render(out, history, full=args.full)
     return 0

@@ -3,7 +3,7 @@
 Without ``--agent`` the log is read back: every event the session shows (rewound ones too with
 ``--include-rewound``), in order, optionally at the pace they were recorded. With ``--agent
 module:attribute`` the recorded user turns are run again through that agent by the Runner's
-``replay`` (when this build has it), to compare a changed agent with what happened.
+``replay``, to compare a changed agent with what happened.
 """
 
 from __future__ import annotations
@@ -114,21 +114,14 @@ def load_agent(spec: str) -> Any:
 
 
 def _rerun(args: argparse.Namespace, out: Output, store: Any, row: Any) -> int:
-    from runtime.app import App
     from runtime.artifacts import LogArtifactService
     from runtime.memory import LogMemoryService
-    from runtime.runner import Runner
+    from runtime.runner import runner_for
 
-    if getattr(Runner, "replay", None) is None:
-        raise CliError("Re-running a session through an agent needs Runner.replay, which this build does not have; "
-                       "without --agent, replay plays the recorded events back.")
     agent = load_agent(args.agent)
-    services = dict(session_service=LogSessionService(store), artifact_service=LogArtifactService(store),
-                    memory_service=LogMemoryService(store))
-    if isinstance(agent, App):
-        runner = Runner(app=agent, app_name=row.app_name, **services)
-    else:
-        runner = Runner(app_name=row.app_name, agent=agent, **services)
+    artifacts = LogArtifactService(store)
+    runner = runner_for(agent, app_name=row.app_name, session_service=LogSessionService(store),
+                        artifact_service=artifacts, memory_service=LogMemoryService(store))
 
     async def go() -> Any:
         try:
@@ -136,15 +129,11 @@ def _rerun(args: argparse.Namespace, out: Output, store: Any, row: Any) -> int:
                                        new_session_id=args.new_id, from_invocation_id=args.from_invocation)
         finally:
             await runner.close()
-            await services["artifact_service"].close()
+            await artifacts.close()
 
     report = asyncio.run(go())
     if out.json_mode:
-        out.json({
-            "source_session_id": report.source_session_id, "session_id": report.session_id,
-            "forked_before": report.forked_before, "identical": report.identical,
-            "turns": [{**vars(t), "differs": t.differs} for t in report.turns],
-        })
+        out.json(report.to_json())
         return 0
     for line in report.format().splitlines():
         style = ("yellow",) if " differs:" in line else ("red",) if line.startswith("    -") else \
