@@ -233,7 +233,7 @@ def test_time_cursor_reads_the_state_then_and_the_diff(browser, served, api, sho
     diff = page.locator("#diff-table").inner_text()
     assert "cart" in diff and "teapot" in diff and "user:last_item" in diff
     # Through the API: a key that did not exist yet is said to be absent (not a server error).
-    start = api.get(SHOP + shop["id"] + "/history").json()["invocations"][0]["steps"][0]["event_id"]
+    start = api.get(SHOP + shop["id"] + "/history").json()["timeline"]["invocations"][0]["steps"][0]["event_id"]
     changes = api.get(SHOP + shop["id"] + "/diff", params={"from_event": start, "to_event": shop["after_first"]}).json()
     cart = next(c for c in changes["changes"] if c["key"] == "cart")
     assert cart["before_absent"] is True and cart["before"] is None and cart["after"] == {"mug": 2}
@@ -344,7 +344,7 @@ def test_fork_then_rewind_from_the_timeline(browser, served, api, shop, shots):
     now = api.get(SHOP + shop["id"]).json()
     assert now["state"]["cart"] == {"mug": 2}
     assert now["events"][-1]["actions"]["rewindBeforeInvocationId"] == shop["turns"][1]
-    history = api.get(SHOP + shop["id"] + "/history").json()
+    history = api.get(SHOP + shop["id"] + "/history").json()["timeline"]
     assert [i["rewound"] for i in history["invocations"][:3]] == [False, True, True]
     shoot(page, shots, "timeline-rewound.png")
     done(page)
@@ -364,7 +364,7 @@ def test_replay_from_the_timeline_compares_the_answers(browser, served, api, gem
     assert "answers differ" in report and "We open at nine." in report and "We open at ten now." in report
     replayed_in = page.locator("#replay-result .sub a").inner_text()
     # The replay ran in a fork; the source is untouched, and the fork links back to it.
-    forked = api.get(SHOP + replayed_in + "/history").json()
+    forked = api.get(SHOP + replayed_in + "/history").json()["timeline"]
     assert forked["forked_from"]["source_session_id"] == session
     assert [e["id"] for e in api.get(SHOP + session).json()["events"]][-1] == event["id"]
     done(page)

@@ -6,7 +6,7 @@ const TimelinePage = {
   async render(app, user, session, params) {
     const base = Api.session(app, user, session);
     const [history, pending, verify, related, spans] = await Promise.all([
-      Api.get(base + "/history"),
+      Api.get(base + "/history").then((h) => h.timeline),
       Api.get(base + "/pending").catch(() => []),
       Api.get(base + "/verify").catch((e) => ({ ok: null, error: e })),
       Api.get("/chronicle/sessions", { app, user }).catch(() => []),

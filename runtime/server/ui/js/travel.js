@@ -5,7 +5,7 @@
 const TravelPage = {
   async render(app, user, session, params) {
     const base = Api.session(app, user, session);
-    const history = await Api.get(base + "/history");
+    const history = (await Api.get(base + "/history")).timeline;
     const events = history.invocations.flatMap((inv) => inv.steps.map((s) => ({ ...s, invocation_id: inv.invocation_id, rewound: inv.rewound })));
     if (!events.length) return h("div", {}, h("h1", {}, "Time travel"), h("div", { class: "empty panel" }, "No event yet."));
     let a = Math.max(0, events.findIndex((e) => e.event_id === params.event));
