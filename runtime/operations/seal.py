@@ -30,7 +30,7 @@ from domain import merkle
 from domain.artifact_log import ArtifactLog
 from domain.checkpoint import NO_PREVIOUS, Checkpoint, LogHead, event_leaf
 from domain.checkpoint_log import CHECKPOINT_LOG_ID, CheckpointLog, next_events
-from domain.errors import InvalidArgumentError, SessionNotFoundError, StoreError
+from domain.errors import InvalidArgumentError, StoreError
 from domain.memory_log import MemoryLog
 from domain.purge_log import PURGE_LOG_ID, PurgeLog
 from domain.seal_keys import SealKey, SealKeyError, new_key, parse_key
@@ -455,7 +455,7 @@ def prove(store: Store, app_name: str, user_id: str, session_id: str, event_id: 
     log_id = session_log_id(app_name, user_id, session_id)
     version = store.recorder.find_claim(log_id, event_id)
     if version is None:
-        raise SessionNotFoundError(f"No event {event_id!r} in session {session_id!r} (app {app_name}, user "
+        raise InvalidArgumentError(f"No event {event_id!r} in session {session_id!r} (app {app_name}, user "
                                    f"{user_id}).")
     candidates = [c for c in stored_checkpoints(store) if key is None or c.problem(key) is None]
     sealing = [(c, h) for c in candidates for h in [c.head(str(log_id))] if h is not None and h.version >= version]
