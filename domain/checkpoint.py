@@ -25,11 +25,15 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from domain import merkle
-from domain.errors import InvalidArgumentError
+from domain.errors import ChronicleError, InvalidArgumentError
 from domain.seal_keys import SealKey
 
 FORMAT = "chronicle-checkpoint/1"
 NO_PREVIOUS = ""  # the ``previous`` of a store's first checkpoint
+
+
+class SealRefusedError(ChronicleError):
+    """A seal that would vouch for what the key cannot (the newest checkpoint is not the key's)."""
 
 
 def canonical(value: Any) -> bytes:

@@ -28,9 +28,9 @@ from eventsourcing.persistence import IntegrityError
 
 from domain import merkle
 from domain.artifact_log import ArtifactLog
-from domain.checkpoint import NO_PREVIOUS, Checkpoint, LogHead, event_leaf
+from domain.checkpoint import NO_PREVIOUS, Checkpoint, LogHead, SealRefusedError, event_leaf
 from domain.checkpoint_log import CHECKPOINT_LOG_ID, CheckpointLog, next_events
-from domain.errors import InvalidArgumentError, StoreError
+from domain.errors import InvalidArgumentError
 from domain.memory_log import MemoryLog
 from domain.purge_log import PURGE_LOG_ID, PurgeLog
 from domain.seal_keys import SealKey, SealKeyError, new_key, parse_key
@@ -178,7 +178,7 @@ def seal(store: Store, key: SealKey, *, now: Optional[float] = None) -> Optional
                 last = None
             problem = "it is not readable" if last is None else last.problem(key)
             if problem is not None:
-                raise StoreError(
+                raise SealRefusedError(
                     f"Not sealing: the store's newest checkpoint is not vouched for by this key ({problem}). "
                     "Run `chronicle verify --key` to see what changed."
                 )
@@ -204,7 +204,7 @@ def seal(store: Store, key: SealKey, *, now: Optional[float] = None) -> Optional
             return checkpoint
         except IntegrityError:
             continue  # another sealer wrote this sequence number first: seal after it
-    raise StoreError(f"Could not seal: other sealers kept writing checkpoints ({_ATTEMPTS} attempts).")
+    raise SealRefusedError(f"Could not seal: other sealers kept writing checkpoints ({_ATTEMPTS} attempts).")
 
 
 def _touched_since(store: Store, after: int) -> tuple[list[UUID], int]:
