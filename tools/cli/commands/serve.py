@@ -108,6 +108,8 @@ def run(args: argparse.Namespace, out: Any) -> int:
     else:
         print(f"chronicle serve: NO AUTHENTICATION on public address {args.host} "
               "(--allow-public-without-auth): every caller acts as any user", file=sys.stderr)
+    if config.seal_key_file:
+        print(f"chronicle serve: sealing the store every {args.seal_every:g} s with {args.seal_key}", file=sys.stderr)
     os.environ.update(config.to_env())
     uvicorn.run(
         "runtime.server.app:app_from_env", factory=True, host=args.host, port=args.port, workers=args.workers,

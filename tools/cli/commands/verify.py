@@ -27,7 +27,8 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
     p.add_argument("--session", help="only this session")
     from tools.cli.commands.seal import add_key_arguments
 
-    add_key_arguments(p, "to check the store's signed checkpoints with too (see `chronicle seal`, docs/audit.md)")
+    add_key_arguments(p, "to check the whole store against its signed checkpoints too: sealed logs rewritten, "
+                         "truncated or deleted since (see `chronicle seal`, docs/audit.md)")
     p.add_argument("--checkpoints", metavar="FILE", help="with a key: an exported copy of the checkpoints, to check")
     p.set_defaults(func=run)
 
