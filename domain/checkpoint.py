@@ -73,20 +73,6 @@ class LogHead:
     def leaf(self) -> bytes:
         return merkle.leaf_hash(canonical(self.to_json()))
 
-    @property
-    def where(self) -> str:
-        if self.kind == "purges":
-            return f"the purge audit log (log {self.log_id})"
-        whose = f"app {self.app_name}, user {self.user_id}, log {self.log_id}"
-        if self.kind == "memory":
-            return f"the memory of user {self.user_id} ({whose})"
-        if self.kind == "artifacts":
-            owner = f"session {self.session_id}" if self.session_id is not None else f"user {self.user_id}"
-            return f"the artifacts of {owner} ({whose})"
-        if self.kind == "session":
-            return f"session {self.session_id} ({whose})"
-        return f"log {self.log_id} ({self.kind})"
-
 
 def heads_root(heads: Sequence[LogHead]) -> str:
     """The Merkle root over heads, in log-id order."""

@@ -366,6 +366,9 @@ def test_new_key_files_are_private_and_never_overwritten(tmp_path, sqlite_url):
     assert "every log holds" in cli("verify", "--key-env", "SEAL", store=sqlite_url, env={"SEAL": env_key}).stdout
     assert "Cannot read the seal key" in cli("verify", "--key", str(tmp_path / "nope"), store=sqlite_url,
                                              expect=1).stderr
+    # The server refuses a key that cannot seal before it starts.
+    refused = cli("serve", str(tmp_path), "--seal-key", path + ".pub", store=sqlite_url, expect=1)
+    assert "public key" in refused.stderr and "Traceback" not in refused.stderr
 
 
 # -- sealing in the background -----------------------------------------------------------------

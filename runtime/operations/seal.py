@@ -35,7 +35,7 @@ from domain.memory_log import MemoryLog
 from domain.purge_log import PURGE_LOG_ID, PurgeLog
 from domain.seal_keys import SealKey, SealKeyError, new_key, parse_key
 from domain.session_log import SessionLog
-from runtime.operations.audit import ARTIFACTS, MEMORY, PURGES, SESSION
+from runtime.operations.audit import ARTIFACTS, MEMORY, PURGES, SESSION, Broken
 from runtime.sessions.verify import decode_payload, verify_rows
 from runtime.stores import Store
 from runtime.stores.base import as_uuid
@@ -388,6 +388,11 @@ class _Purges:
         return head.kind in (ARTIFACTS, MEMORY) and owner in self.users
 
 
+def _where(head: LogHead) -> str:
+    """Where a sealed log is, in the words plain ``verify`` uses."""
+    return Broken(head.log_id, head.app_name, head.user_id, head.session_id, head.version, "", kind=head.kind).where
+
+
 def _check_log(store: Store, log_id: str, heads: list[tuple[LogHead, int]], purges: _Purges,
                report: SealReport) -> Optional[SealFinding]:
     """The first thing wrong with one sealed log (None: it holds every seal)."""
@@ -395,11 +400,11 @@ def _check_log(store: Store, log_id: str, heads: list[tuple[LogHead, int]], purg
     log = _Log.read(store, UUID(log_id))
 
     def finding(reason: str, version: Optional[int], checkpoint: int) -> SealFinding:
-        return SealFinding(newest.where, reason, log_id, version, checkpoint)
+        return SealFinding(_where(newest), reason, log_id, version, checkpoint)
 
     if not log.rows:
         if purges.covers(newest):
-            report.purged.append(f"{newest.where}: sealed at version {newest.version}, then purged")
+            report.purged.append(f"{_where(newest)}: sealed at version {newest.version}, then purged")
             return None
         return finding(f"the log is gone: checkpoint #{newest_at} sealed it at version {newest.version} "
                        "(deleted after the seal)", newest.version, newest_at)
