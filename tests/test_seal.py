@@ -262,12 +262,12 @@ def test_sealing_untouched_stores_and_only_what_changed(store_url):
     try:
         asyncio.run(run_demo(store, session_id="a"))
         key = new_key(HMAC_SHA256)
-        first = seal(store, key)
-        assert first is not None and first.sequence == 1
+        [first] = seal(store, key)
+        assert first.sequence == 1
         assert {h.kind for h in first.heads} == {"session", "artifacts", "memory"}
-        assert seal(store, key) is None  # nothing appended: the first still covers every log
+        assert seal(store, key) == []  # nothing appended: the first still covers every log
         asyncio.run(run_demo(store, session_id="b"))
-        second = seal(store, key)
+        [second] = seal(store, key)
         assert second.sequence == 2 and second.previous == first.digest
         assert {h.session_id for h in second.heads if h.kind == "session"} == {"b"}
         report = check_seals(store, key)
@@ -290,6 +290,25 @@ def test_sealing_untouched_stores_and_only_what_changed(store_url):
         store.close()
 
 
+def test_a_large_seal_is_split_and_only_its_last_checkpoint_moves_the_position_on(store_url, monkeypatch):
+    import runtime.operations.seal as sealing
+
+    monkeypatch.setattr(sealing, "MAX_HEADS", 2)
+    store = open_store(store_url)
+    try:
+        asyncio.run(run_demo(store, session_id="a"))  # a session, its artifacts, the user's memory: 3 logs
+        key, logged = new_key(ED25519), store.max_position()
+        written = seal(store, key)
+        assert [len(c.heads) for c in written] == [2, 1]
+        assert written[0].position == 0 and written[1].position == logged
+        assert written[1].previous == written[0].digest
+        assert check_seals(store, key).ok and seal(store, key) == []
+        session = asyncio.run(LogSessionService(store).get_session(app_name="demo", user_id="ann", session_id="a"))
+        assert prove(store, "demo", "ann", "a", session.events[-1].id, key).holds
+    finally:
+        store.close()
+
+
 def test_a_purge_after_a_seal_is_noted_not_reported(db_url):
     demo(db_url, "keep", "gone")
     store = open_store(db_url)
@@ -302,7 +321,7 @@ def test_a_purge_after_a_seal_is_noted_not_reported(db_url):
         report = check_seals(store, key)
         assert report.ok, report.findings
         assert any("session gone" in note and "purged" in note for note in report.purged)
-        assert seal(store, key).sequence == 2  # the purge log changed
+        assert [c.sequence for c in seal(store, key)] == [2]  # the purge log changed
         assert check_seals(store, key).ok
     finally:
         store.close()
@@ -317,8 +336,8 @@ def test_concurrent_sealers_write_one_chain_of_checkpoints(shared_store_url):
             return await asyncio.gather(*(s.call(seal, s, key) for s in stores))
 
         results = asyncio.run(both())
-        assert any(r is not None for r in results)
-        assert [c.sequence for c in stored_checkpoints(stores[0])] == list(range(1, len([r for r in results if r]) + 1))
+        written = sorted(c.sequence for r in results for c in r)
+        assert written and [c.sequence for c in stored_checkpoints(stores[0])] == written == list(range(1, len(written) + 1))
         assert check_seals(stores[0], key).ok
     finally:
         for s in stores:

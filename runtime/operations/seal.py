@@ -43,6 +43,7 @@ from runtime.stores.base import as_uuid
 _KIND_OF_GENESIS = {SessionLog.Created.TOPIC: SESSION, ArtifactLog.Created.TOPIC: ARTIFACTS,
                     MemoryLog.Created.TOPIC: MEMORY, PurgeLog.Created.TOPIC: PURGES}
 _PAGE = 5000
+MAX_HEADS = 1000  # heads in one checkpoint: about 300 kB of JSON
 _ATTEMPTS = 5
 
 
@@ -125,7 +126,10 @@ class _Log:
                 return str(payload.get("chain") or "")
         return None
 
-    def head(self, log_id: UUID) -> LogHead:
+    def head_or_none(self, log_id: UUID) -> Optional[LogHead]:
+        """The log's head (None: the log has no events, e.g. purged since it was touched)."""
+        if not self.rows:
+            return None
         genesis_topic, genesis = self.rows[0][1], self.payloads[0]
         return LogHead(
             log_id=str(log_id), kind=_KIND_OF_GENESIS.get(genesis_topic, genesis_topic), version=self.last_version,
@@ -162,49 +166,67 @@ def stored_checkpoints(store: Store) -> list[Checkpoint]:
 # -- sealing ---------------------------------------------------------------------------
 
 
-def seal(store: Store, key: SealKey, *, now: Optional[float] = None) -> Optional[Checkpoint]:
-    """Writes the next checkpoint; None when nothing was appended since the last one (it still
-    covers every log). Refuses to continue a checkpoint log whose newest checkpoint this key does
-    not vouch for (forged, or sealed with another key)."""
+def seal(store: Store, key: SealKey, *, now: Optional[float] = None) -> list[Checkpoint]:
+    """Writes the next checkpoints: the heads of the logs changed since the last one, at most
+    ``MAX_HEADS`` a checkpoint (only the last one moves the sealed position on, so a sealer
+    stopped half-way seals them all again next time); none when nothing was appended (the
+    last still covers every log). Refuses to continue a checkpoint log whose newest checkpoint
+    this key does not vouch for (forged, or sealed with another key)."""
     if not key.can_sign:
         key.sign(b"")  # raises the error that says why
+    written: list[Checkpoint] = []
     for _ in range(_ATTEMPTS):
-        latest = store.recorder.select_events(CHECKPOINT_LOG_ID, desc=True, limit=1)
-        last: Optional[Checkpoint] = None
-        if latest and latest[0].topic == CheckpointLog.Sealed.TOPIC:
-            try:
-                last = _as_checkpoint(store, latest[0].state)
-            except InvalidArgumentError:
-                last = None
-            problem = "it is not readable" if last is None else last.problem(key)
-            if problem is not None:
-                raise SealRefusedError(
-                    f"Not sealing: the store's newest checkpoint is not vouched for by this key ({problem}). "
-                    "Run `chronicle verify --key` to see what changed."
-                )
-        touched, position = _touched_since(store, last.position if last else 0)
+        tail, last = _newest(store, key)
+        start = last.position if last else 0
+        touched, position = _touched_since(store, start)
         if last is not None and not touched:
-            return None
-        heads = []
-        for log_id in touched:
-            log = _Log.read(store, log_id)
-            if log.rows:
-                heads.append(log.head(log_id))
+            return written
+        heads = sorted((h for h in (_Log.read(store, log_id).head_or_none(log_id) for log_id in touched) if h),
+                       key=lambda h: h.log_id)
+        chunks = [heads[i:i + MAX_HEADS] for i in range(0, len(heads), MAX_HEADS)] or [[]]
         moment = time.time() if now is None else now
-        checkpoint = Checkpoint.make(
-            sequence=(last.sequence + 1) if last else 1, previous=last.digest if last else NO_PREVIOUS,
-            sealed_time=_dt.datetime.fromtimestamp(moment, _dt.timezone.utc).isoformat(timespec="microseconds"),
-            position=max(position, last.position if last else 0), heads=heads, key=key,
-        )
-        tail = (latest[0].originator_version, str(decode_payload(store, latest[0].state).get("chain") or "")) \
-            if latest else None
-        events = next_events(tail, checkpoint.to_json(), moment)
+        sealed_time = _dt.datetime.fromtimestamp(moment, _dt.timezone.utc).isoformat(timespec="microseconds")
         try:
-            store.recorder.insert_events([store.application.mapper.to_stored_event(e) for e in events])
-            return checkpoint
+            for i, chunk in enumerate(chunks):
+                checkpoint = Checkpoint.make(
+                    sequence=(last.sequence + 1) if last else 1, previous=last.digest if last else NO_PREVIOUS,
+                    sealed_time=sealed_time, position=position if i == len(chunks) - 1 else start, heads=chunk,
+                    key=key,
+                )
+                events = next_events(tail, checkpoint.to_json(), moment)
+                store.recorder.insert_events([store.application.mapper.to_stored_event(e) for e in events])
+                written.append(checkpoint)
+                last, tail = checkpoint, (events[-1].originator_version, events[-1].chain)
+            return written
         except IntegrityError:
             continue  # another sealer wrote this sequence number first: seal after it
     raise SealRefusedError(f"Could not seal: other sealers kept writing checkpoints ({_ATTEMPTS} attempts).")
+
+
+def _newest(store: Store, key: SealKey) -> tuple[Optional[tuple[int, str]], Optional[Checkpoint]]:
+    """The checkpoint log's last (version, link) and its newest checkpoint, which ``key`` must vouch for."""
+    latest = store.recorder.select_events(CHECKPOINT_LOG_ID, desc=True, limit=1)
+    if not latest:
+        return None, None
+    row = latest[0]
+    try:
+        tail = (row.originator_version, str(decode_payload(store, row.state).get("chain") or ""))
+    except Exception:  # noqa: BLE001 - an edited row
+        raise SealRefusedError("Not sealing: the checkpoint log's newest row is not readable (edited). Run "
+                               "`chronicle verify --key` to see what changed.") from None
+    if row.topic != CheckpointLog.Sealed.TOPIC:
+        return tail, None
+    try:
+        last: Optional[Checkpoint] = _as_checkpoint(store, row.state)
+    except InvalidArgumentError:
+        last = None
+    problem = "it is not readable" if last is None else last.problem(key)
+    if problem is not None:
+        raise SealRefusedError(
+            f"Not sealing: the store's newest checkpoint is not vouched for by this key ({problem}). "
+            "Run `chronicle verify --key` to see what changed."
+        )
+    return tail, last
 
 
 def _touched_since(store: Store, after: int) -> tuple[list[UUID], int]:

@@ -33,12 +33,12 @@ class PeriodicSealer:
         from runtime.operations.seal import seal
 
         try:
-            checkpoint = await self.store.call(seal, self.store, self.key)
+            written = await self.store.call(seal, self.store, self.key)
         except Exception as e:  # noqa: BLE001 - a failed seal must not stop the server; the next one retries
             log.warning("sealing the store failed: %s", e)
             return
-        if checkpoint is not None:
-            log.info("sealed checkpoint #%d (%d logs changed)", checkpoint.sequence, len(checkpoint.heads))
+        if written:
+            log.info("sealed checkpoint #%d (%d logs changed)", written[-1].sequence, sum(len(c.heads) for c in written))
 
     async def stop(self) -> None:
         if self._task is not None:

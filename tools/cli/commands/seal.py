@@ -92,20 +92,21 @@ def _seal(store: Any, key: Any, out: Output, *, keep_going: bool = False) -> Non
     from runtime.operations.seal import seal, stored_checkpoints
 
     try:
-        checkpoint = seal(store, key)
+        written = seal(store, key)
     except ChronicleError as e:
         if not keep_going:
             raise
         out.warn(str(e))
         return
     if out.json_mode:
-        out.json(checkpoint.to_json() if checkpoint else None)
-    elif checkpoint is None:
+        out.json([c.to_json() for c in written])
+    elif not written:
         last = stored_checkpoints(store)[-1]
         out.line(f"nothing appended since checkpoint #{last.sequence} ({last.sealed_time}): it still covers every log")
     else:
-        out.line(f"sealed checkpoint #{checkpoint.sequence} at {checkpoint.sealed_time}: {len(checkpoint.heads)} "
-                 f"logs changed, root {checkpoint.root[:16]}…, key id {checkpoint.key_id}")
+        numbers = f"#{written[0].sequence}" + (f"–#{written[-1].sequence}" if len(written) > 1 else "")
+        out.line(f"sealed checkpoint {numbers} at {written[-1].sealed_time}: {sum(len(c.heads) for c in written)} "
+                 f"logs changed, root {written[-1].root[:16]}…, key id {written[-1].key_id}")
     try:
         out.stream.flush()  # a worker's log shows each seal as it happens
     except (OSError, ValueError):
