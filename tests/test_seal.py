@@ -453,3 +453,8 @@ def test_a_seal_worker_seals_every_few_seconds(tmp_path, sqlite_url):
     finally:
         worker.terminate()
         worker.wait(timeout=30)
+
+
+def test_bench_seal_is_wired():
+    done = cli("bench", "seal", "--stores", "memory", "--quick", "--runs", "1")
+    assert "| memory" in done.stdout and "first seal s" in done.stdout
