@@ -22,8 +22,10 @@ import pytest
 
 from domain import chain as hash_chain
 from domain import merkle
+from domain.artifact_names import ArtifactScope
 from domain.checkpoint import Checkpoint
 from domain.checkpoint_log import CHECKPOINT_LOG_ID, next_events
+from domain.memory_log import memory_log_id
 from domain.purge_log import PURGE_LOG_ID
 from domain.seal_keys import ED25519, HMAC_SHA256, SealKeyError, new_key, parse_key
 from domain.session_log import session_log_id
@@ -133,7 +135,7 @@ def unsealed_lines(stdout: str) -> dict[str, str]:
         if line.startswith("UNSEALED"):
             words = line.split()
             name = words[2] if words[1] == "session" else "purge" if "purge audit log" in line else (
-                "checkpoints" if "checkpoint log" in line else line)
+                "checkpoints" if "checkpoint log" in line else words[2])  # artifacts, memory
             found.setdefault(name, line)
     return found
 
@@ -164,15 +166,21 @@ def test_verify_key_catches_rewrite_truncation_deletion_and_a_deleted_purge_log(
     truncate(db_url, "truncated", 7)
     delete_log(db_url, session_id_of("deleted"))
     delete_log(db_url, PURGE_LOG_ID)
+    # An artifact log and a memory log cut short, where nothing else names what went.
+    for log_id in (ArtifactScope("demo", "ann", "intact").log_id, memory_log_id("demo", "ann")):
+        sql(db_url, "DELETE FROM chronicle_events WHERE originator_id = %s AND originator_version > 1",
+            (raw(db_url, log_id),))
 
     done = cli("verify", "--key", key, store=db_url, expect=4)
     lines = unsealed_lines(done.stdout)
-    assert set(lines) == {"rewritten", "truncated", "deleted", "purge"}, done.stdout
+    assert set(lines) == {"rewritten", "truncated", "deleted", "purge", "artifacts", "memory"}, done.stdout
     assert "the log was rewritten" in lines["rewritten"] and "app demo, user ann" in lines["rewritten"]
     assert "ends at version 7" in lines["truncated"] and "truncated after the seal" in lines["truncated"]
     assert "the log is gone" in lines["deleted"] and "deleted after the seal" in lines["deleted"]
     assert "the log is gone" in lines["purge"]
-    assert "4 findings" in done.stdout
+    assert "the artifacts of session intact" in lines["artifacts"] and "truncated after the seal" in lines["artifacts"]
+    assert "the memory of user ann" in lines["memory"] and "ends at version 1" in lines["memory"]
+    assert "6 findings" in done.stdout
 
     report = json.loads(cli("verify", "--key", key, "--json", store=db_url, expect=4).stdout)
     assert report["ok"] is False and report["seals"]["checkpoints"] == 2
@@ -184,6 +192,7 @@ def test_verify_key_catches_rewrite_truncation_deletion_and_a_deleted_purge_log(
     assert set(unsealed_lines(refused.stdout)) == {"checkpoints"}
     assert refused.stdout.count("is refused: signed by another key") == 2
     assert "session rewritten" not in refused.stdout and "purge audit log" not in refused.stdout
+    assert "the memory of user ann" not in refused.stdout
 
     # The proof of an event in the rewritten log no longer leads to the sealed root; an intact one does.
     store = open_store(db_url)
