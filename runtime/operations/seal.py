@@ -100,6 +100,7 @@ class _Log:
 
     rows: Sequence[tuple[int, str, bytes]]  # (version, topic, payload)
     payloads: list[dict[str, Any]]
+    _chains: Optional[dict[int, str]] = None
 
     @classmethod
     def read(cls, store: Store, log_id: UUID) -> _Log:
@@ -121,10 +122,10 @@ class _Log:
                 if upto is None or r[0] <= upto]
 
     def chain_at(self, version: int) -> Optional[str]:
-        for (v, _, _), payload in zip(self.rows, self.payloads):
-            if v == version:
-                return str(payload.get("chain") or "")
-        return None
+        """The link of the event at ``version`` ('' for one stored unchained; None: no such event)."""
+        if self._chains is None:
+            self._chains = {v: str(p.get("chain") or "") for (v, _, _), p in zip(self.rows, self.payloads)}
+        return self._chains.get(version)
 
     def head_or_none(self, log_id: UUID) -> Optional[LogHead]:
         """The log's head (None: the log has no events, e.g. purged since it was touched)."""
