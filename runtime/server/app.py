@@ -21,6 +21,7 @@ from runtime.server import routes_answer, routes_ui, routes_viewer
 from runtime.server.auth import Authenticator, Unauthenticated, authenticator_for
 from runtime.server.config import ServerConfig
 from runtime.server.http import BodyTooLarge, error_response
+from runtime.server.sealing import start_sealing
 from runtime.server.services import Services
 
 PUBLIC_PATHS = frozenset({"/health", "/version"})
@@ -87,9 +88,11 @@ def create_app(config: ServerConfig, *, authenticator: Optional[Authenticator] =
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         app.state.services = Services(config)
+        sealer = start_sealing(app.state.services.store, config)  # with --seal-key: sealing in the background
         try:
             yield
         finally:
+            await sealer.stop()
             await app.state.services.close()
 
     middleware = [Middleware(LimitBody, limit=config.max_body_bytes)]

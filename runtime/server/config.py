@@ -32,6 +32,9 @@ class ServerConfig:
     max_run_events: int = 1000
     """At most this many events in one /run or /run_sse (the run is cancelled past it)."""
     auto_create_session: bool = False
+    seal_key_file: Optional[str] = None
+    """A seal key file: the server then seals the store every ``seal_every`` seconds (runtime.server.sealing)."""
+    seal_every: float = 300.0
 
     def to_env(self) -> dict[str, str]:
         return {ENV_VAR: json.dumps(dataclasses.asdict(self))}

@@ -38,6 +38,9 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
     p.add_argument("--max-body-bytes", type=int, default=10 * 1024 * 1024, help="largest request body (default 10 MiB)")
     p.add_argument("--max-run-events", type=int, default=1000, help="most events one /run may yield (default 1000)")
     p.add_argument("--auto-create-session", action="store_true", help="create a session a run names if it is missing")
+    p.add_argument("--seal-key", metavar="FILE", help="seal the store with this key in the background (see `chronicle seal`)")
+    p.add_argument("--seal-every", type=float, default=300.0, metavar="SECONDS",
+                   help="with --seal-key: seconds between seals (default 300); a last seal when the server stops")
     p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
     p.set_defaults(func=run)
 
@@ -49,6 +52,16 @@ def _loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def _check_seal_key(args: argparse.Namespace) -> None:
+    """A seal key that cannot sign is refused before the server starts, not in every worker."""
+    from runtime.operations.seal import load_key
+
+    if args.seal_every <= 0:
+        raise CliError("--seal-every must be a number of seconds above 0.")
+    if not load_key(args.seal_key).can_sign:
+        raise CliError(f"{args.seal_key} is a public key: it verifies checkpoints but cannot seal. Give the private key.")
 
 
 def run(args: argparse.Namespace, out: Any) -> int:
@@ -64,7 +77,10 @@ def run(args: argparse.Namespace, out: Any) -> int:
         tokens_file=args.tokens, authenticator=args.authenticator, cors_origins=list(args.cors_origin),
         max_body_bytes=args.max_body_bytes, max_run_events=args.max_run_events,
         auto_create_session=args.auto_create_session,
+        seal_key_file=os.path.abspath(args.seal_key) if args.seal_key else None, seal_every=args.seal_every,
     )
+    if args.seal_key:
+        _check_seal_key(args)
     if args.workers < 1:
         raise CliError("--workers must be 1 or more.")
     if config.store_url.startswith("memory:") and args.workers > 1:
@@ -92,6 +108,8 @@ def run(args: argparse.Namespace, out: Any) -> int:
     else:
         print(f"chronicle serve: NO AUTHENTICATION on public address {args.host} "
               "(--allow-public-without-auth): every caller acts as any user", file=sys.stderr)
+    if config.seal_key_file:
+        print(f"chronicle serve: sealing the store every {args.seal_every:g} s with {args.seal_key}", file=sys.stderr)
     os.environ.update(config.to_env())
     uvicorn.run(
         "runtime.server.app:app_from_env", factory=True, host=args.host, port=args.port, workers=args.workers,

@@ -25,13 +25,20 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
     p.add_argument("--app", help="only this app's sessions")
     p.add_argument("--user", help="only this user's sessions")
     p.add_argument("--session", help="only this session")
+    from tools.cli.commands.seal import add_key_arguments
+
+    add_key_arguments(p, "to check the whole store against its signed checkpoints too: sealed logs rewritten, "
+                         "truncated or deleted since (see `chronicle seal`, docs/audit.md)")
+    p.add_argument("--checkpoints", metavar="FILE", help="with a key: an exported copy of the checkpoints, to check")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
     from runtime.sessions.verify import scoped_state_mismatches
     from runtime.operations.audit import logs_to_check, verify_store
+    from tools.cli.commands.verify_seals import check_seals_for, print_seals
 
+    sealing = check_seals_for(args)  # the key and the exported copy are read before the store is opened
     store = open_store_for(args)
     try:
         logs = logs_to_check(store, args.app, args.user, args.session)
@@ -39,12 +46,17 @@ def run(args: argparse.Namespace, out: Output) -> int:
             report = verify_store(store, logs, on_log=bar.update)
         if args.session is None:  # shared state belongs to the app and user, not to one session
             report.scoped = scoped_state_mismatches(store, args.app, args.user)
+        seals = sealing(store)
     finally:
         store.close()
+    sealed_ok = seals is None or seals.ok
     if out.json_mode:
-        out.json({"ok": report.ok, "logs": report.logs, "events": report.events,
-                  "broken": [asdict(b) for b in report.broken], "scoped": [asdict(m) for m in report.scoped]})
-        return 0 if report.ok else EXIT_BROKEN
+        out.json({"ok": report.ok and sealed_ok, "logs": report.logs, "events": report.events,
+                  "broken": [asdict(b) for b in report.broken], "scoped": [asdict(m) for m in report.scoped],
+                  **({"seals": asdict(seals) | {"ok": seals.ok}} if seals is not None else {})})
+        return 0 if report.ok and sealed_ok else EXIT_BROKEN
+    if seals is not None:
+        print_seals(seals, out)
     for b in report.broken:
         at = f"version {b.version}" + (f" (event {b.event_id})" if b.event_id else "")
         out.line(out.style("BROKEN", "red", "bold") + f" {b.where} at {at}: {b.reason}")
@@ -54,7 +66,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
     summary = f"checked {report.logs} logs, {report.events:,} events: "
     if report.ok:
         out.line(summary + out.style("every chain holds", "green"))
-        return 0
+        return 0 if sealed_ok else EXIT_BROKEN
     problems = [f"{n} {what}" for n, what in ((len(report.broken), "broken"), (len(report.scoped), "shared values drifted"))
                 if n]
     out.line(summary + out.style(", ".join(problems), "red", "bold"))
