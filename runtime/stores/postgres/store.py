@@ -19,6 +19,7 @@ from domain.errors import StoreError
 from domain.session_log import SessionLog
 from runtime.stores.base import LogRow, SnapshotParts, StateReads, Store, WindowRow, as_uuid
 from runtime.stores.postgres.recorder import PostgresLogRecorder, _Datastore
+from runtime.stores.postgres.errors import driver_error
 from runtime.stores.snapshots import decode_snapshot
 
 SNAPSHOTS_TABLE = "chronicle_snapshots"
@@ -62,6 +63,9 @@ class PostgresStore(Store):
         self.snapshots = snapshots
         self.datastore: PostgresDatastore = recorder.datastore
         self.events_table = recorder.events_table_name
+
+    def typed_error(self, error: BaseException) -> StoreError | None:
+        return driver_error(error) or super().typed_error(error)
 
     # -- per-store objects ---------------------------------------------------------------
 

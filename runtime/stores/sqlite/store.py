@@ -11,6 +11,7 @@ from pydantic_core import from_json
 from domain.errors import StoreError
 from domain.session_log import SessionLog
 from runtime.stores.base import LogRow, SnapshotParts, Store, WindowRow, as_uuid
+from runtime.stores.sqlite.errors import driver_error
 from runtime.stores.snapshots import SNAPSHOT_CLASS_VERSION, decode_snapshot
 from runtime.stores.sqlite.recorder import EVENTS_TABLE, SqliteLogRecorder, _Datastore
 
@@ -63,6 +64,9 @@ class SqliteStore(Store):
         if blobs is not None:
             blobs.close()
         super().close()
+
+    def typed_error(self, error: BaseException) -> StoreError | None:
+        return driver_error(error) or super().typed_error(error)
 
     # -- per-store objects ---------------------------------------------------------------
 

@@ -130,6 +130,17 @@ def find_session(store: Store, session_id: str, app: str | None = None, user: st
     raise CliError(f"No session {session_id!r}{where}; list them with `chronicle sessions`.")
 
 
+def expand_invocation(store: Store, row: CatalogRow, text: str | None) -> str | None:
+    """A unique prefix of one of the session's invocation ids stands for it (as git's short ids do)."""
+    if not text:
+        return text
+    log = store.application.repository.get(row.log_id)
+    if text in log.invocations:
+        return text
+    matches = [i for i in log.invocations if i.startswith(text)]
+    return matches[0] if len(matches) == 1 else text
+
+
 def session_label(row: CatalogRow) -> str:
     return f"{row.session_id} (app {row.app_name}, user {row.user_id})"
 
