@@ -147,6 +147,11 @@ class Store(ABC):
     """One backend: its recorders, the log application over them, where I/O runs, and the
     objects kept per store (read-model storage, memory index, blobs, runners, locks)."""
 
+    # Opened read-only (an audit of a copy: ``sqlite:///copy.db?mode=ro``, a file or directory this
+    # process may not write): reads and audits work, every write gives ReadOnlyStoreError, and
+    # reads skip the writes they would otherwise make on the side (creating read-model tables).
+    read_only = False
+
     def __init__(self, url: str, recorder: LogRecorder, snapshot_recorder: AggregateRecorder, *, threads: int):
         self.url = url
         self.recorder: LogRecorder = recorder
@@ -208,6 +213,8 @@ class Store(ABC):
 
     def _created_projection_storage(self) -> ProjectionStorage:
         storage = self._make_projection_storage()
+        if self.read_only:
+            return storage  # the tables are there or not; a read-only store makes none
         for attempt in range(3):
             try:
                 storage.create_table()

@@ -56,6 +56,7 @@ def sqlite_file(url: str) -> str | None:
         path = url
     else:
         return None
+    path = path.split("?", 1)[0]  # an option such as ?mode=ro is not part of the name
     return None if path in ("", ":memory:") else path
 
 
