@@ -254,6 +254,8 @@ class Event(BaseModel):
             raise InvalidArgumentError(f"An event's timestamp must be a number of seconds, got {self.timestamp!r}.")
         if self.long_running_tool_ids is not None and not all(type(i) is str for i in self.long_running_tool_ids):
             raise InvalidArgumentError("An event's long_running_tool_ids must be a set of text ids.")
+        if isinstance(self.actions, EventActions) and isinstance(self.actions.route, list) and None in self.actions.route:
+            raise InvalidArgumentError("An event's actions.route holds None; routes are booleans, numbers or text.")
         check_storable(self, f"Event {self.id!r}", models=True, frame=_EVENT_FRAME)
         try:
             return self._dump("error")

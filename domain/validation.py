@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from types import UnionType
+from typing import Any, Union, get_args, get_origin
 
 from pydantic import BaseModel
 
@@ -143,12 +144,17 @@ def _walk(value: object, depth: int, models: bool) -> None:
     elif models and isinstance(value, BaseModel):
         name = ""
         fields = value.__dict__
+        typed = _typed_items(type(value))
         try:
             for name in _set_fields(value):
                 item = fields.get(name)
                 if item is None:
                     continue
                 kind = type(item)
+                if name in typed and None in (item.values() if kind is dict else item):
+                    # pydantic writes a None inside a typed list or dict without a warning, and
+                    # the stored event could never be read back.
+                    raise _Refused("it holds None where its type allows none")
                 if kind is str:
                     if not item.isascii() or "\x00" in item:
                         _check_text(item)
@@ -190,6 +196,33 @@ def _set_fields(model: Any) -> Any:
         factories = _FACTORY_FIELDS[kind] = frozenset(n for n, f in fields.items() if f.default_factory is not None)
     set_fields = model.__pydantic_fields_set__
     return set_fields | factories if factories else set_fields
+
+
+_TYPED_ITEMS: dict[type, frozenset[str]] = {}
+
+
+def _typed_items(kind: type) -> frozenset[str]:
+    """A model's fields that are lists, sets or dicts of a type that is not Optional or Any."""
+    found = _TYPED_ITEMS.get(kind)
+    if found is None:
+        found = _TYPED_ITEMS[kind] = frozenset(
+            name for name, field in getattr(kind, "model_fields", {}).items() if _items_typed(field.annotation)
+        )
+    return found
+
+
+def _items_typed(annotation: Any) -> bool:
+    args = [a for a in get_args(annotation) if a is not type(None)]
+    if get_origin(annotation) in (Union, UnionType) and len(args) == 1:
+        return _items_typed(args[0])  # Optional[list[X]]
+    origin = get_origin(annotation)
+    if origin not in (list, set, frozenset, dict):
+        return False
+    item = get_args(annotation)[-1] if get_args(annotation) else Any
+    if item is Any or item is object:
+        return False
+    item_args = get_args(item)
+    return not (get_origin(item) in (Union, UnionType) and type(None) in item_args)
 
 
 def _scalar_refusal(value: object) -> bool:
