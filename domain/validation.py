@@ -194,7 +194,7 @@ def _set_fields(model: Any) -> Any:
     if factories is None:
         fields = getattr(kind, "model_fields", {})
         factories = _FACTORY_FIELDS[kind] = frozenset(n for n, f in fields.items() if f.default_factory is not None)
-    set_fields = model.__pydantic_fields_set__
+    set_fields = model.model_fields_set
     return set_fields | factories if factories else set_fields
 
 
