@@ -98,77 +98,30 @@ def check_storable(value: object, what: str, *, models: bool = False, frame: int
 
 
 def _walk(value: object, depth: int, models: bool) -> None:
-    """One pass over a value. Scalars inside containers are checked inline (a call per value
-    would double the cost of an append's check); where a value is refused is worked out only
-    then, from the loop variable the exception leaves behind."""
-    if depth >= MAX_DEPTH and isinstance(value, (dict, list, tuple, set, frozenset, BaseModel)):
-        raise _Refused(f"it nests deeper than {MAX_DEPTH} levels")
-    if isinstance(value, dict):
-        key: Any = None
-        try:
-            for key, item in value.items():
-                if type(key) is not str:
-                    raise _Refused(f"the key {key!r} is not a string")
-                if not key.isascii() or "\x00" in key:
-                    _check_text(key, "the key")
-                kind = type(item)
-                if kind is str:
-                    if not item.isascii() or "\x00" in item:
-                        _check_text(item)
-                elif item is None or kind is bool or (kind is int and MIN_INT <= item <= MAX_INT) or (
-                    kind is float and item - item == 0.0
-                ):
-                    pass
-                else:
-                    _walk(item, depth + 1, models)
-        except _Refused as refused:
-            refused.path = f"[{key!r}]{refused.path}"
-            raise
-    elif isinstance(value, (list, tuple)) or (models and isinstance(value, (set, frozenset))):
-        index = -1
-        try:
-            for index, item in enumerate(value):
-                kind = type(item)
-                if kind is str:
-                    if not item.isascii() or "\x00" in item:
-                        _check_text(item)
-                elif item is None or kind is bool or (kind is int and MIN_INT <= item <= MAX_INT) or (
-                    kind is float and item - item == 0.0
-                ):
-                    pass
-                else:
-                    _walk(item, depth + 1, models)
-        except _Refused as refused:
-            refused.path = f"[{index}]{refused.path}"
-            raise
-    elif models and isinstance(value, BaseModel):
-        name = ""
-        fields = value.__dict__
-        typed = _typed_items(type(value))
-        try:
-            for name in _set_fields(value):
-                item = fields.get(name)
-                if item is None:
-                    continue
-                kind = type(item)
-                if name in typed and None in (item.values() if kind is dict else item):
-                    # pydantic writes a None inside a typed list or dict without a warning, and
-                    # the stored event could never be read back.
-                    raise _Refused("it holds None where its type allows none")
-                if kind is str:
-                    if not item.isascii() or "\x00" in item:
-                        _check_text(item)
-                elif kind is bool or (kind is int and MIN_INT <= item <= MAX_INT) or (
-                    kind is float and item - item == 0.0
-                ):
-                    pass
-                else:
-                    _walk(item, depth + 1, models)
-        except _Refused as refused:
-            refused.path = f".{name}{refused.path}"
-            raise
+    """One pass over a value. Scalars and empty containers inside a container are checked inline
+    (a call per value would double the cost of an append's check); where a value is refused is
+    worked out only then, from the loop variable the exception leaves behind."""
+    kind = type(value)
+    if kind is dict or kind is list or kind is tuple or (models and kind in _MODEL_TYPES):
+        if depth >= MAX_DEPTH:
+            raise _Refused(f"it nests deeper than {MAX_DEPTH} levels")
+        if kind is dict:
+            _walk_dict(value, depth, models)  # type: ignore[arg-type]
+        elif kind in _MODEL_TYPES:
+            _walk_model(value, depth)
+        else:
+            _walk_items(value, depth, models)  # type: ignore[arg-type]
     elif _scalar_refusal(value):
         return
+    elif models and isinstance(value, BaseModel):
+        _MODEL_TYPES.add(kind)
+        _walk(value, depth, models)
+    elif isinstance(value, dict):
+        _walk(dict(value), depth, models)  # type: ignore[arg-type]
+    elif isinstance(value, (list, tuple)) or (models and isinstance(value, (set, frozenset))):
+        if depth >= MAX_DEPTH:
+            raise _Refused(f"it nests deeper than {MAX_DEPTH} levels")
+        _walk_items(value, depth, models)  # type: ignore[arg-type]
     elif isinstance(value, str):  # subclasses, such as genai's enums: their plain value
         _walk(str.__str__(value), depth, models)
     elif isinstance(value, (int, float)):
@@ -180,6 +133,68 @@ def _walk(value: object, depth: int, models: bool) -> None:
             f"{type(value).__name__} is not a JSON value (store plain dicts, lists, strings, numbers, "
             "booleans or None)"
         )
+
+
+_MODEL_TYPES: set[type] = set()  # pydantic model classes met so far (isinstance on them is slow)
+
+
+def _plain(item: object, kind: type) -> bool:
+    """Whether an item needs no walk of its own (checking a string on the way)."""
+    if kind is str:
+        if not item.isascii() or "\x00" in item:  # type: ignore[attr-defined]
+            _check_text(item)  # type: ignore[arg-type]
+        return True
+    return (
+        item is None or kind is bool or (kind is int and MIN_INT <= item <= MAX_INT)  # type: ignore[operator]
+        or (kind is float and item - item == 0.0)  # type: ignore[operator]
+        or ((kind is dict or kind is list) and not item)
+    )
+
+
+def _walk_dict(value: dict[Any, Any], depth: int, models: bool) -> None:
+    key: Any = None
+    try:
+        for key, item in value.items():
+            if type(key) is not str:
+                raise _Refused(f"the key {key!r} is not a string")
+            if not key.isascii() or "\x00" in key:
+                _check_text(key, "the key")
+            if not _plain(item, type(item)):
+                _walk(item, depth + 1, models)
+    except _Refused as refused:
+        refused.path = f"[{key!r}]{refused.path}"
+        raise
+
+
+def _walk_items(value: Any, depth: int, models: bool) -> None:
+    index = -1
+    try:
+        for index, item in enumerate(value):
+            if not _plain(item, type(item)):
+                _walk(item, depth + 1, models)
+    except _Refused as refused:
+        refused.path = f"[{index}]{refused.path}"
+        raise
+
+
+def _walk_model(value: Any, depth: int) -> None:
+    name = ""
+    fields = value.__dict__
+    typed = _typed_items(type(value))
+    try:
+        for name in _set_fields(value):
+            item = fields.get(name)
+            kind = type(item)
+            if _plain(item, kind):
+                continue
+            if name in typed and None in (item.values() if kind is dict else item):
+                # pydantic writes a None inside a typed list or dict without a warning, and
+                # the stored event could never be read back.
+                raise _Refused("it holds None where its type allows none")
+            _walk(item, depth + 1, True)
+    except _Refused as refused:
+        refused.path = f".{name}{refused.path}"
+        raise
 
 
 _FACTORY_FIELDS: dict[type, frozenset[str]] = {}
