@@ -201,3 +201,24 @@ async def test_a_read_only_file_reads_and_refuses_writes(tmp_path, how):
     finally:
         if how == "chmod":
             _writable_again(path)
+
+
+async def test_a_read_only_postgres_database_reads_and_refuses_writes(postgres_url):
+    await _make_store(postgres_url)
+    with psycopg.connect(postgres_url, autocommit=True) as admin:
+        database = admin.info.dbname
+        admin.execute(f'ALTER DATABASE "{database}" SET default_transaction_read_only = on')
+    sessions = session_service_from_url(postgres_url)
+    loaded = await sessions.get_session(app_name="faults", user_id="ann", session_id="s")
+    assert [e.text() for e in loaded.events] == ["hello", "hi there"]
+    with pytest.raises(ReadOnlyStoreError, match="read-only"):
+        await sessions.append_event(loaded, said("user", "refused"))
+    with pytest.raises(ReadOnlyStoreError):
+        await sessions.create_session(app_name="faults", user_id="ann", session_id="new")
+    assert [e.text() for e in (await sessions.get_session(
+        app_name="faults", user_id="ann", session_id="s")).events] == ["hello", "hi there"]
+    await sessions.close()
+    assert "every chain holds" in cli("verify", store=postgres_url).stdout
+    assert "hi there" in cli("history", "s", store=postgres_url).stdout
+    assert "hi there" in cli("export", "s", "-f", "adk", store=postgres_url).stdout
+    assert "s" in cli("sessions", store=postgres_url).stdout

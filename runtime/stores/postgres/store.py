@@ -278,8 +278,20 @@ def open_postgres_store(url: str, *, pool_size: int = 4, max_overflow: int = 16)
         recorder = PostgresLogRecorder(datastore)
         snapshots = PostgresAggregateRecorder(datastore, events_table_name=SNAPSHOTS_TABLE)
         _create_schema_once(datastore, recorder, snapshots)
+        datastore.read_only = _read_only(datastore)
     except StoreError:
         raise
     except Exception as e:
         raise StoreError(f"Cannot open PostgreSQL store {url!r}: {e}") from e
-    return PostgresStore(url, recorder, snapshots, threads=pool_size + max_overflow)
+    store = PostgresStore(url, recorder, snapshots, threads=pool_size + max_overflow)
+    store.read_only = datastore.read_only
+    return store
+
+
+def _read_only(datastore: PostgresDatastore) -> bool:
+    """Whether this database refuses writes to us (a standby, ``default_transaction_read_only``):
+    then reads and audits skip the tables they would otherwise create."""
+    with datastore.transaction(commit=False) as curs:
+        curs.execute("SHOW transaction_read_only")
+        row = curs.fetchone()
+    return (row["transaction_read_only"] if isinstance(row, dict) else row[0]) == "on"
