@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import shutil
 import sqlite3
 import subprocess
 import sys
@@ -11,22 +10,7 @@ import sys
 import pytest
 
 from tests.cli_helpers import ROOT, cli, cli_json
-
-
-@pytest.fixture(scope="module")
-def demo_db(tmp_path_factory):
-    path = tmp_path_factory.mktemp("demo") / "chronicle.db"
-    cli_json("demo", "--session", "s1", store=f"sqlite:///{path}")
-    return path
-
-
-@pytest.fixture
-def store(demo_db, tmp_path):
-    for suffix in ("", "-blobs", "-wal", "-shm"):
-        source = demo_db.with_name(demo_db.name + suffix)
-        if source.exists():
-            shutil.copy(source, tmp_path / f"chronicle.db{suffix}")
-    return f"sqlite:///{tmp_path}/chronicle.db"
+from tests.test_cli import demo_db, store  # noqa: F401 - the same demo store, a private copy per test
 
 
 def one_line(done: subprocess.CompletedProcess[str]) -> str:

@@ -26,10 +26,11 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Protocol, S
 from uuid import UUID
 
 from eventsourcing.persistence import (
-    AggregateRecorder, IntegrityError, Notification, PersistenceError, ProgrammingError, StoredEvent,
+    AggregateRecorder, IntegrityError, InterfaceError, Notification, OperationalError, PersistenceError,
+    ProgrammingError, StoredEvent,
 )
 
-from domain.errors import ChronicleError, StoreError
+from domain.errors import ChronicleError, StoreError, StoreUnavailableError
 from domain.state import with_scoped
 from runtime.stores.application import GroupCommit, LogApplication
 from runtime.stores.io_threads import IoThreads
@@ -104,8 +105,11 @@ def library_error(error: BaseException) -> StoreError | None:
     """A StoreError for an error of the eventsourcing library that no backend mapped."""
     if isinstance(error, ChronicleError):
         return None
+    detail = " ".join(str(error).split()) or type(error).__name__
+    if isinstance(error, (OperationalError, InterfaceError)):  # DB-API's: the connection, not the data
+        return StoreUnavailableError(detail)
     if isinstance(error, PersistenceError):
-        return StoreError(f"The store failed: {' '.join(str(error).split()) or type(error).__name__}.")
+        return StoreError(f"The store failed: {detail}.")
     return None
 
 
