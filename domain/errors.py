@@ -78,3 +78,34 @@ class LlmCallsLimitExceededError(ChronicleError):
 
 class StoreError(ChronicleError):
     """A store URL that cannot be opened, or a store that misbehaves."""
+
+
+class StoreUnavailableError(StoreError):
+    """The store could not be reached, or the connection broke while a call was in flight."""
+
+    def __init__(self, detail: str):
+        super().__init__(
+            f"The store is unavailable ({detail}). If a write was in flight, whether it landed is "
+            "unknown: retry it with the same event id, which is safe (an event id already stored "
+            "returns the stored event, never a second copy)."
+        )
+
+
+class StoreFullError(StoreError):
+    """The store has no room left (disk full, a size limit reached); nothing was written."""
+
+    def __init__(self, detail: str):
+        super().__init__(
+            f"The store is full ({detail}). Nothing was written; free space (or raise the store's "
+            "size limit) and retry."
+        )
+
+
+class ReadOnlyStoreError(StoreError):
+    """A write to a store opened read-only (a read-only file, mount or database role)."""
+
+    def __init__(self, detail: str):
+        super().__init__(
+            f"The store is read-only ({detail}). Nothing was written; reads and audits (verify, "
+            "history, sessions, export) still work. Open a writable copy to change it."
+        )

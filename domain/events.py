@@ -20,10 +20,11 @@ from pydantic import (
     field_serializer,
 )
 from pydantic.alias_generators import to_camel
-from pydantic_core import to_jsonable_python
+from pydantic_core import PydanticSerializationError, to_jsonable_python
 
 from domain.errors import InvalidArgumentError
 from domain.json_content import content_from_json
+from domain.validation import check_event_id, check_storable
 
 logger = logging.getLogger("chronicle.events")
 
@@ -235,12 +236,48 @@ class Event(BaseModel):
 
     def to_json_dict(self) -> dict[str, Any]:
         """The stored form: JSON-ready, snake_case, without unset fields."""
+        return self._dump(False)
+
+    def checked_json_dict(self) -> dict[str, Any]:
+        """The stored form of the event as it is now, checked before anything is written: pydantic
+        does not check assignments, so an event changed after it was built (``e.author = None``,
+        ``e.content = "hi"``) could otherwise be stored and fail every later read. Raises
+        InvalidArgumentError for a field of the wrong type, a blank or malformed id and a value
+        beyond the limits every store keeps (``domain.validation.check_storable``)."""
+        check_event_id(self.id)
+        check_event_id(self.invocation_id, "invocation id", blank=True)
+        for name in ("author", "branch"):
+            value = getattr(self, name)
+            if not isinstance(value, str) and (value is not None or name == "author"):
+                raise InvalidArgumentError(f"An event's {name} must be text, got {value!r}.")
+        if type(self.timestamp) not in (float, int):
+            raise InvalidArgumentError(f"An event's timestamp must be a number of seconds, got {self.timestamp!r}.")
+        if self.long_running_tool_ids is not None and not all(type(i) is str for i in self.long_running_tool_ids):
+            raise InvalidArgumentError("An event's long_running_tool_ids must be a set of text ids.")
+        if isinstance(self.actions, EventActions) and isinstance(self.actions.route, list) and None in self.actions.route:
+            raise InvalidArgumentError("An event's actions.route holds None; routes are booleans, numbers or text.")
+        check_storable(self, f"Event {self.id!r}", models=True, frame=_EVENT_FRAME)
+        try:
+            return self._dump("error")
+        except PydanticSerializationError as e:
+            reason = " ".join(str(e).split())[:300]
+            raise InvalidArgumentError(
+                f"Event {self.id!r} cannot be stored: a field holds a value of the wrong type, set after "
+                f"the event was built ({reason}). Build a new Event instead of changing one."
+            ) from None
+
+    def _dump(self, warnings: Any) -> dict[str, Any]:
         # A node_info never set is not written, so events without one are stored, and hashed,
         # exactly as before the field existed.
-        data = self.model_dump(mode="json", exclude_none=True)
+        data = self.model_dump(mode="json", exclude_none=True, warnings=warnings)
         if not self.node_info.__pydantic_fields_set__:
             del data["node_info"]  # (cheaper than model_dump's exclude=)
         return data
+
+
+# The levels an event's own structure puts around the values it carries (event, content, parts, a
+# part, its function call, the call's arguments), so a value nests MAX_DEPTH levels wherever it sits.
+_EVENT_FRAME = 6
 
 
 _SHORTCUTS = frozenset({"message", "state", "route", "node_path"})

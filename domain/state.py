@@ -9,12 +9,11 @@ replaces the old value rather than merging into it.
 
 from __future__ import annotations
 
-import json
-import math
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Mapping, MutableMapping
 
 from domain.errors import InvalidArgumentError
+from domain.validation import check_storable
 
 
 # The user scope's one spelling, for state keys and artifact filenames alike: a key or file
@@ -138,38 +137,13 @@ def check_json_state(delta: Mapping[str, Any] | None, what: str = "state") -> No
     for key, value in delta.items():
         if not isinstance(key, str) or not key:
             raise InvalidArgumentError(f"{what} keys must be non-empty strings, got {key!r}")
+        check_storable(key, f"{what} key {key[:40]!r}")
         if is_temp(key):
             continue  # temp: values never leave the process
         check_json_value(value, f"{what}[{key!r}]")
 
 
 def check_json_value(value: Any, what: str) -> None:
-    """Refuse a value that cannot be stored as JSON exactly (objects, non-string keys, NaN)."""
-    try:
-        _check_json_value(value)
-    except (TypeError, ValueError) as e:
-        raise InvalidArgumentError(
-            f"{what} cannot be stored as JSON ({e}); store plain dicts, lists, "
-            "strings, numbers, booleans or None (e.g. model.model_dump(mode='json'))"
-        ) from None
-
-
-def _check_json_value(value: Any) -> None:
-    if value is None or isinstance(value, (str, bool, int)):
-        return
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise ValueError(f"{value!r} is not a finite number")
-        return
-    if isinstance(value, (list, tuple)):
-        for item in value:
-            _check_json_value(item)
-        return
-    if isinstance(value, dict):
-        for k, v in value.items():
-            if not isinstance(k, str):
-                raise TypeError(f"dict key {k!r} is not a string")
-            _check_json_value(v)
-        return
-    # Last resort: anything json can encode natively is fine.
-    json.dumps(value, allow_nan=False)
+    """Refuse a value that cannot be stored as JSON exactly, the same on every store (objects,
+    non-string keys, NaN, and the limits of ``domain.validation.check_storable``)."""
+    check_storable(value, what)

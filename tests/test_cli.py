@@ -203,4 +203,4 @@ def test_export_formats(store, tmp_path):
     assert "wrote" in done.stderr
     topics = {json.loads(line)["topic"] for line in target.read_text().splitlines()}
     assert {"chronicle:SessionLog.Recorded", "chronicle:ArtifactLog.Saved", "chronicle:MemoryLog.Created"} <= topics
-    cli("export", store=store, expect=1)
+    cli("export", store=store, expect=2)  # a usage error

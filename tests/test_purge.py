@@ -88,7 +88,7 @@ def test_without_yes_nothing_is_deleted(store_url):
     assert "Nothing was deleted" in done.stderr and "--yes" in done.stderr
     assert len(cli_json("sessions", store=store_url)) == 4
     assert "Name the app" in cli("purge", "--user", "ann", "--yes", store=store_url, expect=1).stderr
-    assert "Say what to purge" in cli("purge", "--yes", store=store_url, expect=1).stderr
+    assert "Say what to purge" in cli("purge", "--yes", store=store_url, expect=2).stderr
 
 
 def test_purge_a_user(store_url):

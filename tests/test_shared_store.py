@@ -11,6 +11,7 @@ import time
 import pytest
 
 from domain import Event, EventActions
+from domain.errors import StoreUnavailableError
 from runtime.sessions import GetSessionConfig, StaleSessionError, session_service_from_url
 
 
@@ -120,7 +121,7 @@ async def test_a_failed_write_leaves_no_phantom_event(store_url):
 
     recorder.insert_events = failing_once
     lost = Event(author="user", actions=EventActions(state_delta={"k": "lost"}))
-    with pytest.raises(OperationalError):
+    with pytest.raises(StoreUnavailableError):  # typed at the store boundary; the library's is its cause
         await service.append_event(s, lost)
     assert s.events == [] and s.version == 1
     await service.append_event(s, Event(author="user", actions=EventActions(state_delta={"k": "kept"})))

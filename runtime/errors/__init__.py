@@ -4,14 +4,22 @@ from domain.errors import (
     AlreadyExistsError,
     InputValidationError,
     InvocationNotFoundError,
+    ReadOnlyStoreError,
     SessionNotFoundError,
     StaleSessionError,
+    StoreError,
+    StoreFullError,
+    StoreUnavailableError,
 )
 
 __all__ = [
     "AlreadyExistsError",
     "InputValidationError",
     "InvocationNotFoundError",
+    "ReadOnlyStoreError",
     "SessionNotFoundError",
     "StaleSessionError",
+    "StoreError",
+    "StoreFullError",
+    "StoreUnavailableError",
 ]

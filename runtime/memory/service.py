@@ -25,7 +25,7 @@ from domain.errors import InvalidArgumentError, StoreError
 from domain.events import Event
 from domain.session_log import session_log_id
 from domain.session import Session
-from domain.validation import check_ids
+from domain.validation import check_event_id, check_ids, check_storable
 from runtime.memory.base import BaseMemoryService, MemoryEntry, SearchMemoryResponse
 from projections.memory import Folded, MemoryDoc, SourceView, fold_memory_log_event, fold_session_event
 from runtime.memory.index_base import MemoryIndex
@@ -236,13 +236,17 @@ def _compact(event: Event) -> Optional[dict[str, Any]]:
     parts = [{"text": p.text} for p in (content.parts or ()) if p.text and not p.thought] if content else []
     if not parts:
         return None
-    return {
-        "id": event.id,
-        "invocation_id": event.invocation_id or "",
+    compact = {
+        "id": check_event_id(event.id),
+        "invocation_id": check_event_id(event.invocation_id or "", "invocation id", blank=True),
         "author": event.author,
         "timestamp": event.timestamp,
         "content": {"role": content.role, "parts": parts},
     }
+    # The events may come straight from the caller (add_events_to_memory), not from a store: the
+    # same limits as an append, so no text can break the index of one store and not another's.
+    check_storable(compact, f"Event {event.id!r} remembered")
+    return compact
 
 
 def _entry(doc: MemoryDoc, score: float) -> MemoryEntry:

@@ -152,8 +152,13 @@ def open_source(url_or_path: str) -> AdkSource:
         db, kind = _open_sqlite(url_or_path), "sqlite"
     try:
         layout = _layout(db, kind, url_or_path)
-    except BaseException:
+    except BaseException as e:
         db.close()
+        if isinstance(e, Exception) and not isinstance(e, (InvalidArgumentError, StoreError)):
+            # Not a database at all (``import-adk /etc/passwd``), or one the driver cannot read.
+            raise StoreError(
+                f"Cannot read {url_or_path!r} as a google-adk session database: {' '.join(str(e).split())}"
+            ) from None
         raise
     return AdkSource(url_or_path, layout, db, kind)
 

@@ -66,7 +66,7 @@ def to_event(data: dict[str, Any]) -> tuple[dict[str, Any], bool]:
     delta = dict(event.actions.state_delta)
     check_json_state(delta, "state_delta")
     event.actions.state_delta = without_temp(delta)
-    return event.to_json_dict(), kept
+    return event.checked_json_dict(), kept
 
 
 class Importer:

@@ -150,7 +150,7 @@ class SessionRewinds:
                     marker.actions.artifact_delta = {
                         k: v for k, v in _changes(log.artifacts, files).items() if v is not None
                     }
-                payload = marker.to_json_dict()
+                payload = marker.checked_json_dict()
                 log.rewind(payload, start, _copy_state(before.state), files)
                 side = SideRows(
                     claims=[(log_id, marker.id, log.version)],

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 
-from domain.errors import StoreError
-from runtime.stores.base import CatalogRow, SideRows, Store
+from domain.errors import ChronicleError, StoreError
+from runtime.stores.base import CatalogRow, SideRows, Store, library_error
 
 DEFAULT_STORE_URL = "sqlite:///./chronicle.db"
 
@@ -50,9 +51,22 @@ def check_reachable(url: str | None = None) -> None:
         check_postgres_reachable(url)
 
 
+def typed_error(error: BaseException) -> StoreError | None:
+    """``Store.typed_error`` for an error raised outside a store's ``call`` (the operations the
+    command line runs synchronously): asks the backends opened in this process."""
+    if isinstance(error, ChronicleError):
+        return None
+    for name in ("sqlite", "postgres"):
+        module = sys.modules.get(f"runtime.stores.{name}.errors")
+        typed = module.driver_error(error) if module is not None else None
+        if typed is not None:
+            return typed
+    return library_error(error)
+
+
 def _resolved(url: str | None) -> str:
     url = url or os.environ.get("CHRONICLE_STORE") or DEFAULT_STORE_URL
     return _DRIVER_SUFFIX.sub(r"\1:", url)
 
 
-__all__ = ["CatalogRow", "DEFAULT_STORE_URL", "SideRows", "Store", "StoreError", "check_reachable", "open_store"]
+__all__ = ["CatalogRow", "DEFAULT_STORE_URL", "SideRows", "Store", "StoreError", "check_reachable", "open_store", "typed_error"]

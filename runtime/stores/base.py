@@ -22,11 +22,15 @@ from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Protocol, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Protocol, Sequence, TypeVar
 from uuid import UUID
 
-from eventsourcing.persistence import AggregateRecorder, IntegrityError, Notification, ProgrammingError, StoredEvent
+from eventsourcing.persistence import (
+    AggregateRecorder, IntegrityError, InterfaceError, Notification, OperationalError, PersistenceError,
+    ProgrammingError, StoredEvent,
+)
 
+from domain.errors import ChronicleError, StoreError, StoreUnavailableError
 from domain.state import with_scoped
 from runtime.stores.application import GroupCommit, LogApplication
 from runtime.stores.io_threads import IoThreads
@@ -83,6 +87,32 @@ class LogRecorder(Protocol):
         ...
 
 
+def causes(error: BaseException) -> Iterator[BaseException]:
+    """The error, then what it wraps: eventsourcing wraps driver errors (as an argument, a cause)."""
+    seen: set[int] = set()
+    todo = [error]
+    while todo:
+        current = todo.pop(0)
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        yield current
+        context = None if current.__suppress_context__ else current.__context__
+        todo.extend(e for e in (current.__cause__, context, *current.args[:1]) if isinstance(e, BaseException))
+
+
+def library_error(error: BaseException) -> StoreError | None:
+    """A StoreError for an error of the eventsourcing library that no backend mapped."""
+    if isinstance(error, ChronicleError):
+        return None
+    detail = " ".join(str(error).split()) or type(error).__name__
+    if isinstance(error, (OperationalError, InterfaceError)):  # DB-API's: the connection, not the data
+        return StoreUnavailableError(detail)
+    if isinstance(error, PersistenceError):
+        return StoreError(f"The store failed: {detail}.")
+    return None
+
+
 def as_uuid(raw_id: Any) -> UUID:
     """A log id as a UUID (rows name a log by UUID, by its text or by its hex, depending on the store)."""
     return raw_id if isinstance(raw_id, UUID) else UUID(str(raw_id))
@@ -121,6 +151,11 @@ class Store(ABC):
     """One backend: its recorders, the log application over them, where I/O runs, and the
     objects kept per store (read-model storage, memory index, blobs, runners, locks)."""
 
+    # Opened read-only (an audit of a copy: ``sqlite:///copy.db?mode=ro``, a file or directory this
+    # process may not write): reads and audits work, every write gives ReadOnlyStoreError, and
+    # reads skip the writes they would otherwise make on the side (creating read-model tables).
+    read_only = False
+
     def __init__(self, url: str, recorder: LogRecorder, snapshot_recorder: AggregateRecorder, *, threads: int):
         self.url = url
         self.recorder: LogRecorder = recorder
@@ -135,9 +170,22 @@ class Store(ABC):
     # -- running and writing ---------------------------------------------------------
 
     async def call(self, fn: Callable[..., T], *args: Any) -> T:
-        if self._threads is None:
-            return fn(*args)
-        return await self._threads.call(fn, *args)
+        try:
+            if self._threads is None:
+                return fn(*args)
+            return await self._threads.call(fn, *args)
+        except Exception as error:
+            typed = None if isinstance(error, ChronicleError) else self.typed_error(error)
+            if typed is None:
+                raise
+            raise typed from error
+
+    def typed_error(self, error: BaseException) -> StoreError | None:
+        """The typed error (``StoreUnavailableError``, ``StoreFullError``, ``ReadOnlyStoreError``, or
+        a plain ``StoreError``) for a driver's or the library's error; None for any other error.
+        Each backend maps its own driver's errors (``runtime/stores/<backend>/errors.py``), so no
+        raw sqlite3, psycopg or eventsourcing exception leaves the services."""
+        return library_error(error)
 
     def save(self, log: Any, side: SideRows) -> None:
         """Record a log's pending events with their derived rows (group-committed)."""
@@ -169,6 +217,8 @@ class Store(ABC):
 
     def _created_projection_storage(self) -> ProjectionStorage:
         storage = self._make_projection_storage()
+        if self.read_only:
+            return storage  # the tables are there or not; a read-only store makes none
         for attempt in range(3):
             try:
                 storage.create_table()

@@ -7,10 +7,12 @@ parser and turns failures into one clear line and an exit code (see ``tools.cli.
 from __future__ import annotations
 
 import argparse
+import os
 
 from runtime.stores import DEFAULT_STORE_URL
 from tools.cli.commands import COMMANDS
 from tools.cli.commands.common import EXIT_ERROR, EXIT_STORE, CliError, output_for
+from tools.cli.output import Output, reader_gone
 
 EPILOG = f"""\
 The store is chosen by --store URL, else $CHRONICLE_STORE, else {DEFAULT_STORE_URL}.
@@ -62,6 +64,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     out = output_for(args)
+    code = _run(args, out)
+    try:
+        out.stream.flush()  # here, not at exit, so a reader that left cannot change the exit code
+    except BrokenPipeError:
+        reader_gone(out.stream)
+    except (OSError, ValueError):
+        pass
+    return code
+
+
+def _run(args: argparse.Namespace, out: Output) -> int:
+    """The command's exit code; every failure becomes one line on stderr, never a traceback."""
     try:
         return int(args.func(args, out) or 0)
     except CliError as e:
@@ -70,15 +84,26 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         out.error("interrupted")
         return 130
-    except BrokenPipeError:  # `chronicle … | head`
-        return 0
+    except BrokenPipeError:  # `chronicle … | head`, from a write that is not the output's own
+        reader_gone(out.stream)
+        return EXIT_ERROR
     except Exception as e:  # noqa: BLE001 - typed errors carry a message meant for people
         from domain.errors import ChronicleError, StoreError
+        from runtime.stores import typed_error
 
-        if isinstance(e, StoreError):
-            out.error(str(e))
+        typed = e if isinstance(e, ChronicleError) else typed_error(e)
+        if isinstance(typed, StoreError):
+            out.error(str(typed))
             return EXIT_STORE
-        if isinstance(e, ChronicleError):
-            out.error(str(e))
+        if isinstance(typed, ChronicleError):
+            out.error(str(typed))
             return EXIT_ERROR
-        raise
+        if isinstance(e, OSError):  # a file named on the command line: missing, a directory, not ours
+            where = f": {e.filename}" if e.filename else ""
+            out.error(f"{e.strerror or type(e).__name__}{where}")
+            return EXIT_ERROR
+        if os.environ.get("CHRONICLE_DEBUG"):
+            raise
+        out.error(f"unexpected error ({type(e).__name__}: {' '.join(str(e).split())[:500]}); "
+                  "run again with CHRONICLE_DEBUG=1 to see where, and please report it")
+        return EXIT_ERROR

@@ -63,6 +63,16 @@ def _json_default(value: Any) -> Any:
     return str(value)
 
 
+def reader_gone(stream: TextIO) -> None:
+    """The reader of the output left (``chronicle verify --json | head``): what is left to print
+    goes nowhere, and the command still finishes with its own exit code (4 for a broken chain),
+    without the interpreter's complaint about a broken pipe at exit."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass  # not a real file (a test's StringIO): nothing to redirect
+
+
 class Output:
     """Where a command prints, and how (see the module docstring)."""
 
@@ -96,7 +106,10 @@ class Output:
         return f"\x1b[{codes}m{text}\x1b[0m"
 
     def line(self, text: str = "") -> None:
-        print(text, file=self.stream)
+        try:
+            print(text, file=self.stream)
+        except BrokenPipeError:
+            reader_gone(self.stream)
 
     def _flush(self) -> None:
         try:
@@ -120,7 +133,10 @@ class Output:
         print(f"{prefix} {text}", file=self.err)
 
     def json(self, value: Any) -> None:
-        print(to_json(value), file=self.stream)
+        try:
+            print(to_json(value), file=self.stream)
+        except BrokenPipeError:
+            reader_gone(self.stream)
 
     # -- tables -------------------------------------------------------------------------
 

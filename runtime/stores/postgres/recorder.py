@@ -223,7 +223,10 @@ class PostgresLogRecorder(ScopedReads, RowReads, PostgresApplicationRecorder):
 
 def create_pg_tables(datastore: Any, statements: list[str]) -> None:
     """Runs CREATE … IF NOT EXISTS statements; two processes creating at once may collide
-    on PostgreSQL's catalog, so a failed attempt is retried once the other has finished."""
+    on PostgreSQL's catalog, so a failed attempt is retried once the other has finished. A
+    read-only database creates nothing (the tables are there, or reads find none)."""
+    if getattr(datastore, "read_only", False):
+        return
     for attempt in range(3):
         try:
             with datastore.transaction(commit=True) as c:

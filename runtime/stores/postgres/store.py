@@ -19,6 +19,7 @@ from domain.errors import StoreError
 from domain.session_log import SessionLog
 from runtime.stores.base import LogRow, SnapshotParts, StateReads, Store, WindowRow, as_uuid
 from runtime.stores.postgres.recorder import PostgresLogRecorder, _Datastore
+from runtime.stores.postgres.errors import driver_error
 from runtime.stores.snapshots import decode_snapshot
 
 SNAPSHOTS_TABLE = "chronicle_snapshots"
@@ -62,6 +63,9 @@ class PostgresStore(Store):
         self.snapshots = snapshots
         self.datastore: PostgresDatastore = recorder.datastore
         self.events_table = recorder.events_table_name
+
+    def typed_error(self, error: BaseException) -> StoreError | None:
+        return driver_error(error) or super().typed_error(error)
 
     # -- per-store objects ---------------------------------------------------------------
 
@@ -274,8 +278,20 @@ def open_postgres_store(url: str, *, pool_size: int = 4, max_overflow: int = 16)
         recorder = PostgresLogRecorder(datastore)
         snapshots = PostgresAggregateRecorder(datastore, events_table_name=SNAPSHOTS_TABLE)
         _create_schema_once(datastore, recorder, snapshots)
+        datastore.read_only = _read_only(datastore)
     except StoreError:
         raise
     except Exception as e:
         raise StoreError(f"Cannot open PostgreSQL store {url!r}: {e}") from e
-    return PostgresStore(url, recorder, snapshots, threads=pool_size + max_overflow)
+    store = PostgresStore(url, recorder, snapshots, threads=pool_size + max_overflow)
+    store.read_only = datastore.read_only
+    return store
+
+
+def _read_only(datastore: PostgresDatastore) -> bool:
+    """Whether this database refuses writes to us (a standby, ``default_transaction_read_only``):
+    then reads and audits skip the tables they would otherwise create."""
+    with datastore.transaction(commit=False) as curs:
+        curs.execute("SHOW transaction_read_only")
+        row = curs.fetchone()
+    return (row["transaction_read_only"] if isinstance(row, dict) else row[0]) == "on"

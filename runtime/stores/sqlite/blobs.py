@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import urllib.parse
 import threading
 from typing import Any, Optional
 
@@ -38,7 +39,10 @@ class SqliteBlobStore:
         self.path: Optional[str] = None if in_memory else sidecar_path(pool.db_name)
         self._connections: dict[int, sqlite3.Connection] = {}  # by thread
         self._guard = threading.Lock()
-        if self.path is None:
+        self.read_only = bool(getattr(datastore, "read_only", False))
+        if self.read_only:
+            pass  # a read-only store creates nothing (``get`` of a missing blob file finds nothing)
+        elif self.path is None:
             with self.datastore.transaction(commit=True) as c:
                 for statement in self.CREATE:
                     c.execute(statement)
@@ -52,7 +56,12 @@ class SqliteBlobStore:
         """This thread's connection to the blob file (opened on first use, again after close)."""
         thread = threading.get_ident()
         db = self._connections.get(thread)
-        if db is None:
+        if db is None and self.read_only:
+            location = urllib.parse.quote(str(self.path))
+            db = sqlite3.connect(f"file:{location}?mode=ro", uri=True, isolation_level=None, check_same_thread=False)
+            with self._guard:
+                self._connections[thread] = db
+        elif db is None:
             db = sqlite3.connect(self.path, isolation_level=None, timeout=30, check_same_thread=False)
             db.execute("PRAGMA journal_mode=PERSIST")  # a per-connection setting
             db.execute("PRAGMA synchronous=FULL")
@@ -97,6 +106,8 @@ class SqliteBlobStore:
         return True
 
     def _one(self, sql: str, params: tuple[Any, ...]) -> Any:
+        if self.read_only and self.path is not None and not os.path.exists(self.path):
+            return None  # no blob file beside a read-only store: no blobs
         if self.path is None:
             with self.datastore.transaction(commit=False) as c:
                 c.execute(sql, params)
@@ -111,7 +122,8 @@ class SqliteBlobStore:
         return self._one("SELECT 1 FROM chronicle_blobs WHERE sha256 = ?", (sha256,)) is not None
 
     def count(self) -> int:
-        return int(self._one("SELECT count(*) FROM chronicle_blobs", ())[0])
+        row = self._one("SELECT count(*) FROM chronicle_blobs", ())
+        return 0 if row is None else int(row[0])
 
     def close(self) -> None:
         with self._guard:

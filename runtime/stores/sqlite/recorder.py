@@ -34,6 +34,8 @@ class _StatementCachingPool(SQLiteConnectionPool):
     """The library's pool keeps one prepared statement per connection; an append runs
     four, so each was parsed again every time. These connections keep them all."""
 
+    read_only = False
+
     def _create_connection(self) -> SQLiteConnection:
         connection = sqlite3.connect(
             self.db_name,
@@ -43,7 +45,7 @@ class _StatementCachingPool(SQLiteConnectionPool):
             cached_statements=256,
             timeout=self.lock_timeout or 5,
         )
-        if not self.is_sqlite_memory_mode:
+        if not self.is_sqlite_memory_mode and not self.read_only:
             connection.execute("PRAGMA journal_mode=WAL")
         connection.row_factory = sqlite3.Row
         return SQLiteConnection(sqlite_conn=connection, max_age=self.max_age)
@@ -55,9 +57,11 @@ class _Datastore(SQLiteDatastore):
     in-memory database keeps the pool's reader/writer interlock, which shared-cache mode
     needs."""
 
-    def __init__(self, db_name: str, *, lock_timeout: int, pool_size: int):
+    def __init__(self, db_name: str, *, lock_timeout: int, pool_size: int, read_only: bool = False):
         super().__init__(db_name, lock_timeout=lock_timeout, pool_size=pool_size)
+        self.read_only = read_only  # opened with mode=ro or immutable=1: every write is refused
         self.pool = _StatementCachingPool(db_name=db_name, lock_timeout=lock_timeout, pool_size=pool_size)
+        self.pool.read_only = read_only
         self._write_lock = threading.Lock()
         self._writer: SQLiteConnection | None = None
 

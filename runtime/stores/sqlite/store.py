@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import urllib.parse
 from typing import Any, Iterable, Sequence
 from uuid import UUID, uuid4
 
@@ -11,6 +13,7 @@ from pydantic_core import from_json
 from domain.errors import StoreError
 from domain.session_log import SessionLog
 from runtime.stores.base import LogRow, SnapshotParts, Store, WindowRow, as_uuid
+from runtime.stores.sqlite.errors import driver_error
 from runtime.stores.snapshots import SNAPSHOT_CLASS_VERSION, decode_snapshot
 from runtime.stores.sqlite.recorder import EVENTS_TABLE, SqliteLogRecorder, _Datastore
 
@@ -51,8 +54,11 @@ class SqliteStore(Store):
     # every row it steps to, so a fetching thread mostly waits for it and slows the folding one.
     prefetches = False
 
-    def __init__(self, url: str, recorder: SqliteLogRecorder, snapshots: SQLiteAggregateRecorder):
+    def __init__(
+        self, url: str, recorder: SqliteLogRecorder, snapshots: SQLiteAggregateRecorder, *, read_only: bool = False
+    ):
         super().__init__(url, recorder, snapshots, threads=2)
+        self.read_only = read_only
         self.log_recorder = recorder
         self.snapshots = snapshots
         self.datastore: _Datastore = recorder.datastore  # type: ignore[assignment]
@@ -63,6 +69,9 @@ class SqliteStore(Store):
         if blobs is not None:
             blobs.close()
         super().close()
+
+    def typed_error(self, error: BaseException) -> StoreError | None:
+        return driver_error(error) or super().typed_error(error)
 
     # -- per-store objects ---------------------------------------------------------------
 
@@ -185,7 +194,11 @@ def sqlite_path(url_or_path: str) -> str:
 
 
 def open_sqlite_store(url_or_path: str) -> SqliteStore:
-    path = sqlite_path(url_or_path)
+    path, read_only = _read_only_option(sqlite_path(url_or_path))
+    read_only = read_only or (path != ":memory:" and _not_writable(path))
+    url = url_or_path if url_or_path.startswith("sqlite:") else f"sqlite:///{path}"
+    if read_only:
+        return _open_read_only(url, path)
     # A private in-memory database must be shared by the pool's connections.
     db_name = f"file:chronicle-{uuid4().hex}?mode=memory&cache=shared" if path == ":memory:" else path
     try:
@@ -196,5 +209,56 @@ def open_sqlite_store(url_or_path: str) -> SqliteStore:
         snapshots.create_table()
     except Exception as e:  # sqlite3 or eventsourcing errors: say which file and why
         raise StoreError(f"Cannot open SQLite store {path!r}: {e}") from e
-    url = url_or_path if url_or_path.startswith("sqlite:") else f"sqlite:///{path}"
     return SqliteStore(url, recorder, snapshots)
+
+
+def _read_only_option(path: str) -> tuple[str, bool]:
+    """``sqlite:///copy.db?mode=ro`` opens a store read-only (reads and audits; every write is
+    refused with ReadOnlyStoreError)."""
+    base, _, query = path.partition("?")
+    if not query:
+        return path, False
+    if query != "mode=ro":
+        raise StoreError(f"Unknown SQLite store option {query!r}: the one option is ?mode=ro (read-only).")
+    return base, True
+
+
+def _not_writable(path: str) -> bool:
+    """A store file, or its directory (where SQLite writes the -wal and -shm files), that may not
+    be written: opened read-only, as an audit of a copy is. Marked read-only (no write bit, as
+    ``chmod 0444`` leaves it) counts even for root, who could write it anyway."""
+    return os.path.exists(path) and (_marked_read_only(path) or _marked_read_only(_directory(path)))
+
+
+def _marked_read_only(path: str) -> bool:
+    return not os.access(path, os.W_OK) or not os.stat(path).st_mode & 0o222
+
+
+def _directory(path: str) -> str:
+    return os.path.dirname(os.path.abspath(path))
+
+
+def _open_read_only(url: str, path: str) -> SqliteStore:
+    """The store file opened read-only: no schema is created, nothing is written. SQLite reads a
+    WAL-mode file read-only only where it can make the -shm file beside it; in a read-only
+    directory it reads the file as immutable (a copy nobody writes, which is what is audited)."""
+    if not os.path.exists(path):
+        raise StoreError(f"Cannot open SQLite store {path!r} read-only: the file does not exist.")
+    location = urllib.parse.quote(os.path.abspath(path))
+    error: Exception | None = None
+    # In a directory that is not to be written, nobody can be writing a WAL-mode file: read it
+    # as immutable straight away (mode=ro would make the -shm file there, where it can).
+    modes = ("immutable=1",) if _marked_read_only(_directory(path)) else ("mode=ro", "immutable=1")
+    for mode in modes:
+        datastore = _Datastore(f"file:{location}?{mode}", lock_timeout=30, pool_size=4, read_only=True)
+        try:
+            with datastore.transaction(commit=False) as c:
+                c.execute("SELECT count(*) FROM sqlite_master")
+        except Exception as e:  # noqa: BLE001 - try the next way, report the last
+            datastore.close()
+            error = e
+            continue
+        recorder = SqliteLogRecorder(datastore, events_table_name=EVENTS_TABLE)
+        snapshots = SQLiteAggregateRecorder(datastore, events_table_name=SNAPSHOTS_TABLE)
+        return SqliteStore(url, recorder, snapshots, read_only=True)
+    raise StoreError(f"Cannot open SQLite store {path!r} read-only: {error}") from error

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, Callable
 
-from tools.cli.commands.common import open_store_for
+from tools.cli.commands.common import EXIT_USAGE, CliError, open_store_for
 from tools.cli.output import Output
 
 TABLES = ["apps", "agents", "tools", "nodes", "users", "days"]
@@ -36,6 +36,10 @@ def run(args: argparse.Namespace, out: Output) -> int:
     from runtime.read_models import runner_for
     from tools.cli.commands.folding import catch_up
 
+    wanted = [t.strip() for t in args.by.split(",") if t.strip()]
+    unknown = [t for t in wanted if t not in _TABLES]
+    if unknown or not wanted:
+        raise CliError(f"--by: no table {', '.join(map(repr, unknown)) or 'named'}; choose from {', '.join(TABLES)}.", EXIT_USAGE)
     store = open_store_for(args)
     try:
         runner = runner_for(store, ANALYTICS)
@@ -49,14 +53,9 @@ def run(args: argparse.Namespace, out: Output) -> int:
     if not views:
         out.note(f"no analytics yet for app {args.app!r}" if args.app else "no analytics yet: the log is empty")
         return 0
-    wanted = [t.strip() for t in args.by.split(",") if t.strip()]
     first = True
     for table in wanted:
-        rows = _TABLES[table](views, args.top) if table in _TABLES else None
-        if rows is None:
-            out.warn(f"no table {table!r}; choose from {', '.join(TABLES)}")
-            continue
-        headers, body, right = rows
+        headers, body, right = _TABLES[table](views, args.top)
         if not body:
             continue
         if not first:

@@ -56,6 +56,7 @@ def sqlite_file(url: str) -> str | None:
         path = url
     else:
         return None
+    path = path.split("?", 1)[0]  # an option such as ?mode=ro is not part of the name
     return None if path in ("", ":memory:") else path
 
 
@@ -128,6 +129,17 @@ def find_session(store: Store, session_id: str, app: str | None = None, user: st
     if not rows:
         raise CliError(f"No session {session_id!r}{where}: the store has no sessions{where}.")
     raise CliError(f"No session {session_id!r}{where}; list them with `chronicle sessions`.")
+
+
+def expand_invocation(store: Store, row: CatalogRow, text: str | None) -> str | None:
+    """A unique prefix of one of the session's invocation ids stands for it (as git's short ids do)."""
+    if not text:
+        return text
+    log = store.application.repository.get(row.log_id)
+    if text in log.invocations:
+        return text
+    matches = [i for i in log.invocations if i.startswith(text)]
+    return matches[0] if len(matches) == 1 else text
 
 
 def session_label(row: CatalogRow) -> str:

@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterator, TextIO
 from runtime.sessions import LogSessionService
 from runtime.operations import export
 from runtime.operations.history import load_history
-from tools.cli.commands.common import CliError, find_session, open_store_for
+from tools.cli.commands.common import EXIT_USAGE, CliError, find_session, open_store_for
 from tools.cli.output import Output
 
 
@@ -46,9 +46,9 @@ def _target(path: str | None) -> Iterator[TextIO]:
 
 def run(args: argparse.Namespace, out: Output) -> int:
     if args.all == bool(args.session):
-        raise CliError("Name a SESSION to export, or pass --all (with --format jsonl) for the whole store.")
+        raise CliError("Name a SESSION to export, or pass --all (with --format jsonl) for the whole store.", EXIT_USAGE)
     if args.all and args.format != "jsonl":
-        raise CliError("--all exports the whole store as JSONL only; drop --format or use --format jsonl.")
+        raise CliError("--all exports the whole store as JSONL only; drop --format or use --format jsonl.", EXIT_USAGE)
     store = open_store_for(args)
     count = 0
     try:

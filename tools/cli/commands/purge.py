@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, Callable
 
-from tools.cli.commands.common import CliError, find_session, open_store_for
+from tools.cli.commands.common import EXIT_USAGE, CliError, find_session, open_store_for
 from tools.cli.output import Output
 
 
@@ -35,7 +35,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
     from runtime.operations.purge import plan_purge, purge
 
     if not args.user and not args.session:
-        raise CliError("Say what to purge: --user USER --app APP, or --session SESSION.")
+        raise CliError("Say what to purge: --user USER --app APP, or --session SESSION.", EXIT_USAGE)
     store = open_store_for(args)
     try:
         if args.session:

@@ -15,7 +15,7 @@ from typing import Any, Callable
 from domain.errors import InvocationNotFoundError
 from runtime.sessions import LogSessionService
 from runtime.stores import CatalogRow, Store
-from tools.cli.commands.common import CliError, add_session_arguments, find_session, open_store_for
+from tools.cli.commands.common import CliError, add_session_arguments, expand_invocation, find_session, open_store_for
 from tools.cli.output import Output, short
 
 
@@ -48,17 +48,6 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
                    help="copy the history before this invocation (id or unique prefix; default: all)")
     f.add_argument("--new-id", metavar="ID", help="the new session's id (default: a random uuid)")
     f.set_defaults(func=run_fork)
-
-
-def expand_invocation(store: Store, row: CatalogRow, text: str | None) -> str | None:
-    """A unique prefix of one of the session's invocation ids stands for it (as git's short ids do)."""
-    if not text:
-        return text
-    log = store.application.repository.get(row.log_id)
-    if text in log.invocations:
-        return text
-    matches = [i for i in log.invocations if i.startswith(text)]
-    return matches[0] if len(matches) == 1 else text
 
 
 def _invocation_hint(store: Store, row: CatalogRow, invocation_id: str) -> str:

@@ -33,6 +33,8 @@ def run(args: argparse.Namespace, out: Output) -> int:
     store = open_store_for(args)
     try:
         rows = store.recorder.select_catalog(args.app, args.user)
+        filtered = args.app is not None or args.user is not None
+        empty = not rows and (not filtered or not store.recorder.select_catalog())
     finally:
         store.close()
     since = parse_when(args.since) if args.since else None
@@ -57,7 +59,8 @@ def run(args: argparse.Namespace, out: Output) -> int:
         ])
         return 0
     if not picked:
-        out.note("no sessions match" if rows else "the store has no sessions yet; try `chronicle demo`")
+        where = "".join([f" in app {args.app!r}" if args.app else "", f" of user {args.user!r}" if args.user else ""])
+        out.note("the store has no sessions yet; try `chronicle demo`" if empty else f"no sessions match{where}")
         return 0
     headers = ["app", "user", "session", "version", "created (UTC)", "last active (UTC)", "session state"]
     if args.all or args.deleted:

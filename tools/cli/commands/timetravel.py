@@ -13,11 +13,14 @@ A point (AT) is written:
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import re
 from typing import Any, Callable
 
 from runtime.read_models import MISSING, At, Diff, StateAt, TimeTravel
-from tools.cli.commands.common import add_session_arguments, find_session, jsonable, open_store_for, parse_when
+from tools.cli.commands.common import (
+    add_session_arguments, expand_invocation, find_session, jsonable, open_store_for, parse_when,
+)
 from tools.cli.commands.folding import catch_up
 from tools.cli.output import Output, short, utc
 
@@ -74,17 +77,24 @@ def parse_point(text: str) -> At:
     return At.event(value)  # a bare event id
 
 
-def _travel(args: argparse.Namespace, out: Output) -> tuple[Any, TimeTravel, tuple[str, str, str]]:
+def _travel(
+    args: argparse.Namespace, out: Output, *points: At
+) -> tuple[Any, TimeTravel, tuple[str, str, str], list[At]]:
+    """The store, time travel over it, the session, and the points with short invocation ids
+    expanded (``before:``/``after:`` take a unique prefix, as ``rewind`` does)."""
     store = open_store_for(args)
     row = find_session(store, args.session, args.app, args.user)
+    points_in_full = [
+        dataclasses.replace(p, invocation_id=expand_invocation(store, row, p.invocation_id)) if p.invocation_id else p
+        for p in points
+    ]
     travel = TimeTravel(store)
     catch_up(out, [travel.scoped, travel.artifacts])
-    return store, travel, (row.app_name, row.user_id, row.session_id)
+    return store, travel, (row.app_name, row.user_id, row.session_id), points_in_full
 
 
 def run_state_at(args: argparse.Namespace, out: Output) -> int:
-    at = parse_point(args.at)
-    store, travel, identity = _travel(args, out)
+    store, travel, identity, (at,) = _travel(args, out, parse_point(args.at))
     try:
         state = travel.state_at(identity, at)
     finally:
@@ -115,8 +125,7 @@ def describe(state: StateAt) -> str:
 
 
 def run_diff(args: argparse.Namespace, out: Output) -> int:
-    start, end = parse_point(args.start), parse_point(args.end)
-    store, travel, identity = _travel(args, out)
+    store, travel, identity, (start, end) = _travel(args, out, parse_point(args.start), parse_point(args.end))
     try:
         diff = travel.diff(identity, start, end)
     finally:
