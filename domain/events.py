@@ -256,7 +256,7 @@ class Event(BaseModel):
             raise InvalidArgumentError("An event's long_running_tool_ids must be a set of text ids.")
         if isinstance(self.actions, EventActions) and isinstance(self.actions.route, list) and None in self.actions.route:
             raise InvalidArgumentError("An event's actions.route holds None; routes are booleans, numbers or text.")
-        check_storable(self, f"Event {self.id!r}", models=True, frame=_EVENT_FRAME)
+        check_storable(self, f"Event {self.id!r}", models=True, frame=EVENT_FRAME)
         try:
             return self._dump("error")
         except PydanticSerializationError as e:
@@ -276,8 +276,10 @@ class Event(BaseModel):
 
 
 # The levels an event's own structure puts around the values it carries (event, content, parts, a
-# part, its function call, the call's arguments), so a value nests MAX_DEPTH levels wherever it sits.
-_EVENT_FRAME = 6
+# part, its function call, the call's arguments): the event's JSON may nest MAX_DEPTH + EVENT_FRAME
+# levels, so a value nests at least MAX_DEPTH levels wherever it sits (a few more where it sits
+# shallower, such as custom_metadata).
+EVENT_FRAME = 6
 
 
 _SHORTCUTS = frozenset({"message", "state", "route", "node_path"})

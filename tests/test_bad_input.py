@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from domain.errors import InvalidArgumentError
-from domain.events import Event, EventActions
+from domain.events import EVENT_FRAME, Event, EventActions
 from domain.validation import MAX_DEPTH, MAX_ID_LENGTH
 from runtime.memory import LogMemoryService
 from runtime.operations.audit import logs_to_check, verify_store
@@ -86,7 +86,8 @@ VALUE_PLACES = ["state", "metadata", "args", "output"]
 KEY_PLACES = ["state_key", "metadata_key"]
 
 bad_values = st.one_of(
-    st.builds(lambda d: ("nested", nested(d)), st.integers(MAX_DEPTH + 1, 400)),
+    # deeper than any place allows: the event's own structure around a value does not count
+    st.builds(lambda d: ("nested", nested(d)), st.integers(MAX_DEPTH + EVENT_FRAME + 1, 400)),
     st.sampled_from([("huge int", 10**5000), ("int64 + 1", 2**63), ("int64 - 1", -(2**63) - 1),
                      ("NaN", math.nan), ("Infinity", math.inf), ("-Infinity", -math.inf)]),
     st.builds(lambda t: ("NUL", f"a{t}\x00b"), st.text(max_size=5)),
