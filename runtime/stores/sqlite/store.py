@@ -69,6 +69,9 @@ class SqliteStore(Store):
         if blobs is not None:
             blobs.close()
         super().close()
+        # Closed here, not when the last reference goes: a closed store's file is then whole
+        # (its WAL checked in), whatever still holds the store object.
+        self.datastore.close()
 
     def typed_error(self, error: BaseException) -> StoreError | None:
         return driver_error(error) or super().typed_error(error)
