@@ -37,15 +37,21 @@ def decode_payload(store: Store, state: Any) -> dict[str, Any]:
 _CHAINED_LATER = frozenset({ArtifactLog.Created.TOPIC, MemoryLog.Created.TOPIC})
 
 
-def verify_rows(store: Store, rows: Sequence[StoredEvent]) -> BrokenLink | None:
-    """The first broken link of a log's stored events (in version order), or None."""
-    entries = []
+def decode_rows(store: Store, rows: Sequence[StoredEvent]) -> tuple[list[dict[str, Any]], BrokenLink | None]:
+    """The payloads of a log's stored events (in version order), and the first broken link or None."""
+    payloads = []
     for row in rows:
         try:
-            entries.append((row.originator_version, row.topic, decode_payload(store, row.state)))
+            payloads.append(decode_payload(store, row.state))
         except Exception:  # noqa: BLE001 - a row that is no longer JSON was edited
-            return BrokenLink(row.originator_version, "payload is not readable JSON (edited)")
-    return verify(entries, unchained_prefix=bool(rows) and rows[0].topic in _CHAINED_LATER)
+            return payloads, BrokenLink(row.originator_version, "payload is not readable JSON (edited)")
+    entries = [(row.originator_version, row.topic, payload) for row, payload in zip(rows, payloads)]
+    return payloads, verify(entries, unchained_prefix=bool(rows) and rows[0].topic in _CHAINED_LATER)
+
+
+def verify_rows(store: Store, rows: Sequence[StoredEvent]) -> BrokenLink | None:
+    """The first broken link of a log's stored events (in version order), or None."""
+    return decode_rows(store, rows)[1]
 
 
 def verify_log(store: Store, log_id: UUID) -> BrokenLink | None:
