@@ -96,11 +96,14 @@ class Recheck:
         """Refolds a session log: its snapshots and catalog row against the fold, and the
         artifact versions its events name."""
         self._session_logs.add(log.log_id.hex)
-        where = _whose(log.app_name, log.user_id, log.session_id)
         try:
             events = [self.store.application.mapper.to_domain_event(row) for row in rows]
         except Exception:  # noqa: BLE001 - an unreadable payload: the chain check says where
             return
+        genesis = payloads[0] if rows[0].topic == SessionLog.Created.TOPIC else {}
+        # whose session it is, as its genesis says (a catalog row may have been edited)
+        where = _whose(genesis.get("app_name", log.app_name), genesis.get("user_id", log.user_id),
+                       genesis.get("session_id", log.session_id))
         snapshots = {s.originator_version: s for s in self._snapshots(log.log_id)}
         aggregate: Any = None
         forked_at = next((r.originator_version for r in rows if r.topic == SessionLog.ForkedFrom.TOPIC), 0)
@@ -207,7 +210,7 @@ class Recheck:
                 continue  # no artifact log here: the files went to another artifact service
             newest = max((v for f, v in versions if f == filename), default=None)
             self.drift(ARTIFACT, where, f"its event at version {at} names version {version} of {filename!r}, "
-                       "which the artifact log does not hold (removed from it)", log_id.hex, at,
+                       f"which its artifact log ({log_id.hex}) does not hold (removed from it)", log_id.hex, at,
                        f"{filename}@{version}", f"newest stored: {newest}", version)
 
     def _check_members(self) -> None:
