@@ -24,7 +24,7 @@ from domain.memory_log import MemoryLog
 from domain.purge_log import PURGE_LOG_ID
 from domain.session_log import SessionLog
 from runtime.operations.recheck import Drift, Recheck, read_model_drifts
-from runtime.sessions.verify import ScopedMismatch, decode_payload, decode_rows, scoped_state_mismatches
+from runtime.sessions.verify import ScopedFold, ScopedMismatch, decode_payload, decode_rows, scoped_state_mismatches
 from runtime.stores import CatalogRow, Store
 from runtime.stores.base import as_uuid
 
@@ -203,10 +203,11 @@ def audit(
     whole_store = app_name is None and user_id is None and session_id is None
     # Blobs are shared by content across every scope: they are checked with the whole store.
     report.drifted = recheck.finish(blobs=whole_store, memory_index=session_id is None)
-    if session_id is None:  # shared state belongs to the app and user, not to one session
-        report.scoped = scoped_state_mismatches(store, app_name, user_id)
-    if whole_store:  # read models fold the whole log
+    scoped = ScopedFold(app_name) if whole_store else None
+    if whole_store:  # read models fold the whole log: one pass feeds them and the scoped fold
         from runtime.read_models.projector import builtin_projections
 
-        report.drifted += read_model_drifts(store, builtin_projections())
+        report.drifted += read_model_drifts(store, builtin_projections(), scoped)
+    if session_id is None:  # shared state belongs to the app and user, not to one session
+        report.scoped = scoped_state_mismatches(store, app_name, user_id, scoped)
     return report

@@ -38,8 +38,9 @@ from projections.base import encoded, fold_events
 from projections.memory import Folded, SourceView, fold_memory_log_event, fold_session_event, with_visibility
 from runtime.artifacts.blobs import sha256_hex
 from runtime.read_models.source import LogSource
+from runtime.sessions.verify import ScopedFold
 from runtime.stores import Store
-from runtime.stores.application import stored_link
+from runtime.stores.application import domain_event, stored_link
 
 # The kinds of derived row.
 SNAPSHOT, CATALOG, ARTIFACT, BLOB, MEMORY_INDEX, READ_MODEL = (
@@ -96,8 +97,9 @@ class Recheck:
         """Refolds a session log: its snapshots and catalog row against the fold, and the
         artifact versions its events name."""
         self._session_logs.add(log.log_id.hex)
+        mapper = self.store.application.mapper
         try:
-            events = [self.store.application.mapper.to_domain_event(row) for row in rows]
+            events = [domain_event(mapper, row, payload) for row, payload in zip(rows, payloads)]
         except Exception:  # noqa: BLE001 - an unreadable payload: the chain check says where
             return
         genesis = payloads[0] if rows[0].topic == SessionLog.Created.TOPIC else {}
@@ -279,27 +281,31 @@ class Recheck:
                            f"{key[0]}@{key[1]}", got and got.__dict__, want and want.__dict__)
 
 
-def read_model_drifts(store: Store, projections: Iterable[Any]) -> list[Drift]:
+def read_model_drifts(store: Store, projections: Iterable[Any], scoped: Optional[ScopedFold] = None) -> list[Drift]:
     """Each tracked read model refolded from the log up to its stored position, in one pass over
-    the log, and compared view by view with its stored rows."""
+    the log, and compared view by view with its stored rows (``scoped`` is fed the same pass)."""
     storage = store.projection_storage()
     stored_names = set(storage.names())
     wanted = {p.name: (p, storage.position(p.name)) for p in projections if p.name in stored_names}
     wanted = {name: (p, position) for name, (p, position) in wanted.items() if position > 0}
-    if not wanted:
-        return []
     views: dict[str, dict[Any, Any]] = {name: {} for name in wanted}
-    source, position, end = LogSource(store), 0, max(position for _, position in wanted.values())
-    while position < end:
+    source, position = LogSource(store), 0
+    end = None if scoped is not None else max((position for _, position in wanted.values()), default=0)
+    while end is None or position < end:
         try:
             events, last = source.read(position, 10_000, end)
         except ValueError:
+            if scoped is not None:
+                scoped.unreadable = True
             return []  # an unreadable payload: the chain check says where
         if last == position:
             break
         position = last
+        if scoped is not None:
+            scoped.add(events)
         for name, (projection, upto) in wanted.items():
-            fold_events(projection, [e for e in events if e.position <= upto], views[name])
+            fold_events(projection, events if not events or events[-1].position <= upto else
+                        [e for e in events if e.position <= upto], views[name])
     drifts = []
     for name, (projection, upto) in wanted.items():
         expected = _normalised(encoded(projection, views[name]))

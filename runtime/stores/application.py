@@ -27,7 +27,7 @@ from eventsourcing.persistence import (
     Transcoder,
     UUIDAsHex,
 )
-from eventsourcing.utils import get_topic
+from eventsourcing.utils import get_topic, resolve_topic
 from pydantic_core import from_json, to_json
 
 from domain.chained import snapshot_problem
@@ -261,6 +261,21 @@ class GroupCommit:
         events = [e for member in group for e in member.events]
         logs = [member.log for member in group]
         self._application.record(events, logs, side=SideRows.merge([m.side for m in group]))
+
+
+def domain_event(mapper: Mapper, stored: StoredEvent, payload: dict[str, Any]) -> Any:
+    """The domain event of a stored event whose payload the caller has already decoded with the
+    mapper's transcoder (``verify`` decodes each payload once, for the chain and the refold). A
+    payload of the event class's current version becomes the event as the mapper would build it;
+    an older one is left to the mapper, which upcasts it."""
+    cls = resolve_topic(stored.topic)
+    if payload.get("class_version", 1) != getattr(cls, "class_version", 1):
+        return mapper.to_domain_event(stored)
+    state = {k: v for k, v in payload.items() if k != "class_version"}
+    state["originator_id"], state["originator_version"] = stored.originator_id, stored.originator_version
+    event = object.__new__(cls)
+    object.__setattr__(event, "__dict__", state)
+    return event
 
 
 _RECORDED_TAIL = b',"class_version":%d}' % getattr(SessionLog.Recorded, "class_version", 1)
