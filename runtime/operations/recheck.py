@@ -274,11 +274,17 @@ class Recheck:
         where = f"the memory of user {user_id} (app {app_name})"
         for key in sorted({*found, *expected}):
             got, want = found.get(key), expected.get(key)
-            if got != want:
-                self.drift(MEMORY_INDEX, where, "an indexed document is not what the log says"
-                           if got and want else "a document the log does not hold" if got else
+            if got == want:
+                continue
+            if got is not None and want is not None:  # only the fields that differ
+                fields = [name for name in vars(want) if getattr(got, name) != getattr(want, name)]
+                self.drift(MEMORY_INDEX, where, "an indexed document is not what the log says", key[0], key[1],
+                           f"{key[0]}@{key[1]}", {f: getattr(got, f) for f in fields},
+                           {f: getattr(want, f) for f in fields})
+            else:
+                self.drift(MEMORY_INDEX, where, "a document the log does not hold" if got else
                            "a document of the log is missing from the index", key[0], key[1],
-                           f"{key[0]}@{key[1]}", got and got.__dict__, want and want.__dict__)
+                           f"{key[0]}@{key[1]}", got and vars(got), want and vars(want))
 
 
 def read_model_drifts(store: Store, projections: Iterable[Any], scoped: Optional[ScopedFold] = None) -> list[Drift]:
