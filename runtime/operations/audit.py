@@ -142,8 +142,13 @@ def check_log(store: Store, log: _Log, recheck: Optional[Recheck] = None) -> tup
     if not rows:
         return 0, broken(1, "the log has no events at all (its rows were removed)")
     payloads, link = decode_rows(store, rows)
-    if recheck is not None:
-        _recheck(recheck, log, rows, payloads)
+    if recheck is not None and len(payloads) == len(rows):  # else an unreadable payload: nothing to fold
+        try:
+            _recheck(recheck, log, rows, payloads)
+        except Exception as e:  # noqa: BLE001 - a payload edited into something the fold cannot take
+            if link is None:  # an intact chain that does not fold is worth saying; else the break says it
+                where = Broken(str(log.log_id), log.app_name, log.user_id, log.session_id, 0, "", kind=log.kind).where
+                recheck.drift("log", where, f"its events do not fold: {e!r}", str(log.log_id))
     if link is not None:
         return len(rows), broken(link.version, link.reason)
     last = rows[-1].originator_version
@@ -162,8 +167,6 @@ def check_log(store: Store, log: _Log, recheck: Optional[Recheck] = None) -> tup
 
 
 def _recheck(recheck: Recheck, log: _Log, rows: Any, payloads: list[dict[str, Any]]) -> None:
-    if len(payloads) < len(rows):
-        return  # an unreadable payload: nothing to fold
     if log.kind == SESSION:
         recheck.session(log, list(rows), payloads)
     elif log.kind == ARTIFACTS:

@@ -77,8 +77,9 @@ class Recheck:
 
     store: Store
     drifts: list[Drift] = field(default_factory=list)
-    # artifact log id -> {(filename, version): sha256 or None when purged}; and who the logs are
-    _versions: dict[UUID, dict[tuple[str, int], Optional[str]]] = field(default_factory=dict)
+    # artifact log id -> {(filename, version): sha256}
+    _versions: dict[UUID, dict[tuple[str, int], str]] = field(default_factory=dict)
+    _partly_purged: set[UUID] = field(default_factory=set)
     # (artifact log id, filename, version, where it was named, session log version)
     _named: list[tuple[UUID, str, int, str, int]] = field(default_factory=list)
     _purged_logs: set[str] = field(default_factory=set)  # hex ids of logs a purge removed
@@ -98,10 +99,7 @@ class Recheck:
         artifact versions its events name."""
         self._session_logs.add(log.log_id.hex)
         mapper = self.store.application.mapper
-        try:
-            events = [domain_event(mapper, row, payload) for row, payload in zip(rows, payloads)]
-        except Exception:  # noqa: BLE001 - an unreadable payload: the chain check says where
-            return
+        events = [domain_event(mapper, row, payload) for row, payload in zip(rows, payloads)]
         genesis = payloads[0] if rows[0].topic == SessionLog.Created.TOPIC else {}
         # whose session it is, as its genesis says (a catalog row may have been edited)
         where = _whose(genesis.get("app_name", log.app_name), genesis.get("user_id", log.user_id),
@@ -110,10 +108,7 @@ class Recheck:
         aggregate: Any = None
         forked_at = next((r.originator_version for r in rows if r.topic == SessionLog.ForkedFrom.TOPIC), 0)
         for event, payload in zip(events, payloads):
-            try:
-                aggregate = event.mutate(aggregate)
-            except Exception:  # noqa: BLE001 - events that no longer fold: the chain check says where
-                return
+            aggregate = event.mutate(aggregate)
             version = event.originator_version
             if version in snapshots:
                 self._compare_snapshot(log, where, snapshots.pop(version), aggregate)
@@ -177,10 +172,10 @@ class Recheck:
                                                                             log.session_id).hex, log.session_id))
         versions = self._versions.setdefault(log.log_id, {})
         for topic, payload in payloads:
-            if topic == ArtifactLog.Saved.TOPIC and not payload.get("purged"):
-                versions[(payload["filename"], int(payload["version"]))] = payload.get("sha256")
+            if topic == ArtifactLog.Saved.TOPIC and payload.get("purged"):
+                self._partly_purged.add(log.log_id)  # blanked: which versions it held is gone
             elif topic == ArtifactLog.Saved.TOPIC:
-                versions[(str(payload.get("filename")), int(payload.get("version", -1)))] = None
+                versions[(payload["filename"], int(payload["version"]))] = payload["sha256"]
 
     def memory(self, log: Any, payloads: Iterable[tuple[str, dict[str, Any]]]) -> None:
         self._memory_users.append((log.app_name, log.user_id))
@@ -208,7 +203,7 @@ class Recheck:
     def _check_named_versions(self) -> None:
         for log_id, filename, version, where, at in self._named:
             versions = self._versions.get(log_id)
-            if versions is None or (filename, version) in versions:
+            if versions is None or (filename, version) in versions or log_id in self._partly_purged:
                 continue  # no artifact log here: the files went to another artifact service
             newest = max((v for f, v in versions if f == filename), default=None)
             self.drift(ARTIFACT, where, f"its event at version {at} names version {version} of {filename!r}, "
@@ -236,8 +231,7 @@ class Recheck:
         named: dict[str, tuple[UUID, str, int]] = {}
         for log_id, versions in self._versions.items():
             for (filename, version), sha256 in versions.items():
-                if sha256 is not None:
-                    named.setdefault(sha256, (log_id, filename, version))
+                named.setdefault(sha256, (log_id, filename, version))
         for sha256 in blobs.names():
             data = blobs.get(sha256)
             if data is None:
