@@ -360,3 +360,30 @@ def test_the_cli_reports_drifted_rows_with_where_and_exit_code_4(tampered_db):
     assert "(found 'eve', expected 'ann')" in line and "1 derived rows drifted" in done.stdout
     report = json.loads(cli("verify", "--json", store=tampered_db.url, expect=4).stdout)
     assert [(d["kind"], d["key"], d["found"]) for d in report["drifted"]] == [("catalog", "user_id", "eve")]
+
+
+def test_the_server_verify_routes_report_the_same(tampered_db):
+    from tests.server_helpers import ANN, OPS, Served
+
+    async def slow_session() -> None:  # a session of an app the test server serves
+        store = open_store(tampered_db.url)
+        try:
+            await LogSessionService(store).create_session(app_name="slow", user_id=USER, session_id="s", state={"a": 1})
+        finally:
+            store.close()
+
+    asyncio.run(slow_session())
+    state = "'{\"a\": 2}'" + ("::jsonb" if tampered_db.kind == "postgres" else "")
+    tampered_db.sql(f"UPDATE chronicle_sessions SET state = {state} WHERE session_id = 's'")
+    served = Served(tampered_db.url)
+    try:
+        with served.client(OPS) as ops:
+            report = ops.get("/chronicle/verify").json()
+        assert report["ok"] is False and report["broken"] == []
+        assert [(d["kind"], d["key"], d["found"]) for d in report["drifted"]] == [("catalog", "state", {"a": 2})]
+        with served.client(ANN) as ann:
+            session = ann.get("/apps/slow/users/ann/sessions/s/verify").json()
+        assert session["ok"] is False and session["broken"] is None
+        assert [(d["key"], d["found"], d["expected"]) for d in session["drifted"]] == [("state", {"a": 2}, {"a": 1})]
+    finally:
+        served.stop()
