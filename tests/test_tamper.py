@@ -169,6 +169,8 @@ def test_a_snapshot_whose_state_was_edited_is_never_served(tampered):
         assert session.state["channel"] == "web" and session.state["turn"] == LONG - 1
         # time travel and rewinds read the snapshot's parts: refused there too
         assert store.nearest_snapshot(LONG_LOG, 150) is None
+        snapshot, window, *_ = store.state_reads(LONG_LOG, 150, "event", [])
+        assert snapshot is None and [row[1] for row in window] == list(range(1, 151))
         assert store.nearest_snapshot(LONG_LOG, 230)[0] == 200  # the untouched one still serves
         assert fallbacks.count > before and fallbacks.last[1] == 100
     finally:
@@ -232,6 +234,29 @@ def test_catalog_state_and_user_id_edited(tampered):
     assert found[(str(one), "state")].expected["channel"] == "web"
     assert (found[(str(two), "user_id")].found, found[(str(two), "user_id")].expected) == ("eve", USER)
     assert "session two (app demo, user ann)" in found[(str(two), "user_id")].where
+
+
+def test_event_id_claims_deleted_or_pointed_elsewhere(tampered):
+    """The claims make a retried append idempotent; one removed would let the retry store the event twice."""
+    log_id = session_log_id(APP, USER, "one")
+    if tampered.kind == "memory":
+        claims = tampered.store.recorder._claims
+        (gone, _), (moved, _) = sorted(((k[1], v) for k, v in claims.items() if k[0] == log_id), key=lambda c: c[1])[:2]
+        del claims[(log_id, gone)]
+        claims[(log_id, moved)] = 99
+    else:
+        rows = tampered.sql("SELECT event_id FROM chronicle_event_ids WHERE log_id = %s ORDER BY version",
+                            (tampered.raw_id(log_id),))
+        gone, moved = rows[0][0], rows[1][0]
+        tampered.sql("DELETE FROM chronicle_event_ids WHERE log_id = %s AND event_id = %s",
+                     (tampered.raw_id(log_id), gone))
+        tampered.sql("UPDATE chronicle_event_ids SET version = 99 WHERE log_id = %s AND event_id = %s",
+                     (tampered.raw_id(log_id), moved))
+    found = {d.key: d for d in drifts(tampered.audit(), "event-id claim")}
+    assert set(found) == {gone, moved}
+    assert found[gone].found is None and "missing" in found[gone].reason and found[gone].version == found[gone].expected
+    assert (found[moved].found, found[moved].version) == (99, found[moved].expected)
+    assert all("session one (app demo, user ann)" in d.where for d in found.values())
 
 
 def test_the_newest_artifact_version_deleted(tampered_db):

@@ -5,7 +5,8 @@ one's decoded rows here).
 Each comparison uses the one fold that built the row, never a second implementation:
 
 * a session's snapshots and its catalog row: the ``SessionLog`` aggregate folded from its events
-  (its own ``apply`` rules), compared at each snapshot's version and at the end;
+  (its own ``apply`` rules), compared at each snapshot's version and at the end; its event-id
+  claims (what makes appends idempotent): one per recorded event, naming its version;
 * artifact versions: every version a session's events name (``artifact_delta``) must be in that
   scope's artifact log, so the newest version removed from an artifact log shows wherever a
   session recorded it; every version's blob must be there, and every blob's bytes must hash to
@@ -43,8 +44,8 @@ from runtime.stores import Store
 from runtime.stores.application import domain_event, stored_link
 
 # The kinds of derived row.
-SNAPSHOT, CATALOG, ARTIFACT, BLOB, MEMORY_INDEX, READ_MODEL = (
-    "snapshot", "catalog", "artifact version", "blob", "memory index", "read model",
+SNAPSHOT, CATALOG, CLAIM, ARTIFACT, BLOB, MEMORY_INDEX, READ_MODEL = (
+    "snapshot", "catalog", "event-id claim", "artifact version", "blob", "memory index", "read model",
 )
 
 
@@ -107,13 +108,17 @@ class Recheck:
         snapshots = {s.originator_version: s for s in self._snapshots(log.log_id)}
         aggregate: Any = None
         forked_at = next((r.originator_version for r in rows if r.topic == SessionLog.ForkedFrom.TOPIC), 0)
+        claims: dict[str, int] = {}
         for event, payload in zip(events, payloads):
             aggregate = event.mutate(aggregate)
             version = event.originator_version
             if version in snapshots:
                 self._compare_snapshot(log, where, snapshots.pop(version), aggregate)
-            if version > forked_at and isinstance(payload.get("event"), dict):
-                self._note_named(log, payload["event"], version)
+            if isinstance(payload.get("event"), dict):
+                claims[payload["event"].get("id")] = version
+                if version > forked_at:
+                    self._note_named(log, payload["event"], version)
+        self._compare_claims(log, where, claims)
         for version, snapshot in snapshots.items():
             self.drift(SNAPSHOT, where, f"a snapshot at version {version}, past the log's end", str(log.log_id),
                        version)
@@ -139,6 +144,16 @@ class Recheck:
             if why is not None and getattr(snapshot, "digest", None) is not None:
                 self.drift(SNAPSHOT, where, f"the snapshot at version {version} is not served: {why}",
                            str(log.log_id), version, "digest")
+
+    def _compare_claims(self, log: Any, where: str, expected: dict[str, int]) -> None:
+        found = self.store.recorder.select_claims(log.log_id)
+        for event_id in sorted({*found, *expected}, key=str):
+            got, want = found.get(event_id), expected.get(event_id)
+            if got != want:
+                reason = ("the claim is missing (a retried append of this event would be stored twice)"
+                          if got is None else "no event of the log has this id" if want is None
+                          else "the claim names another version than the event's")
+                self.drift(CLAIM, where, reason, str(log.log_id), want or got, event_id, got, want)
 
     def _compare_catalog(self, log: Any, where: str, aggregate: Any) -> None:
         row = log.catalog
