@@ -55,7 +55,8 @@ def run(args: argparse.Namespace, out: Output) -> int:
     for d in report.drifted:
         at = "".join(f" {label} {value}" for label, value in (("version", d.version), ("key", d.key))
                      if value is not None)
-        seen = f" (found {d.found!r}, expected {d.expected!r})" if d.found is not None or d.expected is not None else ""
+        seen = (f" (found {_short(d.found)}, expected {_short(d.expected)})"
+                if d.found is not None or d.expected is not None else "")
         out.line(out.style("DRIFTED", "red", "bold") + f" {d.kind} of {d.where}{at}: {d.reason}{seen}")
     summary = f"checked {report.logs} logs, {report.events:,} events: "
     if report.ok:
@@ -66,3 +67,9 @@ def run(args: argparse.Namespace, out: Output) -> int:
                 if n]
     out.line(summary + out.style(", ".join(problems), "red", "bold"))
     return EXIT_BROKEN
+
+
+def _short(value: Any, limit: int = 300) -> str:
+    """A value as a line can show it (``--json`` gives it whole)."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
