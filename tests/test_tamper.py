@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import logging
 import sqlite3
 from contextlib import closing
 from typing import Any, Callable
@@ -156,31 +157,49 @@ def test_an_untouched_store_verifies(tampered):
     assert report.logs == 6  # three sessions, the artifact log of each demo session, ann's memory log
 
 
-def test_a_snapshot_whose_state_was_edited_is_never_served(tampered):
+def test_a_snapshot_whose_state_was_edited_is_never_served(tampered, caplog):
     def evil(payload: dict[str, Any]) -> None:
         payload["state"]["state"]["channel"] = "evil"
 
-    tampered.edit_payload("chronicle_snapshots", LONG_LOG, 100, evil)
+    tampered.edit_payload("chronicle_snapshots", LONG_LOG, 200, evil)  # the one a load starts from
     store = tampered.fresh()
     try:
         fallbacks = store.application.snapshots.fallbacks
-        before = fallbacks.count
-        session = asyncio.run(LogSessionService(store).get_session(app_name=APP, user_id=USER, session_id="long"))
+        with caplog.at_level(logging.WARNING, logger="chronicle.snapshots"):
+            session = asyncio.run(LogSessionService(store).get_session(app_name=APP, user_id=USER, session_id="long"))
         assert session.state["channel"] == "web" and session.state["turn"] == LONG - 1
+        assert fallbacks.count == 1 and fallbacks.last == (LONG_LOG, 200, "its content does not match its digest (edited)")
+        assert any("at version 200 not used" in r.getMessage() for r in caplog.records)
         # time travel and rewinds read the snapshot's parts: refused there too
-        assert store.nearest_snapshot(LONG_LOG, 150) is None
-        snapshot, window, *_ = store.state_reads(LONG_LOG, 150, "event", [])
-        assert snapshot is None and [row[1] for row in window] == list(range(1, 151))
-        assert store.nearest_snapshot(LONG_LOG, 230)[0] == 200  # the untouched one still serves
-        assert fallbacks.count > before and fallbacks.last[1] == 100
+        assert store.nearest_snapshot(LONG_LOG, 230) is None
+        snapshot, window, *_ = store.state_reads(LONG_LOG, 230, "event", [])
+        assert snapshot is None and [row[1] for row in window] == list(range(1, 231))
+        assert store.nearest_snapshot(LONG_LOG, 150)[0] == 100  # the untouched one still serves
     finally:
         if tampered.kind != "memory":
             store.close()
     report = tampered.audit()
     (found,) = drifts(report, "snapshot")
-    assert (found.version, found.key, found.log_id) == (100, "state", str(LONG_LOG))
+    assert (found.version, found.key, found.log_id) == (200, "state", str(LONG_LOG))
     assert found.found["channel"] == "evil" and found.expected["channel"] == "web"
     assert "session long (app demo, user ann)" in found.where and not report.ok
+
+
+def test_a_snapshot_stripped_of_its_digests_is_replayed_and_verify_says_why(tampered):
+    """A snapshot without digests (as written before they had them) is not served either."""
+    def strip(payload: dict[str, Any]) -> None:
+        payload["state"]["state"]["channel"] = "evil"
+        del payload["digest"], payload["parts_digest"]
+
+    tampered.edit_payload("chronicle_snapshots", LONG_LOG, 200, strip)
+    store = tampered.fresh()
+    try:
+        session = asyncio.run(LogSessionService(store).get_session(app_name=APP, user_id=USER, session_id="long"))
+        assert session.state["channel"] == "web" and store.nearest_snapshot(LONG_LOG, 230) is None
+    finally:
+        if tampered.kind != "memory":
+            store.close()
+    assert [(d.version, d.key) for d in drifts(tampered.audit(), "snapshot")] == [(200, "state")]
 
 
 def test_a_snapshot_rewritten_with_its_digests_recomputed_is_caught_by_verify(tampered):
