@@ -10,11 +10,17 @@ Artifact and memory logs were written unchained before they moved onto this base
 first events carry no digest and no link. They load as they always did, leave the chain head
 where it was (genesis), and the first chained event links from there
 (``domain.chain.verify`` accepts such a prefix where the caller allows it).
+
+A snapshot of a chained log (``ChainedAggregate.Snapshot``) is checkable with one read: its
+state holds the log's ``chain_head`` (the link of the event at its version), and it carries
+the digest of its own state (and of the ``PARTS`` time travel reads on their own). A loader
+compares both (``snapshot_problem``) and replays the log instead of serving a snapshot that
+fails; refolding the log to compare a snapshot whose digest was recomputed is ``verify``'s job.
 """
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any, ClassVar, Mapping, Optional, TypeVar
 from uuid import UUID
 
 from eventsourcing.domain import Aggregate
@@ -26,6 +32,19 @@ T = TypeVar("T", bound="ChainedAggregate")
 
 class ChainedAggregate(Aggregate):
     chain_head: str  # the link of the last event applied
+
+    class Snapshot(Aggregate.Snapshot):
+        """A snapshot carrying the digest of its state, and of the parts read on their own."""
+
+        PARTS: ClassVar[tuple[str, ...]] = ()  # state attributes time travel reads without the rest
+
+        @classmethod
+        def take(cls, aggregate: Any) -> Any:
+            snapshot = super().take(aggregate)
+            object.__setattr__(snapshot, "digest", snapshot_digest(snapshot.state))
+            if cls.PARTS:
+                object.__setattr__(snapshot, "parts_digest", parts_digest(snapshot.state, cls.PARTS))
+            return snapshot
 
     class Created(Aggregate.Created):
         digest: str
@@ -59,3 +78,36 @@ class ChainedAggregate(Aggregate):
         digest = hash_chain.digest(event_class.TOPIC, payload)
         chain = hash_chain.link(self.chain_head, self.version + 1, digest)
         self.trigger_event(event_class, digest=digest, chain=chain, **payload)
+
+
+def snapshot_digest(state: Mapping[str, Any]) -> str:
+    """The digest of a snapshot's state (library datetimes included: they encode the same after a
+    round trip through the store)."""
+    return hash_chain.digest("snapshot", state)
+
+
+def parts_digest(state: Mapping[str, Any], parts: tuple[str, ...]) -> str:
+    """The digest of some parts of a snapshot's state, canonical at every level (a database may
+    hand nested JSON back with its keys reordered)."""
+    return hash_chain.digest_v1("snapshot parts", {name: state.get(name) for name in parts})
+
+
+def snapshot_problem(
+    state: Mapping[str, Any], digest: Optional[str], event_link: Optional[str], *, parts: tuple[str, ...] = ()
+) -> Optional[str]:
+    """Why a snapshot must not be served, or None. ``state`` is its whole state and ``digest`` its
+    ``digest`` or, with ``parts``, only those parts and its ``parts_digest`` (plus its
+    ``chain_head``); ``event_link`` is the stored link of the log's event at its version."""
+    if digest is None:
+        return "it carries no digest (written before snapshots were checked, or stripped)"
+    try:
+        expected = parts_digest(state, parts) if parts else snapshot_digest(state)
+    except (TypeError, ValueError):
+        expected = None
+    if expected != digest:
+        return "its content does not match its digest (edited)"
+    if event_link is None:
+        return "the log has no event at its version"
+    if state.get("chain_head") != event_link:
+        return "its chain head is not the link of the log's event at its version"
+    return None

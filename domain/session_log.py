@@ -30,6 +30,7 @@ class SessionLog(ChainedAggregate):
 
     class Snapshot(ChainedAggregate.Snapshot):
         TOPIC = "chronicle:SessionLog.Snapshot"
+        PARTS = ("state", "artifacts", "chain_head")  # what rewinds and time travel read
 
     class Chained(ChainedAggregate.Chained):
         """Base of the log's events after its genesis (each carries its digest and link)."""

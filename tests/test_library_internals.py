@@ -139,3 +139,29 @@ def test_a_session_built_without_validation_is_the_validated_one():
     fast.advance(4, 5.0)
     assert fast.version == 4 and fast.last_update_time == 5.0 and fast.model_dump()["last_update_time"] == 5.0
     assert fast.model_copy(deep=True) == fast
+
+
+def test_a_domain_event_built_from_a_decoded_payload_is_the_one_the_mapper_builds():
+    """``verify`` decodes each payload once and builds the event the way eventsourcing's mapper
+    does (``runtime.stores.application.domain_event``): the two must agree, and fold alike."""
+    import asyncio
+
+    from eventsourcing.persistence import Mapper
+
+    from runtime.sessions import LogSessionService
+    from runtime.stores.application import domain_event
+
+    async def write(sessions: LogSessionService) -> None:
+        session = await sessions.create_session(app_name="a", user_id="u", session_id="s", state={"k": 1})
+        await sessions.append_event(session, Event(author="x", actions=EventActions(state_delta={"k": 2})))
+
+    store = open_store("memory://")
+    asyncio.run(write(LogSessionService(store)))
+    mapper, folded = store.application.mapper, None
+    for stored in store.recorder.select_events(session_log_id("a", "u", "s")):
+        by_mapper = mapper.to_domain_event(stored)
+        ours = domain_event(mapper, stored, mapper.transcoder.decode(stored.state))
+        assert type(ours) is type(by_mapper) and vars(ours) == vars(by_mapper)
+        folded = ours.mutate(folded)
+    assert folded.state == {"k": 2} and folded.version == 2
+    assert 'object.__setattr__(domain_event, "__dict__", event_state)' in inspect.getsource(Mapper.to_domain_event)

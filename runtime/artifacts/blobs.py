@@ -96,6 +96,9 @@ class BlobStore(Protocol):
     def count(self) -> int:
         """How many distinct blobs are stored."""
 
+    def names(self) -> list[str]:
+        """The sha256 of every stored blob (what ``verify`` hashes again)."""
+
 
 class FileBlobStore:
     """Blobs as files ``root/<first 2 hex>/<remaining 62 hex>``. Names come only from hashes,
@@ -172,6 +175,9 @@ class FileBlobStore:
 
     def count(self) -> int:
         return sum(1 for _ in self.root.glob("??/*"))
+
+    def names(self) -> list[str]:
+        return sorted(p.parent.name + p.name for p in self.root.glob("??/*"))
 
 
 class AlreadyStored(Exception):

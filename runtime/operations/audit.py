@@ -1,12 +1,14 @@
-"""Checking every hash chain in a store: each session log, artifact log and memory log, and the
-operator audit log of purges.
+"""Checking a store: every hash chain (each session log, artifact log and memory log, and the
+operator audit log of purges), and every row derived from the logs (``audit``).
 
 A chain breaks where a stored event was edited, removed or moved (``domain.chain``; checked by
 ``runtime.sessions.verify``, the one verifier). Beyond
 the chain, each session log is compared with its catalog row: events missing from the end of
 a log (which no later link can reveal) show up as a log shorter than the catalog says, and a
 session log without a catalog row, or a catalog row without a log, is reported too. The shared
-``app:``/``user:`` rows are checked against the log's fold of them (``scoped_state_mismatches``).
+``app:``/``user:`` rows are checked against the log's fold of them (``scoped_state_mismatches``),
+and every other derived row is recomputed from the log and compared (``runtime.operations.recheck``:
+snapshots, catalog rows, the artifact versions sessions name, blobs, the memory index, read models).
 """
 
 from __future__ import annotations
@@ -21,8 +23,9 @@ from domain.artifact_log import ArtifactLog
 from domain.memory_log import MemoryLog
 from domain.purge_log import PURGE_LOG_ID
 from domain.session_log import SessionLog
-from runtime.sessions.verify import ScopedMismatch, decode_payload, verify_rows
-from runtime.stores import Store
+from runtime.operations.recheck import Drift, Recheck, read_model_drifts
+from runtime.sessions.verify import ScopedFold, ScopedMismatch, decode_payload, decode_rows, scoped_state_mismatches
+from runtime.stores import CatalogRow, Store
 from runtime.stores.base import as_uuid
 
 
@@ -65,10 +68,11 @@ class Report:
     events: int = 0
     broken: list[Broken] = field(default_factory=list)
     scoped: list[ScopedMismatch] = field(default_factory=list)  # shared-state rows that drifted from the log
+    drifted: list[Drift] = field(default_factory=list)  # other derived rows that are not what the log says
 
     @property
     def ok(self) -> bool:
-        return not self.broken and not self.scoped
+        return not self.broken and not self.scoped and not self.drifted
 
 
 @dataclass(frozen=True)
@@ -77,8 +81,12 @@ class _Log:
     app_name: Optional[str] = None
     user_id: Optional[str] = None
     session_id: Optional[str] = None
-    catalog_version: Optional[int] = None  # None: no catalog row
+    catalog: Optional[CatalogRow] = None  # None: no catalog row
     kind: str = SESSION
+
+    @property
+    def catalog_version(self) -> Optional[int]:
+        return None if self.catalog is None else self.catalog.version
 
 
 def logs_to_check(store: Store, app_name: str | None = None, user_id: str | None = None,
@@ -89,7 +97,7 @@ def logs_to_check(store: Store, app_name: str | None = None, user_id: str | None
     logs: dict[UUID, _Log] = {}
     for row in store.recorder.select_catalog(app_name, user_id):
         if session_id is None or row.session_id == session_id:
-            logs[row.log_id] = _Log(row.log_id, row.app_name, row.user_id, row.session_id, row.version)
+            logs[row.log_id] = _Log(row.log_id, row.app_name, row.user_id, row.session_id, row)
     for kind, log_id, payload in _geneses(store):
         owner = payload.get("session_id")
         if log_id in logs or (app_name and payload["app_name"] != app_name) or (
@@ -118,8 +126,9 @@ def _geneses(store: Store) -> Iterator[tuple[str, UUID, dict[str, Any]]]:
         start = page[-1].id + 1
 
 
-def check_log(store: Store, log: _Log) -> tuple[int, Optional[Broken]]:
-    """(events read, the first broken link or None)."""
+def check_log(store: Store, log: _Log, recheck: Optional[Recheck] = None) -> tuple[int, Optional[Broken]]:
+    """(events read, the first broken link or None); with ``recheck``, the log's derived rows are
+    compared with its fold too."""
     rows = store.recorder.select_events(log.log_id)
 
     def broken(version: int, reason: str, found: Optional[str] = None, expected: Optional[str] = None) -> Broken:
@@ -135,7 +144,14 @@ def check_log(store: Store, log: _Log) -> tuple[int, Optional[Broken]]:
 
     if not rows:
         return 0, broken(1, "the log has no events at all (its rows were removed)")
-    link = verify_rows(store, rows)
+    payloads, link = decode_rows(store, rows)
+    if recheck is not None and len(payloads) == len(rows):  # else an unreadable payload: nothing to fold
+        try:
+            _recheck(recheck, log, rows, payloads)
+        except Exception as e:  # noqa: BLE001 - a payload edited into something the fold cannot take
+            if link is None:  # an intact chain that does not fold is worth saying; else the break says it
+                where = Broken(str(log.log_id), log.app_name, log.user_id, log.session_id, 0, "", kind=log.kind).where
+                recheck.drift("log", where, f"its events do not fold: {e!r}", str(log.log_id))
     if link is not None:
         return len(rows), broken(link.version, link.reason, link.found, link.expected)
     last = rows[-1].originator_version
@@ -153,13 +169,51 @@ def check_log(store: Store, log: _Log) -> tuple[int, Optional[Broken]]:
     return len(rows), None
 
 
-def verify_store(store: Store, logs: list[_Log], on_log: Callable[[int], None] = lambda n: None) -> Report:
+def _recheck(recheck: Recheck, log: _Log, rows: Any, payloads: list[dict[str, Any]]) -> None:
+    if log.kind == SESSION:
+        recheck.session(log, list(rows), payloads)
+    elif log.kind == ARTIFACTS:
+        recheck.artifacts(log, zip((r.topic for r in rows), payloads))
+    elif log.kind == MEMORY:
+        recheck.memory(log, zip((r.topic for r in rows), payloads))
+    else:
+        recheck.purges(zip((r.topic for r in rows), payloads))
+
+
+def verify_store(
+    store: Store, logs: list[_Log], on_log: Callable[[int], None] = lambda n: None, recheck: Optional[Recheck] = None
+) -> Report:
+    """Every chain of ``logs`` (and, with ``recheck``, each log's derived rows)."""
     report = Report()
     for i, log in enumerate(logs, start=1):
-        events, broken = check_log(store, log)
+        events, broken = check_log(store, log, recheck)
         report.logs += 1
         report.events += events
         if broken is not None:
             report.broken.append(broken)
         on_log(i)
+    return report
+
+
+def audit(
+    store: Store, app_name: str | None = None, user_id: str | None = None, session_id: str | None = None,
+    logs: Optional[list[_Log]] = None, on_log: Callable[[int], None] = lambda n: None,
+) -> Report:
+    """Everything ``chronicle verify`` checks, for the whole store or the part named: every chain,
+    and every derived row recomputed from the log. ``logs``: those ``logs_to_check`` names
+    (read here when not given); ``on_log`` hears each one done."""
+    if logs is None:
+        logs = logs_to_check(store, app_name, user_id, session_id)
+    recheck = Recheck(store)
+    report = verify_store(store, logs, on_log, recheck)
+    whole_store = app_name is None and user_id is None and session_id is None
+    # Blobs are shared by content across every scope: they are checked with the whole store.
+    report.drifted = recheck.finish(blobs=whole_store, memory_index=session_id is None)
+    scoped = ScopedFold(app_name) if whole_store else None
+    if whole_store:  # read models fold the whole log: one pass feeds them and the scoped fold
+        from runtime.read_models.projector import builtin_projections
+
+        report.drifted += read_model_drifts(store, builtin_projections(), scoped)
+    if session_id is None:  # shared state belongs to the app and user, not to one session
+        report.scoped = scoped_state_mismatches(store, app_name, user_id, scoped)
     return report

@@ -9,13 +9,13 @@ Under /apps/{app}/users/{user}/sessions/{session}:
     GET  history                                         -> the timeline of invocations, rewinds marked
     GET  state?event=ID | before=INV | after=INV | version=N | time=EPOCH -> state, app:/user: state, artifacts
     GET  diff?from_…=…&to_…=…  (the same keys, prefixed)  -> every change in between, and who wrote it
-    GET  verify                                          -> the session's hash chain checked
+    GET  verify                                          -> the session's chains and derived rows checked
     GET  export?format=jsonl|markdown|adk                -> the log, a transcript, or ADK's session JSON
     GET  pending                                         -> requests waiting for a person (answer them with /run)
 Under /chronicle/apps/{app}/users/{user}/sessions/{session}:
     GET  traces                                          -> {"spans": [...]}: the session's trace spans
 Store-wide, operator only:
-    GET  /chronicle/verify?app=&user=                    -> every chain and the shared state checked
+    GET  /chronicle/verify?app=&user=                    -> every chain and derived row checked
     GET  /apps/{app}/analytics                           -> the app's analytics view
     GET  /apps/{app}/pending                             -> every open request of the app
 """
@@ -152,31 +152,29 @@ async def diff(request: Request) -> Response:
 
 
 async def verify_session(request: Request) -> Response:
-    from runtime.sessions.verify import verify_log
+    from runtime.operations.audit import audit
 
     services, app_name, user_id, session_id = _session(request)
-    log_id = session_log_id(app_name, user_id, session_id)
+    log_id = str(session_log_id(app_name, user_id, session_id))
     await _catalog_row(services, app_name, user_id, session_id)
-    broken = await services.store.call(verify_log, services.store, log_id)
-    return respond({"ok": True} if broken is None else {"ok": False, "broken": broken})
+    report = await services.store.call(audit, services.store, app_name, user_id, session_id)
+    if report.ok:
+        return respond({"ok": True})
+    # broken: the session log's first broken link; logs: every broken log of the session (its
+    # artifact logs too); drifted: its derived rows that are not what the log says
+    mine = next(({"version": b.version, "reason": b.reason} for b in report.broken if b.log_id == log_id), None)
+    return respond({"ok": False, "broken": mine, "logs": report.broken, "drifted": report.drifted})
 
 
 async def verify_store(request: Request) -> Response:
-    from runtime.operations.audit import logs_to_check, verify_store as verify
-    from runtime.sessions.verify import scoped_state_mismatches
+    from runtime.operations.audit import audit
 
     access.caller(request).check_operator("Verifying the store")
     services = access.services(request)
     app_name, user_id = request.query_params.get("app"), request.query_params.get("user")
-
-    def check() -> Any:
-        report = verify(services.store, logs_to_check(services.store, app_name, user_id))
-        report.scoped = scoped_state_mismatches(services.store, app_name, user_id)
-        return report
-
-    report = await services.store.call(check)
+    report = await services.store.call(audit, services.store, app_name, user_id)
     return respond({"ok": report.ok, "logs": report.logs, "events": report.events,
-                    "broken": report.broken, "scoped": report.scoped})
+                    "broken": report.broken, "scoped": report.scoped, "drifted": report.drifted})
 
 
 async def export(request: Request) -> Response:

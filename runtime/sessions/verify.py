@@ -20,6 +20,7 @@ from domain.artifact_log import ArtifactLog
 from domain.chain import BrokenLink, verify
 from domain.memory_log import MemoryLog
 from projections.base import fold_events
+from projections.log_event import LogEvent
 from projections.state import APP_STATE, SCOPED_STATE
 from runtime.read_models.source import LogSource
 from runtime.stores import Store
@@ -37,15 +38,21 @@ def decode_payload(store: Store, state: Any) -> dict[str, Any]:
 _CHAINED_LATER = frozenset({ArtifactLog.Created.TOPIC, MemoryLog.Created.TOPIC})
 
 
-def verify_rows(store: Store, rows: Sequence[StoredEvent]) -> BrokenLink | None:
-    """The first broken link of a log's stored events (in version order), or None."""
-    entries = []
+def decode_rows(store: Store, rows: Sequence[StoredEvent]) -> tuple[list[dict[str, Any]], BrokenLink | None]:
+    """The payloads of a log's stored events (in version order), and the first broken link or None."""
+    payloads = []
     for row in rows:
         try:
-            entries.append((row.originator_version, row.topic, decode_payload(store, row.state)))
+            payloads.append(decode_payload(store, row.state))
         except Exception:  # noqa: BLE001 - a row that is no longer JSON was edited
-            return BrokenLink(row.originator_version, "payload is not readable JSON (edited)")
-    return verify(entries, unchained_prefix=bool(rows) and rows[0].topic in _CHAINED_LATER)
+            return payloads, BrokenLink(row.originator_version, "payload is not readable JSON (edited)")
+    entries = [(row.originator_version, row.topic, payload) for row, payload in zip(rows, payloads)]
+    return payloads, verify(entries, unchained_prefix=bool(rows) and rows[0].topic in _CHAINED_LATER)
+
+
+def verify_rows(store: Store, rows: Sequence[StoredEvent]) -> BrokenLink | None:
+    """The first broken link of a log's stored events (in version order), or None."""
+    return decode_rows(store, rows)[1]
 
 
 def verify_log(store: Store, log_id: UUID) -> BrokenLink | None:
@@ -65,26 +72,46 @@ class ScopedMismatch:
     reason: str
 
 
+class ScopedFold:
+    """The log's scoped-state fold, fed batch by batch (so one pass over the log can feed other
+    folds too); ``unreadable`` once a batch could not be read."""
+
+    def __init__(self, app_name: str | None = None):
+        self.app_name = app_name
+        self.views: dict[tuple[str, str], Any] = {}
+        self.owner: dict[str, tuple[str, str]] = {}  # a user view's key -> (app, user)
+        self.unreadable = False
+
+    def add(self, events: Sequence[LogEvent]) -> None:
+        mine = [e for e in events if self.app_name is None or e.app_name == self.app_name]
+        self.owner.update((e.user_key, (e.app_name, e.user_id)) for e in mine)
+        fold_events(SCOPED_STATE, mine, self.views)
+
+    def read(self, store: Store) -> ScopedFold:
+        """Folds the whole log."""
+        source, position = LogSource(store), 0
+        while True:
+            try:
+                events, last = source.read(position, 10_000)
+            except ValueError:
+                self.unreadable = True
+                return self
+            if last == position:
+                return self
+            position = last
+            self.add(events)
+
+
 def scoped_state_mismatches(
-    store: Store, app_name: str | None = None, user_id: str | None = None
+    store: Store, app_name: str | None = None, user_id: str | None = None, scoped: ScopedFold | None = None
 ) -> list[ScopedMismatch]:
     """Where the stored shared-state rows differ from the log's scoped-state fold (of one app,
-    one user, or the whole store). A log with unreadable payloads is not folded: its chain check
-    says where it was edited."""
-    views: dict[tuple[str, str], Any] = {}
-    owner: dict[str, tuple[str, str]] = {}  # a user view's key -> (app, user)
-    source, position = LogSource(store), 0
-    while True:
-        try:
-            events, last = source.read(position, 10_000)
-        except ValueError:
-            return []
-        if last == position:
-            break
-        position = last
-        mine = [e for e in events if app_name is None or e.app_name == app_name]
-        owner.update((e.user_key, (e.app_name, e.user_id)) for e in mine)
-        fold_events(SCOPED_STATE, mine, views)
+    one user, or the whole store; ``scoped``: that fold, already made). A log with unreadable
+    payloads is not folded: its chain check says where it was edited."""
+    scoped = scoped or ScopedFold(app_name).read(store)
+    if scoped.unreadable:
+        return []
+    views, owner = scoped.views, scoped.owner
     folded: dict[tuple[str, str], dict[str, Any]] = {}
     for (fold, key), view in views.items():
         folded[(key, "") if fold == APP_STATE.name else owner[key]] = view

@@ -8,6 +8,7 @@ if the library changes either.
 
 from __future__ import annotations
 
+import logging
 import sys
 import threading
 from datetime import datetime
@@ -19,17 +20,21 @@ from eventsourcing.persistence import (
     AggregateRecorder,
     ApplicationRecorder,
     DatetimeAsISO,
+    EventStore,
     JSONTranscoder,
     Mapper,
     StoredEvent,
     Transcoder,
     UUIDAsHex,
 )
-from eventsourcing.utils import get_topic
+from eventsourcing.utils import get_topic, resolve_topic
 from pydantic_core import from_json, to_json
 
+from domain.chained import snapshot_problem
 from domain.session_log import SessionLog
 from runtime.stores.rows import SideRows
+
+log = logging.getLogger("chronicle.snapshots")
 
 SNAPSHOT_INTERVAL = 100
 
@@ -85,6 +90,59 @@ def make_transcoder() -> Transcoder:
     return transcoder
 
 
+def stored_link(recorder: Any, log_id: Any, version: int) -> str | None:
+    """The link stored with a log's event at ``version`` (None: no such event, or no link)."""
+    rows = recorder.select_events(log_id, gt=version - 1, lte=version)
+    if not rows:
+        return None
+    try:
+        link = from_json(rows[0].state).get("chain")
+    except ValueError:
+        return None
+    return link if isinstance(link, str) else None
+
+
+class SnapshotFallbacks:
+    """Snapshots a load refused (the log was replayed instead): logged, and counted here for
+    whoever watches the store (``verify`` refolds every snapshot and reports each one)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.last: tuple[Any, int, str] | None = None  # (log id, snapshot version, why)
+
+    def refused(self, log_id: Any, version: int, why: str) -> None:
+        self.count += 1
+        self.last = (log_id, version, why)
+        log.warning("Snapshot of log %s at version %d not used, the log is replayed instead: %s. "
+                    "Run `chronicle verify` to see what else was changed.", log_id, version, why)
+
+
+class CheckedSnapshots(EventStore):
+    """The snapshot store a load reads: a snapshot whose digest or chain head disagrees with
+    the log (``domain.chained.snapshot_problem``, one read of the event at its version) is
+    never served; the repository then replays the log from its start."""
+
+    def __init__(self, mapper: Mapper, recorder: AggregateRecorder, events: ApplicationRecorder):
+        super().__init__(mapper=mapper, recorder=recorder)
+        self._events = events
+        self.fallbacks = SnapshotFallbacks()
+
+    def get(self, originator_id: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        found = list(super().get(originator_id, **kwargs))
+        checked = []
+        for snapshot in found:
+            digest = getattr(snapshot, "digest", None)
+            if digest is None:
+                continue  # written before snapshots carried digests: replayed, quietly
+            link = stored_link(self._events, originator_id, snapshot.originator_version)
+            why = snapshot_problem(snapshot.state, digest, link)
+            if why is None:
+                checked.append(snapshot)
+            else:
+                self.fallbacks.refused(originator_id, snapshot.originator_version, why)
+        return iter(checked)
+
+
 class LogApplication(Application):
     """The eventsourcing application that stores session logs in a given recorder."""
 
@@ -104,7 +162,7 @@ class LogApplication(Application):
         return self._given_recorder
 
     def construct_snapshot_store(self):  # type: ignore[override]
-        return self.factory.event_store(mapper=self.mapper, recorder=self._given_snapshot_recorder)
+        return CheckedSnapshots(self.mapper, self._given_snapshot_recorder, self._given_recorder)
 
     def record(self, events: list[Any], logs: list[Any], **kwargs: Any) -> None:
         """Store events already collected from their logs, then snapshot the logs that are
@@ -203,6 +261,21 @@ class GroupCommit:
         events = [e for member in group for e in member.events]
         logs = [member.log for member in group]
         self._application.record(events, logs, side=SideRows.merge([m.side for m in group]))
+
+
+def domain_event(mapper: Mapper, stored: StoredEvent, payload: dict[str, Any]) -> Any:
+    """The domain event of a stored event whose payload the caller has already decoded with the
+    mapper's transcoder (``verify`` decodes each payload once, for the chain and the refold). A
+    payload of the event class's current version becomes the event as the mapper would build it;
+    an older one is left to the mapper, which upcasts it."""
+    cls = resolve_topic(stored.topic)
+    if payload.get("class_version", 1) != getattr(cls, "class_version", 1):
+        return mapper.to_domain_event(stored)
+    state = {k: v for k, v in payload.items() if k != "class_version"}
+    state["originator_id"], state["originator_version"] = stored.originator_id, stored.originator_version
+    event = object.__new__(cls)
+    object.__setattr__(event, "__dict__", state)
+    return event
 
 
 _RECORDED_TAIL = b',"class_version":%d}' % getattr(SessionLog.Recorded, "class_version", 1)

@@ -26,3 +26,6 @@ class MemoryBlobStore:
 
     def count(self) -> int:
         return len(self._blobs)
+
+    def names(self) -> list[str]:
+        return sorted(self._blobs)

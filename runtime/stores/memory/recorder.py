@@ -86,6 +86,10 @@ class MemoryLogRecorder(ScopedReads, POPOApplicationRecorder):
         with self._database_lock:
             return self._claims.get((log_id, event_id))
 
+    def select_claims(self, log_id: UUID) -> dict[str, int]:
+        with self._database_lock:
+            return {event_id: version for (claimed, event_id), version in self._claims.items() if claimed == log_id}
+
     def select_listing(self, app_name: str, user_id: str | None) -> list[Listing]:
         with self._database_lock:
             rows = [

@@ -71,7 +71,7 @@ class MemoryStore(Store):
 
     def nearest_snapshot(self, log_id: UUID, version: int) -> SnapshotParts | None:
         rows = self.snapshots.select_events(log_id, desc=True, limit=1, lte=version)
-        return decode_snapshot(self, rows[0]) if rows else None
+        return decode_snapshot(self, rows[0]) if rows else None  # None too when it does not check out
 
     def follow(self, catch_up: Callable[[], int], stop: threading.Event, poll_interval: float) -> None:
         """Wakes on the recorder's own signal of an append."""

@@ -41,6 +41,11 @@ class PostgresBlobStore:
             c.execute("SELECT 1 FROM chronicle_blobs WHERE sha256 = %s", (sha256,))
             return c.fetchone() is not None
 
+    def names(self) -> list[str]:
+        with self.datastore.get_connection() as conn, conn.cursor() as c:
+            c.execute("SELECT sha256 FROM chronicle_blobs ORDER BY sha256")
+            return [r["sha256"] for r in c.fetchall()]
+
     def count(self) -> int:
         with self.datastore.get_connection() as conn, conn.cursor() as c:
             c.execute("SELECT count(*) AS n FROM chronicle_blobs")

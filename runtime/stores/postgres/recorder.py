@@ -181,6 +181,11 @@ class PostgresLogRecorder(ScopedReads, RowReads, PostgresApplicationRecorder):
             row = curs.fetchone()
         return None if row is None else row["version"]
 
+    def select_claims(self, log_id: UUID) -> dict[str, int]:
+        with self.datastore.get_connection() as conn, conn.cursor() as curs:
+            curs.execute("SELECT event_id, version FROM chronicle_event_ids WHERE log_id = %s", (log_id,))
+            return {row["event_id"]: row["version"] for row in curs.fetchall()}
+
     def select_listing(self, app_name: str, user_id: str | None) -> list[Listing]:
         sql = (
             # state as text: the service decodes it faster than psycopg's json.loads per row

@@ -195,6 +195,8 @@ class PostgresStore(Store):
         snapshot = None
         if snap_row is not None:
             snapshot = decode_snapshot(self, StoredEvent(log_id, snap_row[0], "", snap_row[1]))
+            if snapshot is None:  # refused: the window read began after it, so read it all again
+                return super().state_reads(log_id, version, mode, reads)
         position, positions, views = storage.parse_read_at(shared_rows, reads)  # type: ignore[attr-defined]
         return snapshot, window_rows, position, positions, views  # type: ignore[return-value]
 

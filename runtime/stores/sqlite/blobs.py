@@ -125,6 +125,14 @@ class SqliteBlobStore:
         row = self._one("SELECT count(*) FROM chronicle_blobs", ())
         return 0 if row is None else int(row[0])
 
+    def names(self) -> list[str]:
+        sql = "SELECT sha256 FROM chronicle_blobs ORDER BY sha256"
+        if self.path is None:
+            with self.datastore.transaction(commit=False) as c:
+                c.execute(sql)
+                return [r[0] for r in c.fetchall()]
+        return [r[0] for r in self._connection().execute(sql).fetchall()]
+
     def close(self) -> None:
         with self._guard:
             connections, self._connections = self._connections, {}

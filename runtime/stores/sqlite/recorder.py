@@ -200,6 +200,11 @@ class SqliteLogRecorder(ScopedReads, RowReads, SQLiteApplicationRecorder):
             row = c.fetchone()
         return None if row is None else row[0]
 
+    def select_claims(self, log_id: UUID) -> dict[str, int]:
+        with self.datastore.transaction(commit=False) as c:
+            c.execute("SELECT event_id, version FROM chronicle_event_ids WHERE log_id = ?", (log_id.hex,))
+            return {row[0]: row[1] for row in c.fetchall()}
+
     def select_listing(self, app_name: str, user_id: str | None) -> list[Listing]:
         sql = (
             "SELECT session_id, user_id, last_update_time, version, state FROM chronicle_sessions"

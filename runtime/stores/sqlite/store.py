@@ -14,7 +14,7 @@ from domain.errors import StoreError
 from domain.session_log import SessionLog
 from runtime.stores.base import LogRow, SnapshotParts, Store, WindowRow, as_uuid
 from runtime.stores.sqlite.errors import driver_error
-from runtime.stores.snapshots import SNAPSHOT_CLASS_VERSION, decode_snapshot
+from runtime.stores.snapshots import SNAPSHOT_CLASS_VERSION, checked_parts, decode_snapshot
 from runtime.stores.sqlite.recorder import EVENTS_TABLE, SqliteLogRecorder, _Datastore
 
 SNAPSHOTS_TABLE = "chronicle_snapshots"
@@ -23,7 +23,8 @@ _END = 2**63 - 1  # no upper bound
 # A snapshot's two parts that reads need, extracted by SQLite's JSON functions (quick C).
 _SNAPSHOT_PARTS = (
     "SELECT originator_version, json_extract(state, '$.class_version'), json_extract(state, '$.state.state'),"
-    " json_extract(state, '$.state.artifacts') FROM {table}"
+    " json_extract(state, '$.state.artifacts'), json_extract(state, '$.state.chain_head'),"
+    " json_extract(state, '$.parts_digest') FROM {table}"
     " WHERE originator_id = ? AND originator_version <= ? ORDER BY originator_version DESC LIMIT 1"
 )
 # An event's timestamp, wherever its kind keeps it.
@@ -181,11 +182,13 @@ class SqliteStore(Store):
             row = c.fetchone()
         if row is None:
             return None
-        at, class_version, state, artifacts = row
+        at, class_version, state, artifacts, chain_head, digest = row
         if int(class_version or 1) != SNAPSHOT_CLASS_VERSION:
             # An old schema: let the application's mapper upcast the whole snapshot.
             return decode_snapshot(self, self.snapshots.select_events(log_id, gt=at - 1, lte=at)[0])
-        return at, {"state": from_json(state) if state else {}, "artifacts": from_json(artifacts) if artifacts else {}}
+        parts = {"state": from_json(state) if state else {}, "artifacts": from_json(artifacts) if artifacts else {},
+                 "chain_head": chain_head}
+        return checked_parts(self, log_id, at, parts, digest)
 
 
 def sqlite_path(url_or_path: str) -> str:

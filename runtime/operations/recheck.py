@@ -1,0 +1,345 @@
+"""Recomputing what is derived from the log and comparing it with what is stored: the part of
+``chronicle verify`` beyond the chains (``runtime.operations.audit`` walks the logs and hands each
+one's decoded rows here).
+
+Each comparison uses the one fold that built the row, never a second implementation:
+
+* a session's snapshots and its catalog row: the ``SessionLog`` aggregate folded from its events
+  (its own ``apply`` rules), compared at each snapshot's version and at the end; its event-id
+  claims (what makes appends idempotent): one per recorded event, naming its version;
+* artifact versions: every version a session's events name (``artifact_delta``) must be in that
+  scope's artifact log, so the newest version removed from an artifact log shows wherever a
+  session recorded it; every version's blob must be there, and every blob's bytes must hash to
+  its name;
+* the memory index: the sources it follows, refolded to the positions it holds
+  (``projections.memory``), document by document;
+* the built-in read models: each projection refolded to its stored position
+  (``projections.base.fold_events``), view by view.
+
+A row that differs is a ``Drift``: what kind, where, at which version or key, found and expected.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Optional
+from uuid import UUID
+
+from pydantic_core import to_jsonable_python
+
+from domain.artifact_log import ArtifactLog
+from domain.artifact_names import ArtifactScope
+from domain.chained import snapshot_problem
+from domain.memory_log import MemoryLog
+from domain.purge_log import PurgeLog
+from domain.session_log import SessionLog
+from domain.state import is_user_scoped
+from projections.base import encoded, fold_events
+from projections.memory import Folded, SourceView, fold_memory_log_event, fold_session_event, with_visibility
+from runtime.artifacts.blobs import sha256_hex
+from runtime.read_models.source import LogSource
+from runtime.sessions.verify import ScopedFold
+from runtime.stores import Store
+from runtime.stores.application import domain_event, stored_link
+
+# The kinds of derived row.
+SNAPSHOT, CATALOG, CLAIM, ARTIFACT, BLOB, MEMORY_INDEX, READ_MODEL = (
+    "snapshot", "catalog", "event-id claim", "artifact version", "blob", "memory index", "read model",
+)
+
+
+@dataclass(frozen=True)
+class Drift:
+    """A derived row that is not what the log says it must be."""
+
+    kind: str
+    where: str  # a person's words for the place: the session, log, scope or projection
+    reason: str
+    log_id: Optional[str] = None
+    version: Optional[int] = None  # the log version the row stands for, where it has one
+    key: Optional[str] = None  # the attribute, filename@version, sha256, document or view
+    found: Any = None
+    expected: Any = None
+
+
+def _plain(value: Any) -> Any:
+    return to_jsonable_python(value, fallback=str)
+
+
+def _whose(app_name: str, user_id: str, session_id: Optional[str]) -> str:
+    owner = f"session {session_id}" if session_id is not None else f"user {user_id}"
+    return f"{owner} (app {app_name}, user {user_id})"
+
+
+@dataclass
+class Recheck:
+    """Collects what the logs say as ``audit`` walks them, then compares the derived rows."""
+
+    store: Store
+    drifts: list[Drift] = field(default_factory=list)
+    # artifact log id -> {(filename, version): sha256}
+    _versions: dict[UUID, dict[tuple[str, int], str]] = field(default_factory=dict)
+    _partly_purged: set[UUID] = field(default_factory=set)
+    # (artifact log id, filename, version, where it was named, session log version)
+    _named: list[tuple[UUID, str, int, str, int]] = field(default_factory=list)
+    _purged_logs: set[str] = field(default_factory=set)  # hex ids of logs a purge removed
+    _memory_users: list[tuple[str, str]] = field(default_factory=list)
+    _members: list[tuple[str, str, str, str]] = field(default_factory=list)  # (app, user, log hex, session)
+    _owners: list[tuple[str, str, str, str]] = field(default_factory=list)  # the same, of session artifact logs
+    _session_logs: set[str] = field(default_factory=set)
+
+    def drift(self, *args: Any, **kwargs: Any) -> None:
+        kwargs = {k: _plain(v) if k in ("found", "expected") else v for k, v in kwargs.items()}
+        self.drifts.append(Drift(*args, **kwargs))
+
+    # -- per log, as the audit reads it ------------------------------------------------------
+
+    def session(self, log: Any, rows: list[Any], payloads: list[dict[str, Any]]) -> None:
+        """Refolds a session log: its snapshots and catalog row against the fold, and the
+        artifact versions its events name."""
+        self._session_logs.add(log.log_id.hex)
+        mapper = self.store.application.mapper
+        events = [domain_event(mapper, row, payload) for row, payload in zip(rows, payloads)]
+        genesis = payloads[0] if rows[0].topic == SessionLog.Created.TOPIC else {}
+        # whose session it is, as its genesis says (a catalog row may have been edited)
+        where = _whose(genesis.get("app_name", log.app_name), genesis.get("user_id", log.user_id),
+                       genesis.get("session_id", log.session_id))
+        snapshots = {s.originator_version: s for s in self._snapshots(log.log_id)}
+        aggregate: Any = None
+        forked_at = next((r.originator_version for r in rows if r.topic == SessionLog.ForkedFrom.TOPIC), 0)
+        claims: dict[str, int] = {}
+        for event, payload in zip(events, payloads):
+            aggregate = event.mutate(aggregate)
+            version = event.originator_version
+            if version in snapshots:
+                self._compare_snapshot(log, where, snapshots.pop(version), aggregate)
+            if isinstance(payload.get("event"), dict):
+                claims[payload["event"].get("id")] = version
+                if version > forked_at:
+                    self._note_named(log, payload["event"], version)
+        self._compare_claims(log, where, claims)
+        for version, snapshot in snapshots.items():
+            self.drift(SNAPSHOT, where, f"a snapshot at version {version}, past the log's end", str(log.log_id),
+                       version)
+        if aggregate is not None and log.catalog is not None:
+            self._compare_catalog(log, where, aggregate)
+
+    def _snapshots(self, log_id: UUID) -> list[Any]:
+        store = self.store
+        stored = store.application.snapshots.recorder.select_events(log_id)
+        return [store.application.mapper.to_domain_event(s) for s in stored]
+
+    def _compare_snapshot(self, log: Any, where: str, snapshot: Any, aggregate: Any) -> None:
+        version = snapshot.originator_version
+        expected = SessionLog.Snapshot.take(aggregate).state
+        found = dict(snapshot.state)
+        for key in sorted({*found, *expected}):
+            if found.get(key) != expected.get(key):
+                self.drift(SNAPSHOT, where, f"the snapshot at version {version} says {key} differently from the log",
+                           str(log.log_id), version, key, found.get(key), expected.get(key))
+        if found == expected:
+            link = stored_link(self.store.recorder, log.log_id, version)
+            why = snapshot_problem(found, getattr(snapshot, "digest", None), link)
+            if why is not None and getattr(snapshot, "digest", None) is not None:
+                self.drift(SNAPSHOT, where, f"the snapshot at version {version} is not served: {why}",
+                           str(log.log_id), version, "digest")
+
+    def _compare_claims(self, log: Any, where: str, expected: dict[str, int]) -> None:
+        found = self.store.recorder.select_claims(log.log_id)
+        for event_id in sorted({*found, *expected}, key=str):
+            got, want = found.get(event_id), expected.get(event_id)
+            if got != want:
+                reason = ("the claim is missing (a retried append of this event would be stored twice)"
+                          if got is None else "no event of the log has this id" if want is None
+                          else "the claim names another version than the event's")
+                self.drift(CLAIM, where, reason, str(log.log_id), want or got, event_id, got, want)
+
+    def _compare_catalog(self, log: Any, where: str, aggregate: Any) -> None:
+        row = log.catalog
+        expected = {
+            "app_name": aggregate.app_name, "user_id": aggregate.user_id, "session_id": aggregate.session_id,
+            "created_time": aggregate.created_time, "last_update_time": aggregate.last_update_time,
+            "version": aggregate.version, "deleted": aggregate.deleted, "state": aggregate.state,
+        }
+        for key, want in expected.items():
+            got = getattr(row, key)
+            if key == "state":
+                got = got or {}
+            if got != want:
+                self.drift(CATALOG, where, f"the catalog row's {key} is not what the log says",
+                           str(log.log_id), row.version, key, got, want)
+
+    def _note_named(self, log: Any, event: dict[str, Any], version: int) -> None:
+        delta = (event.get("actions") or {}).get("artifact_delta") or {}
+        for filename, file_version in delta.items():
+            if not isinstance(file_version, int):
+                continue
+            scope = ArtifactScope(log.app_name, log.user_id, None if is_user_scoped(filename) else log.session_id)
+            self._named.append((scope.log_id, filename, file_version, _whose(log.app_name, log.user_id,
+                                                                               log.session_id), version))
+
+    def artifacts(self, log: Any, payloads: Iterable[tuple[str, dict[str, Any]]]) -> None:
+        if log.session_id is not None:
+            from domain.session_log import session_log_id
+
+            self._owners.append((log.app_name, log.user_id, session_log_id(log.app_name, log.user_id,
+                                                                            log.session_id).hex, log.session_id))
+        versions = self._versions.setdefault(log.log_id, {})
+        for topic, payload in payloads:
+            if topic == ArtifactLog.Saved.TOPIC and payload.get("purged"):
+                self._partly_purged.add(log.log_id)  # blanked: which versions it held is gone
+            elif topic == ArtifactLog.Saved.TOPIC:
+                versions[(payload["filename"], int(payload["version"]))] = payload["sha256"]
+
+    def memory(self, log: Any, payloads: Iterable[tuple[str, dict[str, Any]]]) -> None:
+        self._memory_users.append((log.app_name, log.user_id))
+        for topic, payload in payloads:
+            if topic == MemoryLog.SessionAdded.TOPIC:
+                self._members.append((log.app_name, log.user_id, payload["log_id"], payload["session_id"]))
+
+    def purges(self, payloads: Iterable[tuple[str, dict[str, Any]]]) -> None:
+        for topic, payload in payloads:
+            if topic == PurgeLog.Purged.TOPIC:
+                self._purged_logs.update(UUID(str(s["log_id"])).hex for s in payload.get("sessions") or ())
+
+    # -- across logs, once every log was read ------------------------------------------------
+
+    def finish(self, *, blobs: bool, memory_index: bool) -> list[Drift]:
+        self._check_named_versions()
+        self._check_members()
+        if blobs:
+            self._check_blobs()
+        if memory_index:
+            for app_name, user_id in self._memory_users:
+                self._check_memory_index(app_name, user_id)
+        return self.drifts
+
+    def _check_named_versions(self) -> None:
+        for log_id, filename, version, where, at in self._named:
+            versions = self._versions.get(log_id)
+            if versions is None or (filename, version) in versions or log_id in self._partly_purged:
+                continue  # no artifact log here: the files went to another artifact service
+            newest = max((v for f, v in versions if f == filename), default=None)
+            self.drift(ARTIFACT, where, f"its event at version {at} names version {version} of {filename!r}, "
+                       f"which its artifact log ({log_id.hex}) does not hold (removed from it)", log_id.hex, at,
+                       f"{filename}@{version}", f"newest stored: {newest}", version)
+
+    def _check_members(self) -> None:
+        """Sessions other logs name (a user's memory, a session's artifact log) must still have a
+        log, unless a purge recorded removing it."""
+        reported = set()
+        for named_by, references in (("the memory of its user", self._members), ("its artifact log", self._owners)):
+            for app_name, user_id, log_hex, session_id in references:
+                if log_hex in self._session_logs or log_hex in self._purged_logs or log_hex in reported:
+                    continue
+                if self.store.recorder.select_events(UUID(log_hex), limit=1):
+                    continue  # outside the audit's filter
+                reported.add(log_hex)
+                self.drift(CATALOG, _whose(app_name, user_id, session_id),
+                           f"{named_by} names this session, but its log and catalog row are gone "
+                           "(deleted outside Chronicle; no purge recorded it)", log_hex, key="exists",
+                           found=False, expected=True)
+
+    def _check_blobs(self) -> None:
+        blobs = self.store.blob_store()
+        named: dict[str, tuple[UUID, str, int]] = {}
+        for log_id, versions in self._versions.items():
+            for (filename, version), sha256 in versions.items():
+                named.setdefault(sha256, (log_id, filename, version))
+        for sha256 in blobs.names():
+            data = blobs.get(sha256)
+            if data is None:
+                continue  # removed since it was listed
+            actual = sha256_hex(data)
+            if actual != sha256:
+                self.drift(BLOB, f"blob {sha256}", "its bytes do not hash to its name (edited)",
+                           key=sha256, found=actual, expected=sha256)
+            named.pop(sha256, None)
+        for sha256, (log_id, filename, version) in sorted(named.items()):
+            if not blobs.exists(sha256):
+                self.drift(BLOB, f"version {version} of {filename!r} (artifact log {log_id.hex})",
+                           "its bytes are missing from the blob store", log_id.hex, version, sha256,
+                           None, sha256)
+
+    def _check_memory_index(self, app_name: str, user_id: str) -> None:
+        from domain.memory_log import memory_log_id
+
+        index = self.store.memory_index()
+        sources = index.sources(app_name, user_id)
+        own = memory_log_id(app_name, user_id).hex
+        expected: dict[tuple[str, int], Any] = {}
+        for source, stored_view in sources.items():
+            if "/" in source:
+                continue  # a copy inside the memory log: folded with it
+            view = SourceView(stored_view.session_id)
+            folded = Folded()
+            fold = fold_memory_log_event if source == own else fold_session_event
+            for row in self.store.recorder.select_events(UUID(source), lte=stored_view.position):
+                fold(view, source, row.originator_version, row.topic, json.loads(row.state), folded)
+            for doc in with_visibility(folded.docs, view):
+                expected[(doc.source, doc.position)] = doc
+        found = {(d.source, d.position): d for d in index.documents(app_name, user_id)}
+        where = f"the memory of user {user_id} (app {app_name})"
+        for key in sorted({*found, *expected}):
+            got, want = found.get(key), expected.get(key)
+            if got == want:
+                continue
+            if got is not None and want is not None:  # only the fields that differ
+                fields = [name for name in vars(want) if getattr(got, name) != getattr(want, name)]
+                self.drift(MEMORY_INDEX, where, "an indexed document is not what the log says", key[0], key[1],
+                           f"{key[0]}@{key[1]}", {f: getattr(got, f) for f in fields},
+                           {f: getattr(want, f) for f in fields})
+            else:
+                self.drift(MEMORY_INDEX, where, "a document the log does not hold" if got else
+                           "a document of the log is missing from the index", key[0], key[1],
+                           f"{key[0]}@{key[1]}", got and vars(got), want and vars(want))
+
+
+def read_model_drifts(store: Store, projections: Iterable[Any], scoped: Optional[ScopedFold] = None) -> list[Drift]:
+    """Each tracked read model refolded from the log up to its stored position, in one pass over
+    the log, and compared view by view with its stored rows (``scoped`` is fed the same pass)."""
+    storage = store.projection_storage()
+    stored_names = set(storage.names())
+    wanted = {p.name: (p, storage.position(p.name)) for p in projections if p.name in stored_names}
+    wanted = {name: (p, position) for name, (p, position) in wanted.items() if position > 0}
+    views: dict[str, dict[Any, Any]] = {name: {} for name in wanted}
+    source, position = LogSource(store), 0
+    end = None if scoped is not None else max((position for _, position in wanted.values()), default=0)
+    while end is None or position < end:
+        try:
+            events, last = source.read(position, 10_000, end)
+        except ValueError:
+            if scoped is not None:
+                scoped.unreadable = True
+            return []  # an unreadable payload: the chain check says where
+        if last == position:
+            break
+        position = last
+        if scoped is not None:
+            scoped.add(events)
+        for name, (projection, upto) in wanted.items():
+            fold_events(projection, events if not events or events[-1].position <= upto else
+                        [e for e in events if e.position <= upto], views[name])
+    drifts = []
+    for name, (projection, upto) in wanted.items():
+        expected = _normalised(encoded(projection, views[name]))
+        found = _normalised({**storage.read_views(name), **storage.read_items(name)})
+        for view_id in sorted({*found, *expected}):
+            if found.get(view_id) != expected.get(view_id):
+                fold, key = view_id
+                drifts.append(Drift(READ_MODEL, f"read model {name}, fold {fold}, view {key}",
+                                    f"the stored view is not the log's fold up to position {upto}",
+                                    version=upto, key=f"{fold}/{key}", found=found.get(view_id),
+                                    expected=expected.get(view_id)))
+    return drifts
+
+
+def _normalised(views: dict[Any, Any]) -> dict[Any, Any]:
+    """Views as JSON values, empty ones left out (a view whose entries were all removed)."""
+    out = {}
+    for view_id, view in views.items():
+        value = json.loads(json.dumps(dict(view) if isinstance(view, dict) else view, allow_nan=False))
+        if value not in ({}, None, []):
+            out[view_id] = value
+    return out
