@@ -191,8 +191,10 @@ def test_verify_key_catches_rewrite_truncation_deletion_and_a_deleted_purge_log(
     refused = cli("verify", "--key", wrong, store=db_url, expect=4)
     assert set(unsealed_lines(refused.stdout)) == {"checkpoints"}
     assert refused.stdout.count("is refused: signed by another key") == 2
-    assert "session rewritten" not in refused.stdout and "purge audit log" not in refused.stdout
-    assert "the memory of user ann" not in refused.stdout
+    # (plain verify's own findings, such as the memory index drifting from the cut log, still show)
+    unsealed = "\n".join(line for line in refused.stdout.splitlines() if line.startswith("UNSEALED"))
+    assert "session rewritten" not in unsealed and "purge audit log" not in unsealed
+    assert "the memory of user ann" not in unsealed
 
     # The proof of an event in the rewritten log no longer leads to the sealed root; an intact one does.
     store = open_store(db_url)
