@@ -247,7 +247,7 @@ class Recheck:
         for log_id, versions in self._versions.items():
             for (filename, version), sha256 in versions.items():
                 named.setdefault(sha256, (log_id, filename, version))
-        for sha256 in blobs.names():
+        for sha256 in self.store.read_if_made(blobs.names, []):
             data = blobs.get(sha256)
             if data is None:
                 continue  # removed since it was listed
@@ -266,7 +266,7 @@ class Recheck:
         from domain.memory_log import memory_log_id
 
         index = self.store.memory_index()
-        sources = index.sources(app_name, user_id)
+        sources = self.store.read_if_made(lambda: index.sources(app_name, user_id), {})
         own = memory_log_id(app_name, user_id).hex
         expected: dict[tuple[str, int], Any] = {}
         for source, stored_view in sources.items():
@@ -279,7 +279,8 @@ class Recheck:
                 fold(view, source, row.originator_version, row.topic, json.loads(row.state), folded)
             for doc in with_visibility(folded.docs, view):
                 expected[(doc.source, doc.position)] = doc
-        found = {(d.source, d.position): d for d in index.documents(app_name, user_id)}
+        documents = self.store.read_if_made(lambda: index.documents(app_name, user_id), [])
+        found = {(d.source, d.position): d for d in documents}
         where = f"the memory of user {user_id} (app {app_name})"
         for key in sorted({*found, *expected}):
             got, want = found.get(key), expected.get(key)
@@ -300,7 +301,7 @@ def read_model_drifts(store: Store, projections: Iterable[Any], scoped: Optional
     """Each tracked read model refolded from the log up to its stored position, in one pass over
     the log, and compared view by view with its stored rows (``scoped`` is fed the same pass)."""
     storage = store.projection_storage()
-    stored_names = set(storage.names())
+    stored_names = set(store.read_if_made(storage.names, []))
     wanted = {p.name: (p, storage.position(p.name)) for p in projections if p.name in stored_names}
     wanted = {name: (p, position) for name, (p, position) in wanted.items() if position > 0}
     views: dict[str, dict[Any, Any]] = {name: {} for name in wanted}

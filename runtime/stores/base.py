@@ -191,6 +191,20 @@ class Store(ABC):
         raw sqlite3, psycopg or eventsourcing exception leaves the services."""
         return library_error(error)
 
+    def read_if_made(self, read: Callable[[], T], absent: T) -> T:
+        """``read()``, or ``absent`` on a read-only store whose table ``read`` needs was never made
+        (a store creates its side tables on first use, and a read-only one creates none)."""
+        try:
+            return read()
+        except Exception as error:
+            if self.read_only and self.missing_table(error):
+                return absent
+            raise
+
+    def missing_table(self, error: BaseException) -> bool:
+        """Whether ``error`` says a table does not exist (the backend's driver knows)."""
+        return False
+
     def save(self, log: Any, side: SideRows) -> None:
         """Record a log's pending events with their derived rows (group-committed)."""
         if self._threads is None:

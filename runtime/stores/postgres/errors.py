@@ -34,3 +34,8 @@ def _typed(error: psycopg.Error) -> StoreError:
     if isinstance(error, (psycopg.OperationalError, psycopg.InterfaceError)) or state[:2] in ("08", "57"):
         return StoreUnavailableError(detail)  # the connection broke, the server shut down, ...
     return StoreError(f"The store failed ({detail}).")
+
+
+def missing_table(error: BaseException) -> bool:
+    """Whether the error is (or wraps) PostgreSQL's undefined_table (42P01)."""
+    return any(isinstance(c, psycopg.Error) and c.sqlstate == "42P01" for c in causes(error))

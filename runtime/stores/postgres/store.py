@@ -19,7 +19,7 @@ from domain.errors import StoreError
 from domain.session_log import SessionLog
 from runtime.stores.base import LogRow, SnapshotParts, StateReads, Store, WindowRow, as_uuid
 from runtime.stores.postgres.recorder import PostgresLogRecorder, _Datastore
-from runtime.stores.postgres.errors import driver_error
+from runtime.stores.postgres.errors import driver_error, missing_table
 from runtime.stores.snapshots import decode_snapshot
 
 SNAPSHOTS_TABLE = "chronicle_snapshots"
@@ -66,6 +66,9 @@ class PostgresStore(Store):
 
     def typed_error(self, error: BaseException) -> StoreError | None:
         return driver_error(error) or super().typed_error(error)
+
+    def missing_table(self, error: BaseException) -> bool:
+        return missing_table(error)
 
     # -- per-store objects ---------------------------------------------------------------
 

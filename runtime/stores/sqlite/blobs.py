@@ -105,9 +105,13 @@ class SqliteBlobStore:
             return False
         return True
 
+    def _no_file(self) -> bool:
+        """No blob file beside a read-only store: it has no blobs (and may make no file)."""
+        return self.read_only and self.path is not None and not os.path.exists(self.path)
+
     def _one(self, sql: str, params: tuple[Any, ...]) -> Any:
-        if self.read_only and self.path is not None and not os.path.exists(self.path):
-            return None  # no blob file beside a read-only store: no blobs
+        if self._no_file():
+            return None
         if self.path is None:
             with self.datastore.transaction(commit=False) as c:
                 c.execute(sql, params)
@@ -127,6 +131,8 @@ class SqliteBlobStore:
 
     def names(self) -> list[str]:
         sql = "SELECT sha256 FROM chronicle_blobs ORDER BY sha256"
+        if self._no_file():
+            return []
         if self.path is None:
             with self.datastore.transaction(commit=False) as c:
                 c.execute(sql)

@@ -30,3 +30,8 @@ def _typed(error: sqlite3.Error) -> StoreError:
     if code in _UNAVAILABLE:
         return StoreUnavailableError(detail)
     return StoreError(f"The store failed ({detail}).")
+
+
+def missing_table(error: BaseException) -> bool:
+    """Whether the error is (or wraps) SQLite's "no such table"."""
+    return any(isinstance(c, sqlite3.OperationalError) and "no such table" in str(c) for c in causes(error))

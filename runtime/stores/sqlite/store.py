@@ -13,7 +13,7 @@ from pydantic_core import from_json
 from domain.errors import StoreError
 from domain.session_log import SessionLog
 from runtime.stores.base import LogRow, SnapshotParts, Store, WindowRow, as_uuid
-from runtime.stores.sqlite.errors import driver_error
+from runtime.stores.sqlite.errors import driver_error, missing_table
 from runtime.stores.snapshots import SNAPSHOT_CLASS_VERSION, checked_parts, decode_snapshot
 from runtime.stores.sqlite.recorder import EVENTS_TABLE, SqliteLogRecorder, _Datastore
 
@@ -76,6 +76,9 @@ class SqliteStore(Store):
 
     def typed_error(self, error: BaseException) -> StoreError | None:
         return driver_error(error) or super().typed_error(error)
+
+    def missing_table(self, error: BaseException) -> bool:
+        return missing_table(error)
 
     # -- per-store objects ---------------------------------------------------------------
 
