@@ -34,6 +34,9 @@ AGENTS = Path(__file__).resolve().parent / "serve_agents"
 APP = "bench_serve"
 
 
+TURN_DEADLINE_S = 60.0
+
+
 def adk_python() -> Optional[str]:
     candidate = os.environ.get("CHRONICLE_ADK_PYTHON") or str(ROOT / ".venv-adk" / "bin" / "python")
     return candidate if os.path.exists(candidate) else None
@@ -78,9 +81,12 @@ async def _drive(url: str, clients: int, turns_each: int) -> dict[str, float]:
                     "newMessage": {"role": "user", "parts": [{"text": f"Two coffees please ({n})"}]}}
             t0 = time.perf_counter()
             try:
-                async with http.stream("POST", "/run_sse", json=body) as response:
-                    frames = [line async for line in response.aiter_lines() if line.startswith("data:")]
-            except httpx.HTTPError as e:  # a turn that times out counts as failed
+                # A whole-turn deadline: a stream left open with nothing sent (google-adk's server,
+                # its SQLite locked under 16 clients) passes httpx's per-read timeout.
+                async with asyncio.timeout(TURN_DEADLINE_S):
+                    async with http.stream("POST", "/run_sse", json=body) as response:
+                        frames = [line async for line in response.aiter_lines() if line.startswith("data:")]
+            except (httpx.HTTPError, TimeoutError) as e:  # a turn that times out counts as failed
                 failed.append(f"{type(e).__name__}")
                 return
             if response.status_code != 200 or len(frames) != 3 or '"error"' in frames[-1]:
