@@ -456,49 +456,6 @@ def test_operator_token_reaches_every_user(served, ann):
 
 # -- ADK's conformance convention: recorded model calls replayed --------------------------------
 
-ADK_RECORDING = """\
-recordings:
-  - user_message_index: 0
-    agent_name: forecaster
-    llm_recording:
-      llm_request:
-        model: gemini-2.5-flash
-      llm_responses:
-        - content:
-            role: model
-            parts:
-              - function_call:
-                  id: adk-rec-1
-                  name: get_weather
-                  args:
-                    city: Lima
-          finish_reason: STOP
-  - user_message_index: 0
-    agent_name: forecaster
-    tool_recording:
-      tool_call:
-        id: adk-rec-1
-        name: get_weather
-        args:
-          city: Lima
-      tool_response:
-        id: adk-rec-1
-        name: get_weather
-        response:
-          city: Lima
-          forecast: foggy
-  - user_message_index: 0
-    agent_name: forecaster
-    llm_recording:
-      llm_responses:
-        - content:
-            role: model
-            parts:
-              - text: Foggy in Lima.
-          finish_reason: STOP
-"""
-
-
 def _turn(client: Any, session: dict[str, Any], text: str, key: str, case_dir: Any, index: int) -> list[dict]:
     body = {"appName": session["appName"], "userId": "ann", "sessionId": session["id"], "newMessage": message(text),
             "stateDelta": {key: {"dir": str(case_dir), "user_message_index": index, "streaming_mode": "none"}}}
@@ -506,42 +463,65 @@ def _turn(client: Any, session: dict[str, Any], text: str, key: str, case_dir: A
         return list(sse_frames(response))
 
 
-def test_a_recorded_conversation_in_adks_format_replays_without_the_model(ann, gemini, tmp_path):
-    (tmp_path / "generated-recordings.yaml").write_text(ADK_RECORDING)
-    asked = len(gemini.requests)
-    frames = _turn(ann, new_session(ann, app="weather"), "Weather in Lima?", "_adk_replay_config", tmp_path, 0)
-    assert [f["author"] for f in frames] == ["forecaster"] * 3, frames
-    assert frames[1]["content"]["parts"][0]["functionResponse"]["response"] == {"city": "Lima", "forecast": "foggy"}
-    assert frames[2]["content"]["parts"][0]["text"] == "Foggy in Lima."
-    assert len(gemini.requests) == asked  # the model was never called
-    # A run whose tool call differs from the recording fails the turn.
-    (tmp_path / "generated-recordings.yaml").write_text(ADK_RECORDING.replace("city: Lima\n      tool_response", "city: Quito\n      tool_response"))
-    frames = _turn(ann, new_session(ann, app="weather"), "Weather in Lima?", "_adk_replay_config", tmp_path, 0)
-    assert "the recording has get_weather({'city': 'Quito'})" in frames[-1]["error"]
+def _texts(frames: list[dict]) -> list[Any]:
+    return [f["content"]["parts"][0].get("text") or f["content"]["parts"][0].get("functionCall", {}).get("name")
+            for f in frames if "content" in f]
 
 
-def test_recording_a_conversation_then_replaying_it(ann, gemini, tmp_path):
+def _record_weather(client: Any, gemini: GeminiServer, case_dir: Any) -> list[dict]:
     gemini.reply_function_call("get_weather", {"city": "Rome"})
     gemini.reply_text("Sunny in Rome.")
     gemini.reply_text("You are welcome.")
-    session = new_session(ann, app="weather")
-    recorded = _turn(ann, session, "Rome?", "_adk_recordings_config", tmp_path, 0)
-    recorded += _turn(ann, session, "Thanks!", "_adk_recordings_config", tmp_path, 1)
+    session = new_session(client, app="weather")
+    recorded = _turn(client, session, "Rome?", "_adk_recordings_config", case_dir, 0)
+    return recorded + _turn(client, session, "Thanks!", "_adk_recordings_config", case_dir, 1)
+
+
+def test_recording_a_conversation_then_replaying_it(ann, gemini, tmp_path):
     import yaml
 
+    recorded = _record_weather(ann, gemini, tmp_path)
     saved = yaml.safe_load((tmp_path / "generated-recordings.yaml").read_text())["recordings"]
     assert [(r["user_message_index"], "tool_recording" in r) for r in saved] == [(0, False), (0, True), (0, False), (1, False)]
+    # Each model call is kept with the whole request it answered, as google-adk's recorder keeps it.
+    assert "You help with the weather." in saved[0]["llm_recording"]["llm_request"]["config"]["system_instruction"]
+    assert saved[0]["llm_recording"]["llm_request"]["config"]["tools"][0]["function_declarations"][0]["name"] == "get_weather"
     asked = len(gemini.requests)
     replay = new_session(ann, app="weather")
     replayed = _turn(ann, replay, "Rome?", "_adk_replay_config", tmp_path, 0)
     replayed += _turn(ann, replay, "Thanks!", "_adk_replay_config", tmp_path, 1)
-    assert len(gemini.requests) == asked
+    assert len(gemini.requests) == asked  # the model was never called
+    assert _texts(replayed) == _texts(recorded) == ["get_weather", None, "Sunny in Rome.", "You are welcome."]
 
-    def texts(frames: list[dict]) -> list[Any]:
-        return [f["content"]["parts"][0].get("text") or f["content"]["parts"][0].get("functionCall", {}).get("name")
-                for f in frames if "content" in f]
 
-    assert texts(replayed) == texts(recorded) == ["get_weather", None, "Sunny in Rome.", "You are welcome."]
+def test_replay_runs_the_tool_and_answers_with_the_recorded_result(ann, gemini, tmp_path):
+    _record_weather(ann, gemini, tmp_path)
+    path = tmp_path / "generated-recordings.yaml"
+    path.write_text(path.read_text().replace("forecast: sunny", "forecast: foggy"))
+    replay = new_session(ann, app="weather")
+    frames = _turn(ann, replay, "Rome?", "_adk_replay_config", tmp_path, 0)
+    assert frames[1]["content"]["parts"][0]["functionResponse"]["response"]["forecast"] == "foggy"  # the recorded one
+    state = ann.get(f"/apps/weather/users/ann/sessions/{replay['id']}").json()["state"]
+    assert state["user:last_city"] == "Rome"  # and yet the tool ran, as under google-adk's replay
+
+
+def test_replay_fails_the_turn_when_the_request_differs_from_the_recording(ann, gemini, tmp_path):
+    _record_weather(ann, gemini, tmp_path)
+    path = tmp_path / "generated-recordings.yaml"
+    original = path.read_text()
+    path.write_text(original.replace("You help with the weather.", "You help with the climate.", 1))
+    frames = _turn(ann, new_session(ann, app="weather"), "Rome?", "_adk_replay_config", tmp_path, 0)
+    error = frames[-1]["error"]
+    assert "LLM request mismatch in turn 0 for agent 'forecaster'" in error, error
+    assert "climate" in error and "weather." in error  # the difference is shown
+    # A different tool call fails too.
+    import yaml
+
+    recordings = yaml.safe_load(original)
+    recordings["recordings"][1]["tool_recording"]["tool_call"]["args"]["city"] = "Quito"
+    path.write_text(yaml.safe_dump(recordings))
+    frames = _turn(ann, new_session(ann, app="weather"), "Rome?", "_adk_replay_config", tmp_path, 0)
+    assert "the recording has get_weather({'city': 'Quito'})" in frames[-1]["error"]
 
 
 def test_a_public_address_without_authentication_is_refused(tmp_path):

@@ -24,6 +24,7 @@ from runtime.callbacks import as_list, call_user
 from runtime.contexts import CallbackContext, ReadonlyContext
 from runtime.invocation_context import InvocationContext
 from runtime.models import BaseLlm, LlmRequest, LlmResponse, LLMRegistry
+from runtime.models import model_override
 from runtime.run_config import StreamingMode
 from runtime.telemetry import live as telemetry
 from runtime.code_executors import BaseCodeExecutor
@@ -503,7 +504,9 @@ class LlmAgent(BaseAgent):
         ctx.increment_llm_call_count()
         after_callbacks = self.canonical_after_model_callbacks
         run_after = bool(after_callbacks) or plugins.has("after_model_callback")
-        responses = self.canonical_model.generate_content_async(request, stream=stream)
+        # A stand-in registered for this invocation (conformance replay) answers in the model's place.
+        model = model_override.model_for(ctx.invocation_id, self.name) or self.canonical_model
+        responses = model.generate_content_async(request, stream=stream)
         try:
             while True:
                 try:
@@ -580,6 +583,7 @@ class LlmAgent(BaseAgent):
             error_code=response.error_code,
             error_message=response.error_message,
             model_version=response.model_version,
+            **response.event_fields(),
         )
         if not event.partial and content is not None:
             calls = event.get_function_calls()

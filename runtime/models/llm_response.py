@@ -31,12 +31,47 @@ class LlmResponse(BaseModel):
     error_code: Optional[str] = None
     error_message: Optional[str] = None
     model_version: Optional[str] = None  # the model that answered, as the API names it
+    # The rest of what google-adk 2.13's LlmResponse carries from Gemini, kept as the API sends it.
+    avg_logprobs: Optional[float] = None
+    logprobs_result: Optional[types.LogprobsResult] = None
+    citation_metadata: Optional[types.CitationMetadata] = None
+    input_transcription: Optional[types.Transcription] = None
+    output_transcription: Optional[types.Transcription] = None
+    live_session_id: Optional[str] = None
+    turn_complete_reason: Optional[types.TurnCompleteReason] = None
+    interaction_status: Optional[types.InteractionStatus] = None
+    interaction_id: Optional[str] = None
+    environment_id: Optional[str] = None
+    cache_metadata: Optional[dict[str, Any]] = None
+    live_session_resumption_update: Optional[types.LiveServerSessionResumptionUpdate] = None
+    go_away: Optional[types.LiveServerGoAway] = None
+    voice_activity: Optional[types.VoiceActivity] = None
+
+    def event_fields(self) -> dict[str, Any]:
+        """The fields an `Event` built from this response carries, beyond the ones the agent sets
+        itself, in the Event's stored form (google-genai objects the Event keeps as JSON are dumped)."""
+        out: dict[str, Any] = {}
+        for name in _EVENT_FIELDS:
+            value = getattr(self, name)
+            if value is None:
+                continue
+            if name in _EVENT_JSON_FIELDS and isinstance(value, BaseModel):
+                value = value.model_dump(mode="json", exclude_none=True)
+            elif name in _EVENT_JSON_FIELDS and hasattr(value, "value"):
+                value = value.value  # an enum, stored by its name
+            out[name] = value
+        return out
 
     @classmethod
     def create(cls, generate_content_response: types.GenerateContentResponse) -> LlmResponse:
         """Turns an SDK response into a model turn, reporting a block or an empty answer as an error."""
         created = cls._from_response(generate_content_response)
         created.model_version = generate_content_response.model_version
+        if generate_content_response.candidates:
+            candidate = generate_content_response.candidates[0]
+            created.avg_logprobs = candidate.avg_logprobs
+            created.logprobs_result = candidate.logprobs_result
+            created.citation_metadata = candidate.citation_metadata
         return created
 
     @classmethod
@@ -75,6 +110,19 @@ class LlmResponse(BaseModel):
             usage_metadata=usage,
             grounding_metadata=candidate.grounding_metadata,
         )
+
+
+# Response fields an event copies as they are, and those of them the Event stores as plain JSON
+# (domain.events.Event keeps them version-neutral across google-genai 2 and 3).
+_EVENT_FIELDS = (
+    "avg_logprobs", "logprobs_result", "citation_metadata", "input_transcription", "output_transcription",
+    "live_session_id", "turn_complete_reason", "interaction_status", "interaction_id", "environment_id",
+    "cache_metadata", "live_session_resumption_update", "go_away", "voice_activity",
+)
+_EVENT_JSON_FIELDS = frozenset({
+    "logprobs_result", "turn_complete_reason", "interaction_status", "cache_metadata",
+    "live_session_resumption_update", "go_away", "voice_activity",
+})
 
 
 def _name(reason: Any) -> str:

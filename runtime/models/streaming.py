@@ -19,6 +19,7 @@ class StreamingAggregator:
         self._finish_reason: Optional[types.FinishReason] = None
         self._usage: Optional[types.GenerateContentResponseUsageMetadata] = None
         self._grounding: Optional[types.GroundingMetadata] = None
+        self._citations: Optional[types.CitationMetadata] = None
         self._error: Optional[LlmResponse] = None
         self._model_version: Optional[str] = None
 
@@ -31,6 +32,7 @@ class StreamingAggregator:
         self._finish_reason = response.finish_reason or self._finish_reason
         self._usage = response.usage_metadata or self._usage
         self._grounding = response.grounding_metadata or self._grounding
+        self._citations = response.citation_metadata or self._citations  # as google-adk 2.13 keeps them
         self._model_version = response.model_version or self._model_version
         if response.error_code:
             self._error = response
@@ -71,6 +73,7 @@ class StreamingAggregator:
             finish_reason=self._finish_reason,
             usage_metadata=self._usage,
             grounding_metadata=self._grounding,
+            citation_metadata=self._citations,
             error_code=error_code,
             error_message=error_message,
             model_version=self._model_version,

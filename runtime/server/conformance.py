@@ -27,11 +27,14 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, AsyncGenerator, Optional
 
 from domain.errors import ChronicleError
+from runtime.models import model_override
+from runtime.models.base_llm import BaseLlm
 from runtime.models.llm_response import LlmResponse
 from runtime.plugins.base_plugin import BasePlugin
+from runtime.server import replay_requests
 
 REPLAY_KEY, RECORD_KEY = "_adk_replay_config", "_adk_recordings_config"
 
@@ -90,30 +93,27 @@ class _Turn:
 
 
 class ReplayPlugin(BasePlugin):
+    """Answers each model call from the recording, after checking that the request is the recorded
+    one (runtime.server.replay_requests: ADK's fields and normalisations); a different request fails
+    the turn with the difference. Every tool but an AgentTool really runs (so transfer_to_agent,
+    exit_loop and state writes take effect), and then the recorded response is returned, as
+    google-adk's ReplayPlugin does."""
+
     def __init__(self, name: str = "adk_replay"):
         super().__init__(name=name)
         self._turns: dict[str, _Turn] = {}
 
     async def before_run_callback(self, *, invocation_context: Any) -> None:
         config = invocation_context.session.state.get(REPLAY_KEY)
-        if config:
-            path = recordings_file(config)
-            if not path.is_file():
-                raise ReplayConfigError(f"Recordings file not found: {path}")
-            self._turns[invocation_context.invocation_id] = _Turn(read_recordings(path), config["user_message_index"])
-
-    async def before_model_callback(self, *, callback_context: Any, llm_request: Any) -> Optional[LlmResponse]:
-        turn = self._turns.get(callback_context.invocation_id)
-        if turn is None:
-            return None
-        recording = turn.next("llm_recording", callback_context.agent_name)
-        # ADK 2.13 writes llm_responses (a list); other ADK ports write one llm_response.
-        recorded = recording.get("llm_responses") or ([recording["llm_response"]] if recording.get("llm_response") else [])
-        whole = [r for r in recorded if not r.get("partial")] or recorded
-        if not whole:
-            raise ReplayVerificationError(f"A model call of agent {callback_context.agent_name!r} has no recorded response.")
-        fields = LlmResponse.model_fields
-        return LlmResponse.model_validate({k: v for k, v in whole[-1].items() if k in fields})
+        if not config:
+            return
+        path = recordings_file(config)
+        if not path.is_file():
+            raise ReplayConfigError(f"Recordings file not found: {path}")
+        turn = _Turn(read_recordings(path), config["user_message_index"])
+        invocation_id = invocation_context.invocation_id
+        self._turns[invocation_id] = turn
+        model_override.override_models(invocation_id, lambda agent_name: _ReplayModel(turn=turn, agent_name=agent_name))
 
     async def before_tool_callback(self, *, tool: Any, tool_args: dict[str, Any], tool_context: Any) -> Optional[dict]:
         turn = self._turns.get(tool_context.invocation_id)
@@ -127,17 +127,51 @@ class ReplayPlugin(BasePlugin):
                 f"Agent {agent!r} called {tool.name}({tool_args}); the recording has "
                 f"{call.get('name')}({call.get('args') or {}})."
             )
-        return (recorded.get("tool_response") or {}).get("response") or {}
+        from runtime.tools.agent_tool import AgentTool
+
+        if not isinstance(tool, AgentTool):  # an AgentTool's own model calls are not recorded
+            await tool.run_async(args=tool_args, tool_context=tool_context)
+        response = recorded.get("tool_response")
+        if response is None:
+            raise ReplayConfigError(f"A tool recording of agent {agent!r} has no tool_response.")
+        return response.get("response") or {}
 
     async def after_run_callback(self, *, invocation_context: Any) -> None:
         self._turns.pop(invocation_context.invocation_id, None)
+        model_override.clear_override(invocation_context.invocation_id)
+
+
+class _ReplayModel(BaseLlm):
+    """The model of one agent in one replayed turn: the n-th call gets the n-th recording."""
+
+    model: str = "adk-conformance-replay"
+    turn: Any
+    agent_name: str
+
+    async def generate_content_async(self, llm_request: Any, stream: bool = False) -> AsyncGenerator[LlmResponse, None]:
+        recording = self.turn.next("llm_recording", self.agent_name)
+        call = self.turn.used[("llm_recording", self.agent_name)]
+        diff = replay_requests.difference(
+            replay_requests.recorded_request(recording.get("llm_request") or {}), replay_requests.comparable(llm_request)
+        )
+        if diff:
+            raise ReplayVerificationError(
+                f"LLM request mismatch in turn {self.turn.index} for agent {self.agent_name!r} (call {call}):\n{diff}"
+            )
+        # google-adk 2.13 writes llm_responses (a list); earlier versions one llm_response.
+        responses = recording.get("llm_responses") or ([recording["llm_response"]] if recording.get("llm_response") else [])
+        if not responses:
+            raise ReplayConfigError(f"A model recording of agent {self.agent_name!r} has no response.")
+        fields = LlmResponse.model_fields
+        for response in responses:
+            yield LlmResponse.model_validate({k: v for k, v in response.items() if k in fields})
 
 
 class RecordingsPlugin(BasePlugin):
     def __init__(self, name: str = "adk_recordings"):
         super().__init__(name=name)
         self._taken: dict[str, list[dict[str, Any]]] = {}
-        self._requests: dict[tuple[str, str], Any] = {}
+        self._calls: dict[tuple[str, str], tuple[Any, list[dict[str, Any]]]] = {}
         self._lock = threading.Lock()
 
     async def before_run_callback(self, *, invocation_context: Any) -> None:
@@ -148,17 +182,21 @@ class RecordingsPlugin(BasePlugin):
 
     async def before_model_callback(self, *, callback_context: Any, llm_request: Any) -> None:
         if callback_context.invocation_id in self._taken:
-            self._requests[(callback_context.invocation_id, callback_context.agent_name)] = llm_request
+            # Kept by reference and written after the call: the request as the model got it.
+            self._calls[(callback_context.invocation_id, callback_context.agent_name)] = (llm_request, [])
 
     async def after_model_callback(self, *, callback_context: Any, llm_response: Any) -> None:
         taken = self._taken.get(callback_context.invocation_id)
-        if taken is None or llm_response.partial:
+        key = (callback_context.invocation_id, callback_context.agent_name)
+        if taken is None or key not in self._calls:
             return None
-        request = self._requests.pop((callback_context.invocation_id, callback_context.agent_name), None)
-        taken.append({"agent_name": callback_context.agent_name, "llm_recording": {
-            "llm_request": _request_json(request),
-            "llm_responses": [llm_response.model_dump(mode="json", exclude_none=True)],
-        }})
+        request, responses = self._calls[key]
+        responses.append(llm_response.model_dump(mode="json", exclude_none=True))
+        if not llm_response.partial:
+            del self._calls[key]
+            taken.append({"agent_name": callback_context.agent_name, "llm_recording": {
+                "llm_request": _request_json(request), "llm_responses": responses,
+            }})
         return None
 
     async def after_tool_callback(self, *, tool: Any, tool_args: dict[str, Any], tool_context: Any, result: dict) -> None:
@@ -187,12 +225,8 @@ class RecordingsPlugin(BasePlugin):
 
 
 def _request_json(request: Any) -> dict[str, Any]:
-    if request is None:
-        return {}
-    out: dict[str, Any] = {"model": getattr(request, "model", None)}
-    contents = getattr(request, "contents", None) or []
-    out["contents"] = [c.model_dump(mode="json", exclude_none=True) for c in contents]
-    return {k: v for k, v in out.items() if v}
+    """The request as google-adk's RecordingsPlugin writes it (what replay compares is all there)."""
+    return request.model_dump(mode="json", exclude_none=True, exclude_defaults=True)
 
 
 # What ADK's conformance guide tells users to pass to --extra_plugins, and Chronicle's equivalent.

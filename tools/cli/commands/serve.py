@@ -25,8 +25,8 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
     p.add_argument("--host", default="127.0.0.1", help="the address to bind (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="the port (default 8000)")
     p.add_argument("--workers", type=int, default=1, help="worker processes (default 1); they share the store")
-    p.add_argument("--extra-plugins", nargs="*", default=[], metavar="a.b.Plugin",
-                   help="plugins by dotted name, added to every app")
+    p.add_argument("--extra-plugins", "--extra_plugins", nargs="*", default=[], metavar="a.b.Plugin",
+                   help="plugins by dotted name, added to every app (--extra_plugins is ADK's spelling)")
     p.add_argument("--tokens", metavar="FILE",
                    help='bearer tokens, a JSON file such as {"TOKEN": "user_id", "OPS_TOKEN": "*"} '
                         "(default: $CHRONICLE_SERVER_TOKENS, else no authentication)")
