@@ -118,6 +118,9 @@ def _agent_class(name: Any, path: str) -> type:
 
 
 def _tool(item: Any, path: str) -> Any:
+    """A tool as google-adk 2.13 resolves `tools:` (config_agent_utils._resolve_tools): a built-in
+    by its short name, or an object by dotted name; a tool class is built from `args` the way that
+    class's `from_config` reads them; a function given `args` is called with them."""
     from runtime import tools
     from runtime.tools.base_tool import BaseTool, BaseToolset
 
@@ -125,19 +128,110 @@ def _tool(item: Any, path: str) -> Any:
     name, args = spec.get("name"), spec.get("args")
     if not isinstance(name, str) or not name:
         raise InvalidArgumentError(f"A tool in {path} has no name: {item!r}; write `- name: my_pkg.tools.my_tool`.")
+    if args is not None and not isinstance(args, dict):
+        raise InvalidArgumentError(f"The args of tool {name!r} in {path} must be a mapping, got {args!r}.")
     if "." not in name:
+        if name in _CLOUD_ONLY_TOOLS:
+            raise InvalidArgumentError(
+                f"Tool {name!r} in {path} is one of google-adk's Google Cloud tools ({_CLOUD_ONLY_TOOLS[name]}), "
+                "which Chronicle does not ship; wrap the service in a function tool of your own."
+            )
         if not hasattr(tools, name):
             raise InvalidArgumentError(f"Unknown built-in tool {name!r} in {path}; name your own tool by its dotted path.")
         found = getattr(tools, name)
     else:
         found = _code(name, path)
+    if isinstance(found, (BaseTool, BaseToolset)):
+        return found
     if inspect.isclass(found) and issubclass(found, (BaseTool, BaseToolset)):
-        return found(**(args or {}))
+        builder = next((b for cls, b in _tool_builders().items() if issubclass(found, cls)), None)
+        try:
+            return builder(found, dict(args or {}), path) if builder else found(**(args or {}))
+        except InvalidArgumentError:
+            raise
+        except (TypeError, ValueError) as e:
+            raise InvalidArgumentError(f"Tool {name!r} in {path} cannot be built from args {args!r}: {e}") from None
     if args:
         if not callable(found):
             raise InvalidArgumentError(f"Tool {name!r} in {path} takes no args: it is not callable.")
         return found(args)
+    if not callable(found):
+        raise InvalidArgumentError(f"Tool {name!r} in {path} is a {type(found).__name__}, not a tool or a function.")
     return found
+
+
+# google-adk 2.13's built-in tool names that need Google Cloud services Chronicle has no client for.
+_CLOUD_ONLY_TOOLS = {
+    "APIHubToolset": "API Hub",
+    "ApiRegistry": "Cloud API Registry",
+    "DiscoveryEngineSearchTool": "Discovery Engine",
+    "VertexAiSearchTool": "Vertex AI Search",
+    "VertexAiLoadProfilesTool": "Vertex AI",
+    "ModelConsultTool": "Vertex AI model consultation",
+    "RemoteMcpServer": "Cloud API Registry MCP servers",
+}
+
+# google-adk's switch for MCP servers a config starts as local processes (off by default there too).
+ALLOW_CONFIG_STDIO_MCP = "ADK_ALLOW_CONFIG_STDIO_MCP_SERVERS"
+
+
+def _tool_builders() -> dict[type, Any]:
+    from runtime.tools import AgentTool, FunctionTool, McpToolset
+
+    return {AgentTool: _agent_tool, FunctionTool: _function_tool, McpToolset: _mcp_toolset}
+
+
+def _agent_tool(cls: type, args: dict[str, Any], path: str) -> Any:
+    """`args: {agent: {config_path: x.yaml} | {code: a.b.agent}, skip_summarization, include_plugins}`."""
+    if "agent" not in args:
+        raise InvalidArgumentError(f"An AgentTool in {path} needs args.agent: {{config_path: other.yaml}} or {{code: a.b.agent}}.")
+    agent = _sub_agent(args.pop("agent"), path)
+    return cls(agent=agent, **args)
+
+
+def _function_tool(cls: type, args: dict[str, Any], path: str) -> Any:
+    """`args: {func: a.b.function}` (FunctionTool, LongRunningFunctionTool)."""
+    func = args.pop("func", None)
+    if isinstance(func, (str, dict)):
+        func = _code(func, path)
+    if not callable(func):
+        raise InvalidArgumentError(f"A {cls.__name__} in {path} needs args.func, a dotted name of a function.")
+    return cls(func, **args)
+
+
+def _mcp_toolset(cls: type, args: dict[str, Any], path: str) -> Any:
+    """ADK's McpToolsetConfig: one of stdio_server_params, stdio_connection_params,
+    sse_connection_params or streamable_http_connection_params, plus tool_filter and tool_name_prefix."""
+    from mcp import StdioServerParameters
+
+    from runtime.tools.mcp_tool import StdioConnectionParams, StreamableHTTPConnectionParams
+
+    kinds = [k for k in ("stdio_server_params", "stdio_connection_params", "sse_connection_params",
+                         "streamable_http_connection_params") if args.get(k) is not None]
+    if len(kinds) != 1:
+        raise InvalidArgumentError(
+            f"An McpToolset in {path} needs exactly one of stdio_connection_params, stdio_server_params or "
+            f"streamable_http_connection_params; got {kinds or 'none'}."
+        )
+    kind = kinds[0]
+    params = args.pop(kind)
+    if kind.startswith("stdio") and os.environ.get(ALLOW_CONFIG_STDIO_MCP, "").lower() not in ("1", "true", "yes"):
+        raise InvalidArgumentError(
+            f"The McpToolset in {path} would start a local process from the config ({kind}); as in google-adk, "
+            f"that needs {ALLOW_CONFIG_STDIO_MCP}=1 (set it only for configs you trust), or build the toolset "
+            "in Python, or use streamable_http_connection_params."
+        )
+    if kind == "stdio_server_params":
+        connection = StdioConnectionParams(server_params=StdioServerParameters(**params))
+    elif kind == "stdio_connection_params":
+        params = dict(params)
+        connection = StdioConnectionParams(server_params=StdioServerParameters(**params.pop("server_params")), **params)
+    elif kind == "streamable_http_connection_params":
+        connection = StreamableHTTPConnectionParams(**params)
+    else:
+        raise InvalidArgumentError(f"The McpToolset in {path} uses sse_connection_params, which Chronicle does not "
+                                   "support; use streamable_http_connection_params.")
+    return cls(connection_params=connection, **args)
 
 
 def _sub_agent(item: Any, path: str) -> Any:

@@ -23,12 +23,17 @@ from pathlib import Path
 from typing import Any, Optional
 
 from domain.errors import InvalidArgumentError
+from runtime.server import adk_imports
 
 _APP_NAME = re.compile(r"^[a-zA-Z0-9_]+$")
 
 
 class AppNotFoundError(InvalidArgumentError):
     """No app of that name in AGENTS_DIR."""
+
+
+class AppLoadError(InvalidArgumentError):
+    """The app is there but cannot be built (a bad config, a tool that cannot be made, a failing import)."""
 
 
 class AppLoader:
@@ -65,17 +70,27 @@ class AppLoader:
             raise AppNotFoundError(f"App not found: {name!r}; the apps here are {self.list_apps()}.")
 
     def load(self, name: str) -> Any:
-        """The app's `App` or root agent (cached)."""
+        """The app's `App` or root agent (cached). An app that cannot be built is refused with the
+        reason (a 4xx), and that answer is cached too: the app is built once, not on every request."""
         self.check_name(name)
         with self._lock:
             if name not in self._cache:
-                self._cache[name] = self._load(name)
-            return self._cache[name]
+                try:
+                    self._cache[name] = self._load(name)
+                except InvalidArgumentError as e:
+                    self._cache[name] = AppLoadError(str(e))
+                except Exception as e:  # the app's own code failed to build: the reason, not a 500
+                    self._cache[name] = AppLoadError(f"App {name!r} could not be loaded: {type(e).__name__}: {e}")
+            found = self._cache[name]
+        if isinstance(found, AppLoadError):
+            raise AppLoadError(str(found))
+        return found
 
     def _load(self, name: str) -> Any:
         folder = str(self.agents_dir)
         if folder not in sys.path:
             sys.path.insert(0, folder)
+        adk_imports.install_if_missing()  # an app's `import google.adk...` gets Chronicle's modules
         _load_dotenv(self.agents_dir / name)
         for module_name in (name, f"{name}.agent"):
             found = _from_module(module_name, name)

@@ -18,6 +18,9 @@ from runtime.tools.tool_confirmation import ToolConfirmation
 from runtime.tools.tool_context import ToolContext
 from runtime.tools.transfer_to_agent_tool import TransferToAgentTool, transfer_to_agent
 from runtime.tools.url_context_tool import UrlContextTool, url_context
+from runtime.tools.google_maps_grounding_tool import GoogleMapsGroundingTool, google_maps_grounding
+from runtime.tools.enterprise_search_tool import EnterpriseWebSearchTool, enterprise_web_search
+from runtime.tools.request_input_tool import request_input
 
 # ADK's names for the ready-made tool instances.
 get_user_choice = get_user_choice_tool
@@ -39,6 +42,11 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "EnterpriseWebSearchTool",
+    "GoogleMapsGroundingTool",
+    "enterprise_web_search",
+    "google_maps_grounding",
+    "request_input",
     "AgentTool",
     "BaseTool",
     "BaseToolset",
