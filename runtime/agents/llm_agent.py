@@ -652,20 +652,19 @@ def _check_response(agent: LlmAgent, response: Any, where: str) -> None:
 
 
 def _transfer_instructions(agent: LlmAgent, targets: list[BaseAgent]) -> str:
-    lines = ["You can hand the conversation to one of these agents:", ""]
-    for target in targets:
-        lines.append(f"Agent name: {target.name}")
-        lines.append(f"Agent description: {target.description or '(none)'}")
-        lines.append("")
-    lines.append(
-        "If you are the best agent to answer according to your description, answer yourself. If "
-        "another agent is better suited according to its description, call the `transfer_to_agent` "
-        "function with that agent's name, and write nothing besides the function call."
+    # google-adk 2.13's wording, byte for byte: a ported app must prompt the model as it did on ADK
+    # (and ADK's conformance recordings compare the whole system instruction).
+    names = ", ".join(f"`{name}`" for name in sorted(t.name for t in targets))
+    listing = "\n".join(f"\nAgent name: {t.name}\nAgent description: {t.description}\n" for t in targets)
+    text = (
+        f"\nYou have a list of other agents to transfer to:\n\n{listing}\n\n"
+        "If you are the best to answer the question according to your description,\nyou can answer it.\n\n"
+        "If another agent is better for answering the question according to its\n"
+        "description, call `transfer_to_agent` function to transfer the question to that\n"
+        "agent. When transferring, do not generate any text other than the function\ncall.\n\n"
+        f"**NOTE**: the only available agents for `transfer_to_agent` function are\n{names}.\n"
     )
     parent = agent.parent_agent
-    if parent is not None and any(t is parent for t in targets):
-        lines.append(
-            f"Your parent agent is {parent.name}. If neither you nor the other agents are suited to "
-            "answer, transfer to your parent agent."
-        )
-    return "\n".join(lines)
+    if parent is not None and not agent.disallow_transfer_to_parent:
+        text += f"\nIf neither you nor the other agents are best for the question, transfer to your parent agent {parent.name}.\n"
+    return text
