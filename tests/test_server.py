@@ -36,7 +36,7 @@ def store(request, tmp_path_factory) -> str:
 def servers(store, gemini) -> Iterator[tuple[Served, Served]]:
     """Two processes on one store (the second with two workers), started together."""
     env = {"GOOGLE_GEMINI_BASE_URL": gemini.url}
-    conformance = ("--extra-plugins", "google.adk.cli.plugins.replay_plugin.ReplayPlugin",
+    conformance = ("--extra_plugins", "google.adk.cli.plugins.replay_plugin.ReplayPlugin",  # ADK's spelling
                    "runtime.server.conformance.RecordingsPlugin")  # ADK's name, and Chronicle's
     first = Served(store, env=env, args=("--max-body-bytes", "200000", "--max-run-events", "6", *conformance),
                    wait=False)
