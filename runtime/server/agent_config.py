@@ -358,5 +358,15 @@ def _code(reference: Any, path: str) -> Any:
     return getattr(module, attribute)
 
 
+def resolve_agent_reference(reference: dict[str, Any], referencing_path: str) -> Any:
+    """The agent `{config_path: ...}` or `{code: ...}` names, seen from the config at `referencing_path`."""
+    return _sub_agent(reference, referencing_path)
+
+
+def resolve_code(name: str) -> Any:
+    """The object a dotted name names, by the rules of a config's code references (no standard library)."""
+    return _code(name, "<code reference>")
+
+
 def _as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else [value]

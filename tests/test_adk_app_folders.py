@@ -1,0 +1,223 @@
+"""Agent folders written for `adk api_server` load unchanged under `chronicle serve`: Python files
+that import google.adk (served by Chronicle's modules, google-adk not being installed here), Agent
+Config YAML with tool args as google-adk 2.13 resolves them (AgentTool from agent.config_path, a
+dotted func for LongRunningFunctionTool, McpToolset against the mcp package's own server), and an
+app that cannot be built refused with its reason. Real server processes, the real google-genai
+client against the local Gemini-protocol server."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import uuid
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from tests.gemini_server import GeminiServer
+from tests.server_helpers import ANN, Served, message
+
+MCP_SERVER = str(Path(__file__).with_name("mcp_server.py"))
+HEADER = "model: gemini-2.5-flash\n"
+
+
+def _write(folder: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+
+
+@pytest.fixture(scope="module")
+def agents_dir(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("adk_agents")
+    _write(root, {
+        # callbacks.py and tools.py import google.adk, as apps written for ADK do.
+        "greeter/root_agent.yaml": f"""\
+            name: greeter
+            {HEADER}
+            instruction: You greet people.
+            before_agent_callbacks:
+              - name: greeter.callbacks.count_visits
+            tools:
+              - name: greeter.tools.remember_name
+            """,
+        "greeter/callbacks.py": """\
+            from google.adk.agents.callback_context import CallbackContext
+
+            def count_visits(callback_context: CallbackContext):
+                assert type(callback_context).__module__.startswith("runtime.")
+                callback_context.state["visits"] = callback_context.state.get("visits", 0) + 1
+            """,
+        "greeter/tools.py": """\
+            from google.adk.tools.tool_context import ToolContext
+
+            def remember_name(name: str, tool_context: ToolContext) -> dict:
+                \"\"\"Remembers the user's name.\"\"\"
+                tool_context.state["name"] = name
+                return {"remembered": name}
+            """,
+        # AgentTool from a config path, and a long-running tool from a dotted func.
+        "desk/root_agent.yaml": f"""\
+            name: desk
+            {HEADER}
+            instruction: You run the help desk.
+            tools:
+              - name: AgentTool
+                args:
+                  agent:
+                    config_path: helper.yaml
+              - name: LongRunningFunctionTool
+                args:
+                  func: desk.tools.ask_for_approval
+            """,
+        "desk/helper.yaml": f"""\
+            name: helper
+            {HEADER}
+            description: Helps with anything.
+            instruction: You help.
+            """,
+        "desk/tools.py": """\
+            def ask_for_approval(amount: float) -> dict:
+                \"\"\"Asks a manager to approve an amount.\"\"\"
+                return {"status": "pending"}
+            """,
+        # McpToolset over stdio, from the config (ADK's opt-in variable is set for this server).
+        "calc/root_agent.yaml": f"""\
+            name: calc
+            {HEADER}
+            instruction: You add numbers with your tools.
+            tools:
+              - name: McpToolset
+                args:
+                  stdio_connection_params:
+                    timeout: 30
+                    server_params:
+                      command: {sys.executable}
+                      args: ["{MCP_SERVER}", "stdio"]
+                  tool_filter: [add]
+            """,
+        # Not buildable: an AgentTool whose agent file is missing.
+        "broken/root_agent.yaml": f"""\
+            name: broken
+            {HEADER}
+            tools:
+              - name: AgentTool
+                args:
+                  agent:
+                    config_path: nowhere.yaml
+            """,
+    })
+    return root
+
+
+@pytest.fixture(scope="module")
+def gemini() -> Iterator[GeminiServer]:
+    with GeminiServer() as server:
+        yield server
+
+
+@pytest.fixture(scope="module", params=["sqlite", "memory"])
+def served(request, agents_dir, gemini, tmp_path_factory) -> Iterator[Served]:
+    store = "memory://" if request.param == "memory" else f"sqlite:///{tmp_path_factory.mktemp('folders')}/c.db"
+    server = Served(store, agents_dir=agents_dir, env={
+        "GOOGLE_GEMINI_BASE_URL": gemini.url, "GOOGLE_API_KEY": "test-key", "ADK_ALLOW_CONFIG_STDIO_MCP_SERVERS": "1",
+    })
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def ann(served) -> Iterator[Any]:
+    with served.client(ANN) as client:
+        yield client
+
+
+def _run(client: Any, app: str, text: str) -> tuple[Any, dict[str, Any]]:
+    session = client.post(f"/apps/{app}/users/ann/sessions", json={"sessionId": f"s-{uuid.uuid4().hex[:8]}"})
+    assert session.status_code == 200, session.text
+    sid = session.json()["id"]
+    response = client.post("/run", json={"appName": app, "userId": "ann", "sessionId": sid, "newMessage": message(text)})
+    return response, client.get(f"/apps/{app}/users/ann/sessions/{sid}").json()
+
+
+def test_python_files_that_import_google_adk_load_and_run(ann, gemini):
+    gemini.reply_function_call("remember_name", {"name": "Ada"})
+    gemini.reply_text("Hello Ada.")
+    response, session = _run(ann, "greeter", "I am Ada")
+    assert response.status_code == 200, response.text
+    assert session["state"]["visits"] == 1 and session["state"]["name"] == "Ada"
+    assert session["events"][-1]["content"]["parts"][0]["text"] == "Hello Ada."
+
+
+def test_agent_tool_and_long_running_tool_come_from_their_config_args(ann, gemini):
+    gemini.reply_text("noted")  # a request to read the declarations the config produced
+    response, _ = _run(ann, "desk", "hi")
+    assert response.status_code == 200, response.text
+    declared = gemini.requests[-1].body["tools"][0]["functionDeclarations"]
+    by_name = {d["name"]: d for d in declared}
+    assert by_name["helper"]["description"] == "Helps with anything."  # the AgentTool, from helper.yaml
+    assert "long-running operation" in by_name["ask_for_approval"]["description"]
+
+
+def test_mcp_toolset_from_the_config_calls_a_real_mcp_server(ann, gemini):
+    gemini.reply_function_call("add", {"a": 5, "b": 7})
+    gemini.reply_text("12")
+    response, session = _run(ann, "calc", "Add 5 and 7")
+    assert response.status_code == 200, response.text
+    results = [p["functionResponse"] for e in session["events"] for p in (e.get("content") or {}).get("parts", [])
+               if "functionResponse" in p]
+    assert results and "12" in str(results[0]["response"])
+
+
+def test_an_app_that_cannot_be_built_is_a_4xx_with_the_reason(ann):
+    for _ in range(2):  # the same answer each time, not a 500
+        response = ann.post("/apps/broken/users/ann/sessions", json={})
+        if response.status_code == 200:
+            response, _ = _run(ann, "broken", "hi")
+        assert 400 <= response.status_code < 500, response.text
+        assert "nowhere.yaml" in response.text
+
+
+def test_a_stdio_mcp_server_in_a_config_needs_adks_opt_in(tmp_path):
+    _write(tmp_path, {"calc/root_agent.yaml": f"""\
+        name: calc
+        {HEADER}
+        tools:
+          - name: McpToolset
+            args:
+              stdio_server_params:
+                command: {sys.executable}
+                args: ["{MCP_SERVER}", "stdio"]
+        """})
+    script = (
+        "from runtime.server.agent_config import agent_from_config\n"
+        f"agent_from_config({str(tmp_path / 'calc' / 'root_agent.yaml')!r})\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          env={"PYTHONPATH": str(Path(__file__).parents[1]), "PATH": "/usr/bin:/bin"})
+    assert done.returncode != 0 and "ADK_ALLOW_CONFIG_STDIO_MCP_SERVERS=1" in done.stderr
+
+
+def test_a_real_google_adk_is_never_shadowed():
+    import os
+
+    adk_python = os.environ.get("CHRONICLE_ADK_PYTHON") or "/work/main/.venv-adk/bin/python"
+    if not os.path.exists(adk_python):
+        if os.environ.get("CHRONICLE_REQUIRE_ADK") == "1":
+            pytest.fail(f"google-adk 2.13's environment is missing ({adk_python})")
+        pytest.skip(f"google-adk 2.13's environment is missing ({adk_python})")
+    script = (
+        "from runtime.server import adk_imports\n"
+        "installed = adk_imports.install_if_missing()\n"
+        "import google.adk.agents.callback_context as m\n"
+        "print(installed, m.CallbackContext.__module__)\n"
+    )
+    done = subprocess.run([adk_python, "-c", script], capture_output=True, text=True,
+                          env={"PYTHONPATH": str(Path(__file__).parents[1]), "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "google.adk.agents.callback_context"]
