@@ -220,4 +220,5 @@ def test_a_real_google_adk_is_never_shadowed():
     done = subprocess.run([adk_python, "-c", script], capture_output=True, text=True,
                           env={"PYTHONPATH": str(Path(__file__).parents[1]), "PATH": "/usr/bin:/bin"})
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["False", "google.adk.agents.callback_context"]
+    installed, module = done.stdout.split()
+    assert installed == "False" and module.startswith("google.adk.")  # ADK's own class, not Chronicle's
