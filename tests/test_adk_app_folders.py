@@ -18,6 +18,7 @@ import pytest
 
 from tests.gemini_server import GeminiServer
 from tests.server_helpers import ANN, Served, message
+from tools.serve_process import free_port
 
 MCP_SERVER = str(Path(__file__).with_name("mcp_server.py"))
 HEADER = "model: gemini-2.5-flash\n"
@@ -31,7 +32,30 @@ def _write(folder: Path, files: dict[str, str]) -> None:
 
 
 @pytest.fixture(scope="module")
-def agents_dir(tmp_path_factory) -> Path:
+def mcp_http_url() -> Iterator[str]:
+    port = free_port()
+    process = subprocess.Popen([sys.executable, MCP_SERVER, "http", str(port)], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    try:
+        import socket
+        import time
+
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                assert process.poll() is None and time.monotonic() < deadline, "the MCP server did not start"
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def agents_dir(tmp_path_factory, mcp_http_url) -> Path:
     root = tmp_path_factory.mktemp("adk_agents")
     _write(root, {
         # callbacks.py and tools.py import google.adk, as apps written for ADK do.
@@ -99,6 +123,19 @@ def agents_dir(tmp_path_factory) -> Path:
                       args: ["{MCP_SERVER}", "stdio"]
                   tool_filter: [add]
             """,
+        # McpToolset over streamable HTTP, from the config.
+        "calc_http/root_agent.yaml": f"""\
+            name: calc_http
+            {HEADER}
+            instruction: You add numbers with your tools.
+            tools:
+              - name: McpToolset
+                args:
+                  streamable_http_connection_params:
+                    url: {mcp_http_url}
+                    timeout: 30
+                  tool_filter: [add]
+            """,
         # Not buildable: an AgentTool whose agent file is missing.
         "broken/root_agent.yaml": f"""\
             name: broken
@@ -164,10 +201,11 @@ def test_agent_tool_and_long_running_tool_come_from_their_config_args(ann, gemin
     assert "long-running operation" in by_name["ask_for_approval"]["description"]
 
 
-def test_mcp_toolset_from_the_config_calls_a_real_mcp_server(ann, gemini):
+@pytest.mark.parametrize("app", ["calc", "calc_http"], ids=["stdio", "streamable-http"])
+def test_mcp_toolset_from_the_config_calls_a_real_mcp_server(ann, gemini, app):
     gemini.reply_function_call("add", {"a": 5, "b": 7})
     gemini.reply_text("12")
-    response, session = _run(ann, "calc", "Add 5 and 7")
+    response, session = _run(ann, app, "Add 5 and 7")
     assert response.status_code == 200, response.text
     results = [p["functionResponse"] for e in session["events"] for p in (e.get("content") or {}).get("parts", [])
                if "functionResponse" in p]
