@@ -136,6 +136,21 @@ def agents_dir(tmp_path_factory, mcp_http_url) -> Path:
                     timeout: 30
                   tool_filter: [add]
             """,
+        # A transfer tree, for replay.
+        "tutors/root_agent.yaml": f"""\
+            name: coordinator
+            {HEADER}
+            description: Sends questions to the right tutor.
+            instruction: You route questions.
+            sub_agents:
+              - config_path: math.yaml
+            """,
+        "tutors/math.yaml": f"""\
+            name: math_tutor
+            {HEADER}
+            description: Answers maths questions.
+            instruction: You teach maths.
+            """,
         # Not buildable: an AgentTool whose agent file is missing.
         "broken/root_agent.yaml": f"""\
             name: broken
@@ -159,7 +174,9 @@ def gemini() -> Iterator[GeminiServer]:
 @pytest.fixture(scope="module", params=["sqlite", "memory"])
 def served(request, agents_dir, gemini, tmp_path_factory) -> Iterator[Served]:
     store = "memory://" if request.param == "memory" else f"sqlite:///{tmp_path_factory.mktemp('folders')}/c.db"
-    server = Served(store, agents_dir=agents_dir, env={
+    plugins = ("--extra_plugins", "google.adk.cli.plugins.replay_plugin.ReplayPlugin",
+               "google.adk.cli.plugins.recordings_plugin.RecordingsPlugin")
+    server = Served(store, agents_dir=agents_dir, args=plugins, env={
         "GOOGLE_GEMINI_BASE_URL": gemini.url, "GOOGLE_API_KEY": "test-key", "ADK_ALLOW_CONFIG_STDIO_MCP_SERVERS": "1",
     })
     try:
@@ -260,3 +277,25 @@ def test_a_real_google_adk_is_never_shadowed():
     assert done.returncode == 0, done.stderr
     installed, module = done.stdout.split()
     assert installed == "False" and module.startswith("google.adk.")  # ADK's own class, not Chronicle's
+
+
+def _conformance_turn(client: Any, app: str, sid: str, text: str, key: str, case_dir: Path) -> list[dict]:
+    state = {key: {"dir": str(case_dir), "user_message_index": 0, "streaming_mode": "none"}}
+    response = client.post("/run", json={"appName": app, "userId": "ann", "sessionId": sid, "newMessage": message(text),
+                                         "stateDelta": state})
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def test_transfer_to_agent_takes_effect_under_replay(ann, gemini, tmp_path):
+    gemini.reply_function_call("transfer_to_agent", {"agent_name": "math_tutor"})
+    gemini.reply_text("2 + 2 = 4.")
+    recorded_session = ann.post("/apps/tutors/users/ann/sessions", json={}).json()["id"]
+    recorded = _conformance_turn(ann, "tutors", recorded_session, "What is 2 + 2?", "_adk_recordings_config", tmp_path)
+    asked = len(gemini.requests)
+    replay_session = ann.post("/apps/tutors/users/ann/sessions", json={}).json()["id"]
+    replayed = _conformance_turn(ann, "tutors", replay_session, "What is 2 + 2?", "_adk_replay_config", tmp_path)
+    assert len(gemini.requests) == asked  # answered from the recording
+    assert [e["author"] for e in replayed] == [e["author"] for e in recorded] == ["coordinator", "coordinator", "math_tutor"]
+    assert replayed[1]["actions"]["transferToAgent"] == "math_tutor"
+    assert replayed[2]["content"]["parts"][0]["text"] == "2 + 2 = 4."

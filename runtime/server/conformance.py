@@ -204,7 +204,9 @@ class RecordingsPlugin(BasePlugin):
         if taken is not None:
             taken.append({"agent_name": tool_context.agent_name, "tool_recording": {
                 "tool_call": {"id": tool_context.function_call_id, "args": tool_args, "name": tool.name},
-                "tool_response": {"id": tool_context.function_call_id, "name": tool.name, "response": result},
+                # As the function response carries it: a result that is not a mapping is {"result": ...}.
+                "tool_response": {"id": tool_context.function_call_id, "name": tool.name,
+                                  "response": result if isinstance(result, dict) else {"result": result}},
             }})
         return None
 
