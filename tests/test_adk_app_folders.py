@@ -299,3 +299,30 @@ def test_transfer_to_agent_takes_effect_under_replay(ann, gemini, tmp_path):
     assert [e["author"] for e in replayed] == [e["author"] for e in recorded] == ["coordinator", "coordinator", "math_tutor"]
     assert replayed[1]["actions"]["transferToAgent"] == "math_tutor"
     assert replayed[2]["content"]["parts"][0]["text"] == "2 + 2 = 4."
+
+
+def test_built_in_tool_names_of_google_adk_in_a_config(tmp_path):
+    from domain.errors import InvalidArgumentError
+    from runtime.server.agent_config import agent_from_config
+
+    _write(tmp_path, {"a.yaml": f"""\
+        name: a
+        {HEADER}
+        tools:
+          - name: google_maps_grounding
+          - name: enterprise_web_search
+          - name: url_context
+          - name: exit_loop
+          - name: request_input
+        """, "cloud.yaml": f"""\
+        name: cloud
+        {HEADER}
+        tools:
+          - name: VertexAiSearchTool
+            args: {{data_store_id: x}}
+        """})
+    agent = agent_from_config(str(tmp_path / "a.yaml"))
+    assert [getattr(t, "name", getattr(t, "__name__", None)) for t in agent.tools] == [
+        "google_maps", "enterprise_web_search", "url_context", "exit_loop", "adk_request_input"]
+    with pytest.raises(InvalidArgumentError, match="Vertex AI Search"):
+        agent_from_config(str(tmp_path / "cloud.yaml"))
