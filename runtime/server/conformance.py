@@ -5,10 +5,11 @@ ADK's conformance client (`adk conformance test`) sends each turn of a recorded 
 
 * `_adk_replay_config: {dir, user_message_index, streaming_mode}` — answer the turn from
   `dir/generated-recordings.yaml` (`generated-recordings-sse.yaml` when streaming_mode is "sse"):
-  each agent's n-th model call in that turn gets the n-th recorded response of that agent, and
-  each tool call must match the recorded call (name and arguments) and gets the recorded result.
-  A call the recording does not have, or a different one, fails the turn
-  (`ReplayVerificationError`).
+  each agent's n-th model call in that turn gets the n-th recorded responses of that agent once
+  its request is the recorded one (runtime.server.replay_requests), and each tool call must match
+  the recorded call (name and arguments); the tool runs (but an AgentTool) and the model gets the
+  recorded result. A call the recording does not have, or a different one, fails the turn
+  (`ReplayVerificationError`, with the difference).
 * `_adk_recordings_config: {dir, user_message_index, streaming_mode}` — run the turn for real and
   write its model and tool calls into that file, in the same format (the turn's earlier
   recordings are replaced, other turns' kept).
@@ -16,11 +17,12 @@ ADK's conformance client (`adk conformance test`) sends each turn of a recorded 
 The file holds `recordings:`, a list of `{user_message_index, agent_name, llm_recording:
 {llm_request, llm_responses}}` or `{…, tool_recording: {tool_call, tool_response}}`, snake_case
 YAML as ADK writes it. Both are plugins, inert without their key, that a server takes as ADK's
-conformance guide says: `--extra-plugins google.adk.cli.plugins.replay_plugin.ReplayPlugin
+conformance guide says: `--extra_plugins google.adk.cli.plugins.replay_plugin.ReplayPlugin
 google.adk.cli.plugins.recordings_plugin.RecordingsPlugin` (or this module's names). They are
 not on by default: a plugin with a `before_model_callback` makes every model call copy the
-request's contents. This is Chronicle's own implementation: replay answers in place of the
-model from `before_model_callback`, where ADK swaps the model inside its flow.
+request's contents. This is Chronicle's own implementation of google-adk 2.13's behaviour: like
+ADK, replay swaps the model for the invocation (runtime.models.model_override), so the request it
+checks is the final one, after every callback.
 """
 
 from __future__ import annotations
@@ -140,6 +142,9 @@ class ReplayPlugin(BasePlugin):
         self._turns.pop(invocation_context.invocation_id, None)
         model_override.clear_override(invocation_context.invocation_id)
 
+    async def on_run_error_callback(self, *, invocation_context: Any, error: Exception) -> None:
+        await self.after_run_callback(invocation_context=invocation_context)  # a failed turn leaves nothing behind
+
 
 class _ReplayModel(BaseLlm):
     """The model of one agent in one replayed turn: the n-th call gets the n-th recording."""
@@ -209,6 +214,12 @@ class RecordingsPlugin(BasePlugin):
                                   "response": result if isinstance(result, dict) else {"result": result}},
             }})
         return None
+
+    async def on_run_error_callback(self, *, invocation_context: Any, error: Exception) -> None:
+        invocation_id = invocation_context.invocation_id
+        self._taken.pop(invocation_id, None)  # a failed turn is not recorded
+        for key in [k for k in self._calls if k[0] == invocation_id]:
+            del self._calls[key]
 
     async def after_run_callback(self, *, invocation_context: Any) -> None:
         taken = self._taken.pop(invocation_context.invocation_id, None)
