@@ -9,7 +9,10 @@ For an app NAME, in this order:
 AGENTS_DIR may also be one agent's own folder (it holds `agent.py` or `root_agent.yaml`): then
 that one app is served. `.env` in the app's folder (or above it) is loaded first, leaving
 variables already set alone. Listing shows folders that hold an app, as ADK's does.
-Loaded apps are cached; a name that is not a folder or module in AGENTS_DIR is never imported.
+Loaded apps are cached, and so is an app that cannot be built (refused with the reason, a 4xx,
+not rebuilt on every request); a name that is not a folder or module in AGENTS_DIR is never
+imported. An app's `import google.adk...` is answered by Chronicle's modules when google-adk is
+not installed (runtime.server.adk_imports).
 """
 
 from __future__ import annotations
