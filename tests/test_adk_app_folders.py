@@ -261,7 +261,7 @@ def test_a_stdio_mcp_server_in_a_config_needs_adks_opt_in(tmp_path):
 def test_a_real_google_adk_is_never_shadowed():
     import os
 
-    adk_python = os.environ.get("CHRONICLE_ADK_PYTHON") or "/work/main/.venv-adk/bin/python"
+    adk_python = os.environ.get("CHRONICLE_ADK_PYTHON") or str(Path(__file__).parents[1] / ".venv-adk" / "bin" / "python")
     if not os.path.exists(adk_python):
         if os.environ.get("CHRONICLE_REQUIRE_ADK") == "1":
             pytest.fail(f"google-adk 2.13's environment is missing ({adk_python})")
