@@ -70,8 +70,13 @@ async def test_an_agent_calls_the_servers_tools(connection):
         "content": [{"type": "text", "text": "5"}], "structuredContent": {"result": 5}, "isError": False}
     declarations = {d.name: d for t in model.requests[0].config.tools for d in t.function_declarations}
     assert set(declarations) == {"add", "greet", "divide", "server_pid", "caller"}
-    assert declarations["add"].description == "Adds two whole numbers."
+    # The server's words reach the model fenced as data, and the system instruction says so (ADK 2.13).
+    from runtime.tools.mcp_tool.fencing import PREAMBLE
+
+    assert declarations["add"].description == (
+        "<<<BEGIN_UNTRUSTED_TOOL_DESCRIPTION>>>\nAdds two whole numbers.\n<<<END_UNTRUSTED_TOOL_DESCRIPTION>>>")
     assert declarations["add"].parameters_json_schema["properties"]["a"]["type"] == "integer"
+    assert model.requests[0].config.system_instruction.count(PREAMBLE) == 1
 
     # A tool that fails on the server answers with isError, and the run goes on.
     events = await send(runner, "1/0?")
