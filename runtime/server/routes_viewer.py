@@ -81,7 +81,7 @@ async def search_sessions(request: Request) -> Response:
     if user_id is not None:
         caller.check_user(user_id)
     if app_name is not None:
-        access.for_app(request, app_name)
+        await access.for_stored(request, app_name)
     query = (params.get("q") or "").strip().lower()
     since, until = _day(params.get("since"), "since"), _day(params.get("until"), "until")
     status = params.get("status") or None
@@ -145,7 +145,7 @@ def _latency(latency: Any) -> dict[str, Any]:
 async def analytics_summary(request: Request) -> Response:
     app_name = access.path(request, "app_name")
     access.caller(request).check_operator("Analytics of a whole app")
-    services = access.for_app(request, app_name)
+    services = await access.for_stored(request, app_name)
 
     def view() -> dict[str, Any]:
         follower = services.analytics

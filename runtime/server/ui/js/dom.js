@@ -8,6 +8,7 @@ function h(tag, attrs, ...children) {
     if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
     else if (key === "class") el.className = value;
     else if (key === "dataset") Object.assign(el.dataset, value);
+    else if (key === "style") el.style.cssText = value;  // through the CSSOM: the page's CSP refuses inline style attributes
     else el.setAttribute(key, value === true ? "" : value);
   }
   for (const child of children.flat(Infinity)) {
