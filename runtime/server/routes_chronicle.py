@@ -174,7 +174,8 @@ async def verify_session(request: Request) -> Response:
         return respond({"ok": True})
     # broken: the session log's first broken link; logs: every broken log of the session (its
     # artifact logs too); drifted: its derived rows that are not what the log says
-    mine = next(({"version": b.version, "reason": b.reason} for b in report.broken if b.log_id == log_id), None)
+    mine = next(({"version": b.version, "reason": b.reason, "event_id": b.event_id, "found": b.found,
+                  "expected": b.expected} for b in report.broken if b.log_id == log_id), None)
     return respond({"ok": False, "broken": mine, "logs": report.broken, "drifted": report.drifted})
 
 

@@ -14,7 +14,7 @@ from projections.pending import INVOCATION_ABORTED, KINDS as REQUEST_KINDS, REQU
 from projections.timeline import Invocation, NodeStep, Step
 from runtime.operations.history import History, RewindMark, load_history
 from tools.cli.commands.common import add_session_arguments, find_session, jsonable, open_store_for
-from tools.cli.output import Output, short, utc
+from tools.cli.output import Output, plural, short, utc
 
 
 def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
@@ -62,7 +62,7 @@ def render(out: Output, history: History, *, full: bool = False) -> None:
         out.line(f"forked from session {f['session_id']} at version {f['version']}{at}")
     tokens = sum(inv.usage.get("total", 0) for inv in t.invocations)
     rewound = sum(1 for inv in t.invocations if inv.rewound)
-    summary = f"{t.events} events, {len(t.invocations)} invocations"
+    summary = f"{plural(t.events, 'event')}, {plural(len(t.invocations), 'invocation')}"
     if rewound:
         summary += f" ({rewound} rewound)"
     if tokens:

@@ -44,6 +44,11 @@ function bytes(n) {
   return (n / 1024 / 1024).toFixed(1) + " MiB";
 }
 
+// "1 rewind", "2 rewinds": a count with its noun.
+function plural(n, noun, many) {
+  return `${n} ${n === 1 ? noun : many || noun + "s"}`;
+}
+
 function badge(text, kind) {
   return h("span", { class: "badge " + (kind || text) }, text.replace("_", " "));
 }
