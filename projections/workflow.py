@@ -139,6 +139,22 @@ def fold_all(events: Iterable[Event], runs: Optional[WorkflowRuns] = None) -> Wo
     return runs
 
 
+def run_edges(nodes: list[NodeRun]) -> list[tuple[str, str, str, bool]]:
+    """(from, to, label, dynamic): the edges a run followed, between node paths ("START" for the
+    start); dynamic when a node ran a child of its own rather than one the graph triggered."""
+    known = {n.path for n in nodes}
+    edges = []
+    for n in nodes:
+        parent = n.path.rsplit("/", 1)[0]
+        sources = n.sources or [parent if parent in known else "START"]
+        for source in sources:
+            dynamic = source == parent and source in known
+            route = next((m.route for m in nodes if m.path == source), None)
+            label = "" if route is None else str(route)
+            edges.append((source, n.path, label, dynamic))
+    return edges
+
+
 @dataclass
 class NodeStats:
     """What the analytics count per node name: runs, failures, retries, and time of finished runs."""

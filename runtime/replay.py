@@ -95,7 +95,7 @@ class ReplayReport:
     def format(self) -> str:
         lines = [
             f"replay of session {self.source_session_id} in {self.session_id}: "
-            f"{len(self.turns)} turns, {len(self.differences)} differ"
+            f"{len(self.turns)} turn{'' if len(self.turns) == 1 else 's'}, {len(self.differences)} differ"
         ]
         for turn in self.turns:
             status = "differs" if turn.differs else "same"

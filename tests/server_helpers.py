@@ -24,14 +24,14 @@ ANN, BOB, OPS = "tok-ann-0001", "tok-bob-0002", "tok-ops-0003"
 
 
 class Served(ServerProcess):
-    """`chronicle serve AGENTS_DIR --store URL` running until `stop()`."""
+    """`chronicle serve AGENTS_DIR --store URL` running until `stop()` (agents_dir=None: no AGENTS_DIR)."""
 
     def __init__(self, store_url: str, *, args: tuple[str, ...] = (), env: Optional[dict[str, str]] = None,
-                 tokens: Optional[dict[str, str]] = TOKENS, agents_dir: Path = AGENTS_DIR, wait: bool = True):
+                 tokens: Optional[dict[str, str]] = TOKENS, agents_dir: Optional[Path] = AGENTS_DIR, wait: bool = True):
         port = free_port()
         full_env = {"PYTHONPATH": str(ROOT), "CHRONICLE_SERVER_TOKENS": json.dumps(tokens) if tokens else "", **(env or {})}
         super().__init__(
-            [sys.executable, "-m", "tools.cli", "serve", str(agents_dir), "--store", store_url,
+            [sys.executable, "-m", "tools.cli", "serve", *([str(agents_dir)] if agents_dir else []), "--store", store_url,
              "--port", str(port), "--log-level", "warning", *args],
             port, env=full_env, cwd=str(ROOT),
         )

@@ -9,6 +9,7 @@ CHRONICLE_REQUIRE_BROWSER=1 (CI sets it) makes a missing Chromium or Playwright 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sqlite3
 import uuid
@@ -124,12 +125,14 @@ def open_page(browser: Any, served: Served, hash_: str, token: str = ANN) -> Any
     return page
 
 
-SCRIPT_ERRORS: dict[int, list[str]] = {}  # by id(page): the page's uncaught script errors
+SCRIPT_ERRORS: dict[int, list[str]] = {}  # by id(page): the page's uncaught script errors and CSP refusals
 
 
 def watch_errors(page: Any) -> None:
     errors = SCRIPT_ERRORS[id(page)] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
+    # The page's Content-Security-Policy refusing something the viewer does is an error too.
+    page.on("console", lambda m: errors.append(m.text) if "Content Security Policy" in m.text else None)
 
 
 def done(page: Any) -> None:
@@ -140,14 +143,14 @@ def done(page: Any) -> None:
 
 def wait_ready(page: Any) -> None:
     """Until the page shows the address in the address bar, fully drawn."""
-    page.wait_for_function("(() => { const m = document.querySelector('main');"
+    page.wait_for_function("() => (() => { const m = document.querySelector('main');"
                            " return m.dataset.ready === '1' && m.dataset.hash === location.hash; })()")
 
 
 def search(page: Any, expected_in_hash: str) -> None:
     """Submits the sessions filter and waits for the results."""
     page.locator("#session-filter button").click()
-    page.wait_for_function(f"location.hash.includes({expected_in_hash!r})")
+    page.wait_for_function(f"() => location.hash.includes({expected_in_hash!r})")
     wait_ready(page)
 
 
@@ -247,7 +250,7 @@ def test_approving_a_pending_confirmation_resumes_the_run(browser, served, api, 
     page.locator("#pending button.primary").click()
     assert "Approve" in page.locator("#confirm-dialog[open]").inner_text()
     confirm(page)
-    page.wait_for_function("!document.querySelector('#pending') && document.querySelector('main').dataset.ready === '1'")
+    page.wait_for_function("() => !document.querySelector('#pending') && document.querySelector('main').dataset.ready === '1'")
     assert "Paid: 42." in page.locator("#timeline").inner_text()
     assert api.get(SHOP + shop["id"] + "/pending").json() == []
     events = api.get(SHOP + shop["id"]).json()["events"]
@@ -308,7 +311,7 @@ def test_an_input_request_is_answered_from_the_timeline(browser, served, api, ge
     request.locator("input").fill("blue")
     request.get_by_role("button", name="Send").click()
     confirm(page)
-    page.wait_for_function("!document.querySelector('#pending') && document.querySelector('main').dataset.ready === '1'")
+    page.wait_for_function("() => !document.querySelector('#pending') && document.querySelector('main').dataset.ready === '1'")
     assert "A blue mug it is." in page.locator("#timeline").inner_text()
     events = api.get(SHOP + session).json()["events"]
     [answer] = [p["functionResponse"] for e in events if e["author"] == "user" for p in e["content"]["parts"] if "functionResponse" in p]
@@ -326,7 +329,7 @@ def test_fork_then_rewind_from_the_timeline(browser, served, api, shop, shots):
     fork_id = f"{shop['id']}-what-if"
     page.fill("#fork-id", fork_id)
     confirm(page)
-    page.wait_for_function(f"location.hash.includes({fork_id!r})")
+    page.wait_for_function(f"() => location.hash.includes({fork_id!r})")
     wait_ready(page)  # the fork's own timeline
     assert shop["id"] in page.locator("#fork-links").inner_text()  # the fork links to its source
     forked = api.get(SHOP + fork_id).json()
@@ -393,6 +396,11 @@ def test_analytics_charts(browser, served, shop, shots):
                   "chart-tool-calls", "chart-user-tokens"):
         assert page.locator(f"#{chart} svg rect").count() > 0, chart
     assert "add_to_cart" in page.locator("#chart-tool-calls").inner_text()
+    for chart in ("chart-tokens-day", "chart-tools-day", "chart-errors-day"):  # each axis label once
+        axis = page.locator(f"#{chart} svg text[text-anchor=end]").all_text_contents()
+        assert len(axis) == len(set(axis)), (chart, axis)
+    summary = page.locator("#analytics .sub").inner_text()
+    assert not re.search(r"(?<![\d,])1 (session|invocation|model call|tool call|token|rewind|fork)s\b", summary), summary
     shoot(page, shots, "analytics.png")
     done(page)
     with served.client(BOB) as bob:
@@ -423,6 +431,12 @@ def test_a_tampered_chain_link_is_shown_where_it_is(browser, served, api, gemini
     page.goto(f"{served.url}/ui/#/session/shop/ann/{session}")
     wait_ready(page)
     assert page.locator(".step.broken").get_attribute("data-version") == "2"
+    warning = page.locator(".step.broken .chain-warning")  # a warning, not a retraction: never struck through
+    assert "found" in warning.inner_text() and "expected" in warning.inner_text()
+    assert "line-through" not in warning.evaluate("el => getComputedStyle(el).textDecorationLine")
+    broken = api.get(SHOP + session + "/verify").json()["broken"]
+    assert broken["found"] and broken["expected"] and broken["found"] != broken["expected"]
+    assert broken["found"][:12] in warning.inner_text()
     done(page)
     # A user's token checks that user's sessions, one by one; the purge record is an operator's.
     page = open_page(browser, served, "/audit", token=ANN)
@@ -475,3 +489,137 @@ def test_a_turn_is_drawn_as_a_waterfall_when_the_server_has_traces(browser, serv
     assert page.locator("#traces svg rect").count() >= 3
     assert "execute_tool add_to_cart" in page.locator("#traces svg").text_content()
     done(page)
+
+
+# -- a store whose apps are not served, the chat panel, the workflow graph -------------------------
+
+
+def test_a_server_without_agents_opens_every_stored_session_read_only(browser, db_path, api, gemini, shop, shots):
+    """`chronicle serve --store URL` with no AGENTS_DIR: the sessions of apps it does not serve open
+    (timeline, time travel, artifacts, audit), rewind and fork work, and what needs the agent
+    (replay, answering a request, chat) is greyed out with the reason."""
+    session = f"retired-{uuid.uuid4().hex[:6]}"
+    api.post("/apps/shop/users/ann/sessions", json={"sessionId": session})
+    gemini.reply_function_call("checkout", {"total": 5})
+    turn(api, session, "Buy the spoon.")
+    bare = Served(f"sqlite:///{db_path}", agents_dir=None)
+    try:
+        with bare.client(ANN) as client:
+            assert client.get("/list-apps").json() == []
+            assert client.get(SHOP + session + "/history").status_code == 200
+            assert client.get(SHOP + session + "/artifacts").status_code == 200
+            assert client.get("/apps/nowhere/users/ann/sessions").status_code == 404
+            refused = client.post("/run", json={"appName": "shop", "userId": "ann", "sessionId": session,
+                                                "newMessage": message("more")})
+            assert refused.status_code == 404 and "serves no app" in refused.json()["detail"]
+        page = open_page(browser, bare, f"/session/shop/ann/{session}")
+        assert "not served" in page.locator("#not-served").inner_text()
+        assert "checkout" in page.locator("#pending").inner_text()
+        for name in ("Approve", "Reject"):
+            button = page.locator("#pending").get_by_role("button", name=name)
+            assert button.is_disabled() and "not served" in button.get_attribute("title")
+        replay = page.get_by_role("button", name="Replay from here").first
+        assert replay.is_disabled() and "AGENTS_DIR" in replay.get_attribute("title")
+        assert page.get_by_role("button", name="Fork from here").first.is_enabled()
+        shoot(page, shots, "not-served.png")
+        # A fork needs no agent: it is a copy of the log.
+        page.get_by_role("button", name="Fork from here").first.click()
+        page.fill("#fork-id", session + "-copy")
+        confirm(page)
+        page.wait_for_function(f"() => location.hash.includes({session + '-copy'!r})")
+        wait_ready(page)
+        assert session in page.locator("#fork-links").inner_text()
+        # Time travel and the chat page open too; the chat cannot send.
+        page.goto(f"{bare.url}/ui/#/travel/shop/ann/{session}")
+        wait_ready(page)
+        assert page.locator("#events tbody tr").count() >= 2
+        page.goto(f"{bare.url}/ui/#/chat/shop/ann/{session}")
+        wait_ready(page)
+        assert page.locator("#chat-send").is_disabled() and page.locator("#not-served").count() == 1
+        assert "Buy the spoon." in page.locator("#chat-log").inner_text()
+        done(page)
+    finally:
+        bare.stop()
+    assert api.get(SHOP + session + "-copy").status_code == 200
+
+
+def test_the_chat_panel_streams_a_turn_and_approves_a_confirmation(browser, served, api, gemini, shots):
+    page = open_page(browser, served, "/chat")
+    page.select_option("#chat-start select[name=app]", "shop")
+    page.fill("#chat-start input[name=user]", "ann")
+    page.locator("#chat-start button").click()
+    page.wait_for_function("() => location.hash.startsWith('#/chat/shop/ann/')")
+    wait_ready(page)
+    session = page.evaluate("decodeURIComponent(location.hash.split('/')[4])")
+    # Every bubble the log gains while the turn's stream is open is counted: events are drawn as they come.
+    page.evaluate("""() => { const log = document.getElementById('chat-log'); window.drawnWhileStreaming = 0;
+        new MutationObserver((changes) => { if (log.dataset.streaming === '1') window.drawnWhileStreaming +=
+        changes.reduce((n, c) => n + c.addedNodes.length, 0); }).observe(log, { childList: true }); }""")
+    gemini.reply_function_call("add_to_cart", {"item": "bowl", "quantity": 1})
+    gemini.reply_text("A bowl is in your cart.")
+    page.fill("#chat-input", "A bowl, please.")
+    page.locator("#chat-send").click()
+    page.wait_for_function("() => document.getElementById('chat-log').dataset.turns === '1'")
+    log = page.locator("#chat-log").inner_text()
+    assert "A bowl, please." in log and "call add_to_cart" in log and "result of add_to_cart" in log
+    assert "A bowl is in your cart." in log
+    assert page.evaluate("window.drawnWhileStreaming") >= 3  # the call, its result, the answer
+    # A tool that needs confirmation: approved from the chat, and the resumed run streams in.
+    gemini.reply_function_call("checkout", {"total": 9})
+    page.fill("#chat-input", "Check out.")
+    page.locator("#chat-send").click()
+    page.wait_for_function("() => document.getElementById('chat-log').dataset.turns === '2'")
+    request = page.locator("#chat-log [data-request]")
+    assert "checkout" in request.inner_text() and '"total": 9' in request.inner_text()
+    shoot(page, shots, "chat.png")
+    gemini.reply_text("Paid: 9.")
+    request.get_by_role("button", name="Approve").click()
+    page.wait_for_function("() => document.getElementById('chat-log').dataset.turns === '3'")
+    assert "Paid: 9." in page.locator("#chat-log").inner_text()
+    assert "approved" in request.inner_text()
+    assert api.get(SHOP + session + "/pending").json() == []
+    events = api.get(SHOP + session).json()["events"]
+    results = [p["functionResponse"]["response"] for e in events for p in e["content"]["parts"] if "functionResponse" in p]
+    assert {"charged": 9, "status": "paid"} in results and {"confirmed": True} in results
+    shoot(page, shots, "chat-approved.png")
+    done(page)
+
+
+def test_the_workflow_page_draws_the_graph_and_the_path_taken(browser, served, api, shots):
+    session = f"flow-{uuid.uuid4().hex[:6]}"
+    assert api.post("/apps/flow/users/ann/sessions", json={"sessionId": session}).status_code == 200
+    ran = api.post("/run", json={"appName": "flow", "userId": "ann", "sessionId": session,
+                                 "newMessage": message("Please file this long report.")})
+    assert ran.status_code == 200, ran.text
+    graph = api.get(f"/chronicle/apps/flow/users/ann/sessions/{session}/workflow").json()
+    assert graph["whole_graph"] is True
+    assert {n["id"]: n["taken"] for n in graph["nodes"]} == {
+        "START": True, "classify": True, "summarise": True, "reply": False, "file": True}
+    assert {(e["from"], e["to"], e["label"], e["taken"]) for e in graph["edges"]} == {
+        ("START", "classify", "", True), ("classify", "summarise", "long", True),
+        ("classify", "reply", "short", False), ("summarise", "file", "", True)}
+    assert api.get(f"/chronicle/apps/flow/users/ann/sessions/{session}/workflow",
+                   params={"invocation": "nope"}).status_code == 400
+    page = open_page(browser, served, f"/session/flow/ann/{session}")
+    page.get_by_role("link", name="Workflow graph").click()
+    wait_ready(page)
+    svg = page.locator("#workflow svg.graph")
+    for name in ("classify", "summarise", "file"):
+        assert svg.locator(f"g.node.taken.node-completed[data-node='{name}']").count() == 1, name
+    assert svg.locator("g.node.idle[data-node='reply']").count() == 1
+    assert "not run" in svg.locator("g[data-node='reply']").text_content()
+    assert svg.locator("path.edge.taken").count() == 3 and svg.locator("path.edge.idle").count() == 1
+    assert "long" in svg.text_content() and "short" in svg.text_content()
+    assert page.locator("#node-runs tbody tr").count() == 3
+    shoot(page, shots, "workflow.png")
+    done(page)
+
+
+def test_the_viewer_sends_its_security_headers(served):
+    with served.client(None) as client:
+        for path in ("/ui/", "/ui/js/main.js", "/ui/viewer.css"):
+            headers = client.get(path).headers
+            policy = headers["content-security-policy"]
+            assert "script-src 'self'" in policy and "frame-ancestors 'none'" in policy and "unsafe" not in policy
+            assert "http" not in policy  # no remote origin
+            assert headers["x-content-type-options"] == "nosniff" and headers["referrer-policy"] == "no-referrer"

@@ -35,5 +35,16 @@ def for_user(request: Request, app_name: str, user_id: str) -> Services:
     return found
 
 
+async def for_stored(request: Request, app_name: str, user_id: str | None = None) -> Services:
+    """As `for_user` (or, without a user, `for_app`), but an app that is not served passes when the
+    store holds its sessions: reading a stored session, rewinding or forking it needs no agent."""
+    found = services(request)
+    if user_id is not None:
+        caller(request).check_user(user_id)
+        check_ids(app_name, user_id)
+    await found.check_stored(app_name, user_id)
+    return found
+
+
 def path(request: Request, name: str) -> str:
     return request.path_params[name]

@@ -16,7 +16,8 @@ ENV_VAR = "CHRONICLE_SERVER_CONFIG"
 
 @dataclass
 class ServerConfig:
-    agents_dir: str
+    agents_dir: Optional[str]
+    """The folder of apps; None serves no app (the viewer then opens the store read-only)."""
     store_url: str = "sqlite:///chronicle.db"
     extra_plugins: list[str] = field(default_factory=list)
     """Plugin classes or instances by dotted name, added to every app (as ADK's --extra_plugins)."""

@@ -22,9 +22,13 @@ class SaveArtifactRequest(Body):
     custom_metadata: Optional[dict[str, Any]] = None
 
 
-def _scope(request: Request) -> tuple[Any, dict[str, str]]:
+async def _scope(request: Request) -> tuple[Any, dict[str, str]]:
+    """Reading a stored session's files needs no agent; saving or deleting one needs its app served."""
     app_name, user_id = access.path(request, "app_name"), access.path(request, "user_id")
-    services = access.for_user(request, app_name, user_id)
+    if request.method == "GET":
+        services = await access.for_stored(request, app_name, user_id)
+    else:
+        services = access.for_user(request, app_name, user_id)
     return services, {"app_name": app_name, "user_id": user_id, "session_id": access.path(request, "session_id")}
 
 
@@ -38,12 +42,12 @@ def _version(text: Optional[str]) -> Optional[int]:
 
 
 async def list_names(request: Request) -> Response:
-    services, scope = _scope(request)
+    services, scope = await _scope(request)
     return respond(await services.artifacts.list_artifact_keys(**scope))
 
 
 async def save(request: Request) -> Response:
-    services, scope = _scope(request)
+    services, scope = await _scope(request)
     req = await parse_body(request, SaveArtifactRequest)
     version = await services.artifacts.save_artifact(
         **scope, filename=req.filename, artifact=req.artifact, custom_metadata=req.custom_metadata
@@ -52,7 +56,7 @@ async def save(request: Request) -> Response:
 
 
 async def load(request: Request) -> Response:
-    services, scope = _scope(request)
+    services, scope = await _scope(request)
     version = _version(request.path_params.get("version_id") or request.query_params.get("version"))
     part = await services.artifacts.load_artifact(**scope, filename=access.path(request, "artifact_name"), version=version)
     if part is None:
@@ -61,17 +65,17 @@ async def load(request: Request) -> Response:
 
 
 async def versions(request: Request) -> Response:
-    services, scope = _scope(request)
+    services, scope = await _scope(request)
     return respond(await services.artifacts.list_versions(**scope, filename=access.path(request, "artifact_name")))
 
 
 async def versions_metadata(request: Request) -> Response:
-    services, scope = _scope(request)
+    services, scope = await _scope(request)
     return respond(await services.artifacts.list_artifact_versions(**scope, filename=access.path(request, "artifact_name")))
 
 
 async def version_metadata(request: Request) -> Response:
-    services, scope = _scope(request)
+    services, scope = await _scope(request)
     found = await services.artifacts.get_artifact_version(
         **scope, filename=access.path(request, "artifact_name"), version=_version(access.path(request, "version_id"))
     )
@@ -81,7 +85,7 @@ async def version_metadata(request: Request) -> Response:
 
 
 async def delete(request: Request) -> Response:
-    services, scope = _scope(request)
+    services, scope = await _scope(request)
     await services.artifacts.delete_artifact(**scope, filename=access.path(request, "artifact_name"))
     return respond(None)
 

@@ -55,22 +55,34 @@ class ReplayRequest(Body):
     agent: Optional[str] = None  # another app served here, whose agent the turns are replayed through
 
 
-def _session(request: Request) -> tuple[Any, str, str, str]:
+async def _session(request: Request, *, needs_app: bool = False) -> tuple[Any, str, str, str]:
+    """The services and the session's ids; only a route that runs the agent needs its app served."""
     app_name, user_id = access.path(request, "app_name"), access.path(request, "user_id")
-    services = access.for_user(request, app_name, user_id)
+    if needs_app:
+        services = access.for_user(request, app_name, user_id)
+    else:
+        services = await access.for_stored(request, app_name, user_id)
     return services, app_name, user_id, access.path(request, "session_id")
 
 
 async def rewind(request: Request) -> Response:
-    services, app_name, user_id, session_id = _session(request)
+    services, app_name, user_id, session_id = await _session(request)
     req = await parse_body(request, RewindRequest)
+    if not services.serves(app_name):  # a stored session of an app not served: no agent is needed
+        from runtime.rewind import rewind_with_files
+
+        marker, _ = await rewind_with_files(
+            services.sessions, services.artifacts, app_name=app_name, user_id=user_id, session_id=session_id,
+            rewind_before_invocation_id=req.invocation_id,
+        )
+        return respond(marker)
     runner = await services.runner(app_name)
     marker = await runner.rewind_async(user_id=user_id, session_id=session_id, rewind_before_invocation_id=req.invocation_id)
     return respond(marker)
 
 
 async def fork(request: Request) -> Response:
-    services, app_name, user_id, session_id = _session(request)
+    services, app_name, user_id, session_id = await _session(request)
     req = await parse_body(request, ForkRequest, required=False) or ForkRequest()
     forked = await services.sessions.fork_session(
         app_name=app_name, user_id=user_id, session_id=session_id,
@@ -80,7 +92,7 @@ async def fork(request: Request) -> Response:
 
 
 async def replay(request: Request) -> Response:
-    services, app_name, user_id, session_id = _session(request)
+    services, app_name, user_id, session_id = await _session(request, needs_app=True)
     req = await parse_body(request, ReplayRequest, required=False) or ReplayRequest()
     if req.agent is not None:
         services.check_app(req.agent)  # 404 before anything is written
@@ -98,7 +110,7 @@ async def _history(services: Any, row: Any) -> History:
 
 
 async def history(request: Request) -> Response:
-    services, app_name, user_id, session_id = _session(request)
+    services, app_name, user_id, session_id = await _session(request)
     row = await _catalog_row(services, app_name, user_id, session_id)
     return respond((await _history(services, row)).summary())
 
@@ -107,7 +119,7 @@ async def traces(request: Request) -> Response:
     """The session's spans folded from its log (runtime.telemetry.after), for the viewer's waterfall."""
     from runtime.telemetry.after import session_spans
 
-    services, app_name, user_id, session_id = _session(request)
+    services, app_name, user_id, session_id = await _session(request)
     spans = await services.store.call(session_spans, services.store, app_name, user_id, session_id)
     return respond({"spans": [span.to_json() for span in spans]})
 
@@ -131,14 +143,14 @@ def _point(params: Any, prefix: str = "") -> At:
 
 
 async def state_at(request: Request) -> Response:
-    services, app_name, user_id, session_id = _session(request)
+    services, app_name, user_id, session_id = await _session(request)
     at = _point(request.query_params)
     found = await services.store.call(services.time_travel.state_at, (app_name, user_id, session_id), at)
     return respond(found)
 
 
 async def diff(request: Request) -> Response:
-    services, app_name, user_id, session_id = _session(request)
+    services, app_name, user_id, session_id = await _session(request)
     start, end = _point(request.query_params, "from_"), _point(request.query_params, "to_")
     if start == At.latest():
         raise InvalidArgumentError("Name where the diff starts: from_event, from_before, from_after, from_version or from_time.")
@@ -154,7 +166,7 @@ async def diff(request: Request) -> Response:
 async def verify_session(request: Request) -> Response:
     from runtime.operations.audit import audit
 
-    services, app_name, user_id, session_id = _session(request)
+    services, app_name, user_id, session_id = await _session(request)
     log_id = str(session_log_id(app_name, user_id, session_id))
     await _catalog_row(services, app_name, user_id, session_id)
     report = await services.store.call(audit, services.store, app_name, user_id, session_id)
@@ -162,7 +174,8 @@ async def verify_session(request: Request) -> Response:
         return respond({"ok": True})
     # broken: the session log's first broken link; logs: every broken log of the session (its
     # artifact logs too); drifted: its derived rows that are not what the log says
-    mine = next(({"version": b.version, "reason": b.reason} for b in report.broken if b.log_id == log_id), None)
+    mine = next(({"version": b.version, "reason": b.reason, "event_id": b.event_id, "found": b.found,
+                  "expected": b.expected} for b in report.broken if b.log_id == log_id), None)
     return respond({"ok": False, "broken": mine, "logs": report.broken, "drifted": report.drifted})
 
 
@@ -180,7 +193,7 @@ async def verify_store(request: Request) -> Response:
 async def export(request: Request) -> Response:
     from runtime.operations import export as exporting
 
-    services, app_name, user_id, session_id = _session(request)
+    services, app_name, user_id, session_id = await _session(request)
     kind = request.query_params.get("format", "jsonl")
     row = await _catalog_row(services, app_name, user_id, session_id)
     if kind == "jsonl":
@@ -206,7 +219,7 @@ async def _catalog_row(services: Any, app_name: str, user_id: str, session_id: s
 
 
 async def pending_of_session(request: Request) -> Response:
-    services, app_name, user_id, session_id = _session(request)
+    services, app_name, user_id, session_id = await _session(request)
     row = await _catalog_row(services, app_name, user_id, session_id)
     return respond(list((await services.store.call(_open_requests, services.store, row)).values()))
 
@@ -214,7 +227,7 @@ async def pending_of_session(request: Request) -> Response:
 async def pending_of_app(request: Request) -> Response:
     app_name = access.path(request, "app_name")
     access.caller(request).check_operator("Listing every user's pending requests")
-    services = access.for_app(request, app_name)
+    services = await access.for_stored(request, app_name)
 
     def found() -> list[dict[str, Any]]:
         rows = [r for r in services.store.recorder.select_catalog(app_name, None) if not r.deleted]
@@ -234,7 +247,7 @@ def _open_requests(store: Any, row: Any) -> dict[str, Any]:
 async def analytics(request: Request) -> Response:
     app_name = access.path(request, "app_name")
     access.caller(request).check_operator("Analytics of a whole app")
-    services = access.for_app(request, app_name)
+    services = await access.for_stored(request, app_name)
 
     def view() -> Any:
         follower = services.analytics

@@ -46,7 +46,7 @@ def _ids(request: Request) -> tuple[str, str]:
 
 async def list_sessions(request: Request) -> Response:
     app_name, user_id = _ids(request)
-    services = access.for_user(request, app_name, user_id)
+    services = await access.for_stored(request, app_name, user_id)
     found = await services.sessions.list_sessions(app_name=app_name, user_id=user_id)
     return respond(found.sessions)
 
@@ -82,7 +82,7 @@ async def create_session_with_id(request: Request) -> Response:
 
 async def get_session(request: Request) -> Response:
     app_name, user_id = _ids(request)
-    services = access.for_user(request, app_name, user_id)
+    services = await access.for_stored(request, app_name, user_id)
     return respond(await _session(services, app_name, user_id, access.path(request, "session_id")))
 
 

@@ -6,10 +6,14 @@
     GET /chronicle/purges                     the purge audit log's records (operator only)
     GET /apps/{app}/analytics/summary         the app's analytics with latency percentiles
                                               worked out (operator only)
+    GET /chronicle/apps/{app}/users/{user}/sessions/{id}/workflow?invocation=
+                                              a workflow run's graph, with the path it took
+                                              (the latest run unless an invocation is named)
 """
 
 from __future__ import annotations
 
+import asyncio
 import datetime as _dt
 import json
 from typing import Any, Optional
@@ -81,7 +85,7 @@ async def search_sessions(request: Request) -> Response:
     if user_id is not None:
         caller.check_user(user_id)
     if app_name is not None:
-        access.for_app(request, app_name)
+        await access.for_stored(request, app_name)
     query = (params.get("q") or "").strip().lower()
     since, until = _day(params.get("since"), "since"), _day(params.get("until"), "until")
     status = params.get("status") or None
@@ -145,7 +149,7 @@ def _latency(latency: Any) -> dict[str, Any]:
 async def analytics_summary(request: Request) -> Response:
     app_name = access.path(request, "app_name")
     access.caller(request).check_operator("Analytics of a whole app")
-    services = access.for_app(request, app_name)
+    services = await access.for_stored(request, app_name)
 
     def view() -> dict[str, Any]:
         follower = services.analytics
@@ -170,8 +174,34 @@ async def analytics_summary(request: Request) -> Response:
     return respond(dump(await services.store.call(view)))
 
 
+async def workflow(request: Request) -> Response:
+    from projections.workflow import fold_all
+    from runtime.server.routes_basic import _root_agent
+    from runtime.server.routes_sessions import _session
+    from runtime.server.workflow_graph import drawable
+
+    app_name, user_id = access.path(request, "app_name"), access.path(request, "user_id")
+    services = await access.for_stored(request, app_name, user_id)
+    session = await _session(services, app_name, user_id, access.path(request, "session_id"))
+    runs = fold_all(session.filter_events())
+    invocations = list(runs.invocations)
+    if not invocations:
+        return respond({"invocations": [], "invocation_id": None, "nodes": [], "edges": [], "whole_graph": False})
+    invocation = request.query_params.get("invocation") or invocations[-1]
+    if invocation not in runs.invocations:
+        raise InvalidArgumentError(f"Invocation {invocation!r} ran no workflow in this session; "
+                                   f"workflow invocations: {', '.join(invocations)}.")
+    graph = None
+    if services.serves(app_name):  # the workflow's whole graph, when its app is here to say it
+        root = _root_agent(await asyncio.to_thread(services.loader.load, app_name))
+        graph = getattr(root, "graph", None)
+    return respond(dump({"invocations": invocations, "invocation_id": invocation,
+                         **drawable(list(runs.invocations[invocation].values()), graph)}))
+
+
 ROUTES = [
     Route("/chronicle/sessions", search_sessions, methods=["GET"]),
     Route("/chronicle/purges", purges, methods=["GET"]),
     Route("/apps/{app_name}/analytics/summary", analytics_summary, methods=["GET"]),
+    Route("/chronicle/apps/{app_name}/users/{user_id}/sessions/{session_id}/workflow", workflow, methods=["GET"]),
 ]

@@ -19,6 +19,7 @@ from runtime.read_models import TimeTravel
 from runtime.runner import Runner, runner_for
 from runtime.server.app_loader import AppLoader
 from runtime.server.config import ServerConfig
+from runtime.server.no_apps import NoApps
 from runtime.sessions import LogSessionService
 from runtime.stores import open_store
 
@@ -26,7 +27,8 @@ from runtime.stores import open_store
 class Services:
     def __init__(self, config: ServerConfig):
         self.config = config
-        self.loader = AppLoader(config.agents_dir)
+        # Without AGENTS_DIR the server serves no app: the viewer then opens the store read-only.
+        self.loader = AppLoader(config.agents_dir) if config.agents_dir else NoApps()
         self.store = open_store(config.store_url)
         self.sessions = LogSessionService(self.store)
         self.artifacts = LogArtifactService(self.store)
@@ -54,6 +56,21 @@ class Services:
     def check_app(self, app_name: str) -> None:
         """404 for a name that is not an app here; nothing is written for it."""
         self.loader.check_name(app_name)
+
+    def serves(self, app_name: str) -> bool:
+        try:
+            self.loader.check_name(app_name)
+        except InvalidArgumentError:
+            return False
+        return True
+
+    async def check_stored(self, app_name: str, user_id: Optional[str] = None) -> None:
+        """404 unless `app_name` is served here or the store holds sessions of it (of `user_id`,
+        when named): a stored session is read whether or not its app is served today."""
+        if self.serves(app_name):
+            return
+        if not await self.store.call(self.store.recorder.select_catalog, app_name, user_id):
+            self.loader.check_name(app_name)  # raises the loader's own 404
 
     async def runner(self, app_name: str, agent_app: Optional[str] = None) -> Runner:
         """The Runner of `app_name`'s sessions, with its own agent or, for a replay through another

@@ -40,6 +40,11 @@ def _isatty(stream: TextIO) -> bool:
         return False
 
 
+def plural(n: int, noun: str, many: str | None = None) -> str:
+    """ "1 session", "2 sessions" (and "1,200 sessions")."""
+    return f"{n:,} {noun if n == 1 else many or noun + 's'}"
+
+
 def short(value: Any, width: int) -> str:
     """A value on one line, cut to ``width`` characters with an ellipsis."""
     text = value if isinstance(value, str) else json.dumps(value, default=str, ensure_ascii=False)

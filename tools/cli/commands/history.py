@@ -14,7 +14,7 @@ from projections.pending import INVOCATION_ABORTED, KINDS as REQUEST_KINDS, REQU
 from projections.timeline import Invocation, NodeStep, Step
 from runtime.operations.history import History, RewindMark, load_history
 from tools.cli.commands.common import add_session_arguments, find_session, jsonable, open_store_for
-from tools.cli.output import Output, short, utc
+from tools.cli.output import Output, plural, short, utc
 
 
 def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
@@ -27,7 +27,7 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
         "rewind took back stay in the log and are marked REWOUND.",
     )
     add_session_arguments(p)
-    p.add_argument("--full", action="store_true", help="do not shorten long text and values")
+    p.add_argument("--full", action="store_true", help="do not shorten long text and values, and show each event's id")
     p.set_defaults(func=run)
 
 
@@ -62,7 +62,7 @@ def render(out: Output, history: History, *, full: bool = False) -> None:
         out.line(f"forked from session {f['session_id']} at version {f['version']}{at}")
     tokens = sum(inv.usage.get("total", 0) for inv in t.invocations)
     rewound = sum(1 for inv in t.invocations if inv.rewound)
-    summary = f"{t.events} events, {len(t.invocations)} invocations"
+    summary = f"{plural(t.events, 'event')}, {plural(len(t.invocations), 'invocation')}"
     if rewound:
         summary += f" ({rewound} rewound)"
     if tokens:
@@ -76,7 +76,7 @@ def render(out: Output, history: History, *, full: bool = False) -> None:
     for _, block in sorted(blocks, key=lambda b: b[0]):
         out.line()
         if isinstance(block, Invocation):
-            _invocation(out, block, width, marks)
+            _invocation(out, block, width, marks, full)
         else:
             _rewind(out, block)
     if t.deleted is not None or row.deleted:
@@ -84,7 +84,7 @@ def render(out: Output, history: History, *, full: bool = False) -> None:
         out.line(out.style(f"deleted {utc(t.deleted)} UTC", "red"))
 
 
-def _invocation(out: Output, inv: Invocation, width: int, marks: dict[int, RewindMark]) -> None:
+def _invocation(out: Output, inv: Invocation, width: int, marks: dict[int, RewindMark], full: bool = False) -> None:
     head = (f"invocation {inv.invocation_id or '(none)'}  {utc(inv.started)}  {inv.duration_ms:,.0f} ms"
             f"  by {', '.join(inv.authors)}")
     if inv.usage:
@@ -94,14 +94,14 @@ def _invocation(out: Output, inv: Invocation, width: int, marks: dict[int, Rewin
     else:
         out.line(out.style(head, "bold"))
     for step in inv.steps:
-        lines = _step_lines(out, step, width, inv.rewound)
+        lines = _step_lines(out, step, width, inv.rewound, with_id=full)
         if step.version in marks:
             lines.insert(1, " " * 21 + out.style(rewind_text(marks[step.version]), "yellow", "bold"))
         for line in lines:
             out.line(line)
 
 
-def _step_lines(out: Output, s: Step, width: int, rewound: bool) -> list[str]:
+def _step_lines(out: Output, s: Step, width: int, rewound: bool, *, with_id: bool = False) -> list[str]:
     prefix = f"  v{s.version:<5}{s.author:<12} "
     pad = " " * len(prefix)
     room = max(width - len(prefix) - 18, 30)
@@ -147,6 +147,8 @@ def _step_lines(out: Output, s: Step, width: int, rewound: bool) -> list[str]:
         add("artifact " + ", ".join(f"{k} v{v}" for k, v in s.artifacts.items()), "blue")
     if not lines:
         add("(no content)", "grey")
+    if with_id and s.event_id:  # what `prove` and `state-at event:ID` take
+        add(f"event {s.event_id}", "grey")
     if meta:
         lines[0] += "  " + out.style(f"({', '.join(meta)})", "grey")
     return lines

@@ -7,7 +7,7 @@ from dataclasses import asdict
 from typing import Any, Callable
 
 from tools.cli.commands.common import open_store_for, redact
-from tools.cli.output import Output
+from tools.cli.output import Output, plural
 
 
 def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
@@ -50,10 +50,10 @@ def run(args: argparse.Namespace, out: Output) -> int:
         out.json(asdict(report))
         return 0
     verb = "would import" if report.dry_run else "imported"
-    out.line(f"{report.source}: {report.layout}, {report.sessions_found} sessions")
-    out.line(f"{verb} {report.events_imported} events: {report.sessions_created} new sessions, "
-             f"{report.sessions_extended} sessions extended, {report.sessions_unchanged} already up to date"
-             + (f" ({report.events_present} events were already here)" if report.events_present else ""))
+    out.line(f"{report.source}: {report.layout}, {plural(report.sessions_found, 'session')}")
+    out.line(f"{verb} {plural(report.events_imported, 'event')}: {plural(report.sessions_created, 'new session')}, "
+             f"{plural(report.sessions_extended, 'session')} extended, {report.sessions_unchanged} already up to date"
+             + (f" ({plural(report.events_present, 'event')} {'was' if report.events_present == 1 else 'were'} already here)" if report.events_present else ""))
     if report.reconciled:
         out.line(f"{report.reconciled} state differences recorded as events by chronicle-import")
     if report.fields_kept:

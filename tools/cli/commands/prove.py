@@ -1,12 +1,13 @@
-"""`chronicle prove SESSION EVENT_ID`: an inclusion proof that an event is in its sealed log."""
+"""`chronicle prove SESSION EVENT`: an inclusion proof that an event is in its sealed log."""
 
 from __future__ import annotations
 
 import argparse
+import re
 from dataclasses import asdict
 from typing import Any, Callable
 
-from tools.cli.commands.common import EXIT_BROKEN, add_session_arguments, find_session, open_store_for
+from tools.cli.commands.common import EXIT_BROKEN, CliError, add_session_arguments, find_session, open_store_for
 from tools.cli.commands.seal import add_key_arguments, key_from
 from tools.cli.output import Output
 
@@ -16,15 +17,34 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
         "prove",
         parents=[common()],
         help="prove that an event is in its sealed log (a Merkle audit path to a signed checkpoint)",
-        description="Print an inclusion proof that EVENT_ID is in SESSION's log as the newest checkpoint sealing "
+        description="Print an inclusion proof that EVENT is in SESSION's log as the newest checkpoint sealing "
         "it recorded: the audit path from the event's chain link to the log's sealed Merkle root, and from the "
         "log's head to the checkpoint's root, then check both (and, with a key, the checkpoint's signature). "
         "Exit 4 when the proof does not hold. See docs/audit.md.",
     )
     add_session_arguments(p)
-    p.add_argument("event_id", metavar="EVENT_ID", help="the event's id (see `chronicle history SESSION`)")
+    p.add_argument("event", metavar="EVENT",
+                   help="the event: its version as `chronicle history` shows it (v3 or 3), event:ID, or its id "
+                        "(`chronicle history SESSION --full` shows ids)")
     add_key_arguments(p, "to check the checkpoint's signature with (Ed25519: the .pub file is enough)")
     p.set_defaults(func=run)
+
+
+def event_id(store: Any, row: Any, text: str) -> str:
+    """The id of the event EVENT names: a version (`v3`, `3`, as history prints it), `event:ID`, or an id."""
+    value = text.strip()
+    if value.startswith("event:"):
+        return value[len("event:"):]
+    if not re.fullmatch(r"v?\d+", value):
+        return value
+    from runtime.operations.history import load_history
+
+    version = int(value.lstrip("v"))
+    steps = {s.version: s.event_id for inv in load_history(store, row).timeline.invocations for s in inv.steps}
+    if version not in steps:
+        raise CliError(f"Session {row.session_id!r} has no event at version {version}: `chronicle history "
+                       f"{row.session_id}` lists its events with their versions (v2 onwards; v1 is its creation).")
+    return steps[version]
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
@@ -34,7 +54,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
     store = open_store_for(args)
     try:
         row = find_session(store, args.session, args.app, args.user)
-        proof = prove(store, row.app_name, row.user_id, row.session_id, args.event_id, key)
+        proof = prove(store, row.app_name, row.user_id, row.session_id, event_id(store, row, args.event), key)
     finally:
         store.close()
     if out.json_mode:

@@ -9,7 +9,7 @@ import time
 from typing import Any, Callable
 
 from tools.cli.commands.common import EXIT_USAGE, CliError, open_store_for
-from tools.cli.output import Output
+from tools.cli.output import Output, plural
 
 
 def add_key_arguments(parser: argparse.ArgumentParser, purpose: str) -> None:
@@ -125,4 +125,4 @@ def _export(store: Any, path: str, out: Output) -> None:
             f.writelines(lines)
     except OSError as e:
         raise CliError(f"Cannot write {path}: {e.strerror or e}.") from None
-    out.note(f"exported {len(lines)} checkpoints to {path}")
+    out.note(f"exported {plural(len(lines), 'checkpoint')} to {path}")

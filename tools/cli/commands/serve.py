@@ -4,8 +4,10 @@ under uvicorn. See docs/server.md."""
 from __future__ import annotations
 
 import argparse
+import errno
 import ipaddress
 import os
+import socket
 import sys
 from typing import Any, Callable
 
@@ -18,10 +20,12 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
         parents=[common(json_flag=False)],
         help="serve the apps in AGENTS_DIR over ADK's HTTP API (plus rewind, fork, audit routes)",
         description="Serve the apps in AGENTS_DIR (folders with agent.py, __init__.py or root_agent.yaml, as "
-        "`adk api_server` finds them) over google-adk's HTTP API, with Chronicle's routes for rewind, fork, "
+        "`adk api_server` finds them; none without AGENTS_DIR) over google-adk's HTTP API, with Chronicle's routes for rewind, fork, "
         "replay, history, state-at, diff, verify, analytics, export and pending requests. See docs/server.md.",
     )
-    p.add_argument("agents_dir", metavar="AGENTS_DIR", help="the folder of apps (or one app's folder)")
+    p.add_argument("agents_dir", metavar="AGENTS_DIR", nargs="?",
+                   help="the folder of apps (or one app's folder); without it no app is served and the viewer "
+                        "opens the store's sessions read-only")
     p.add_argument("--host", default="127.0.0.1", help="the address to bind (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="the port (default 8000)")
     p.add_argument("--workers", type=int, default=1, help="worker processes (default 1); they share the store")
@@ -54,6 +58,23 @@ def _loopback(host: str) -> bool:
         return False
 
 
+def _address(host: str, port: int) -> str:
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
+def _check_port(host: str, port: int) -> None:
+    """A port already taken is one line and exit 1 before anything starts (uvicorn's own failure
+    would be a log and exit 3, which means the store cannot be opened)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+        try:
+            probe.bind((host, port))
+        except OSError as e:
+            reason = "is in use" if e.errno == errno.EADDRINUSE else f"cannot be bound ({e.strerror})"
+            raise CliError(f"Port {port} on {host} {reason}: stop what holds it or pick another with --port.") from None
+
+
 def _check_seal_key(args: argparse.Namespace) -> None:
     """A seal key that cannot sign is refused before the server starts, not in every worker."""
     from runtime.operations.seal import load_key
@@ -73,7 +94,7 @@ def run(args: argparse.Namespace, out: Any) -> int:
     from runtime.server.config import ServerConfig
 
     config = ServerConfig(
-        agents_dir=os.path.abspath(args.agents_dir), store_url=store_url(args), extra_plugins=list(args.extra_plugins),
+        agents_dir=os.path.abspath(args.agents_dir) if args.agents_dir else None, store_url=store_url(args), extra_plugins=list(args.extra_plugins),
         tokens_file=args.tokens, authenticator=args.authenticator, cors_origins=list(args.cors_origin),
         max_body_bytes=args.max_body_bytes, max_run_events=args.max_run_events,
         auto_create_session=args.auto_create_session,
@@ -86,7 +107,7 @@ def run(args: argparse.Namespace, out: Any) -> int:
     if config.store_url.startswith("memory:") and args.workers > 1:
         raise CliError("memory:// is private to one process; use sqlite:///path.db or postgresql://… with --workers.")
     try:
-        apps = AppLoader(config.agents_dir).list_apps()
+        apps = AppLoader(config.agents_dir).list_apps() if config.agents_dir else []
         authenticated = getattr(authenticator_for(config.tokens_file, config.tokens_env, config.authenticator),
                                 "enabled", True)
     except (ChronicleError, OSError) as e:
@@ -97,7 +118,11 @@ def run(args: argparse.Namespace, out: Any) -> int:
             "every user's sessions. Give --tokens FILE (or $CHRONICLE_SERVER_TOKENS), bind 127.0.0.1, or pass "
             "--allow-public-without-auth if something in front of this server authenticates callers."
         )
-    print(f"chronicle serve: apps {', '.join(apps) or '(none yet)'} from {config.agents_dir}", file=sys.stderr)
+    _check_port(args.host, args.port)
+    if config.agents_dir:
+        print(f"chronicle serve: apps {', '.join(apps) or '(none yet)'} from {config.agents_dir}", file=sys.stderr)
+    else:
+        print("chronicle serve: no AGENTS_DIR, so no app: the store's sessions open read-only", file=sys.stderr)
     print(f"chronicle serve: store {redact(config.store_url)}", file=sys.stderr)
     if authenticated:
         print("chronicle serve: bearer-token authentication on; callers reach only their own users' data",
@@ -110,6 +135,7 @@ def run(args: argparse.Namespace, out: Any) -> int:
               "(--allow-public-without-auth): every caller acts as any user", file=sys.stderr)
     if config.seal_key_file:
         print(f"chronicle serve: sealing the store every {args.seal_every:g} s with {args.seal_key}", file=sys.stderr)
+    print(f"chronicle serve: viewer at {_address(args.host, args.port)}/ui", file=sys.stderr)
     os.environ.update(config.to_env())
     uvicorn.run(
         "runtime.server.app:app_from_env", factory=True, host=args.host, port=args.port, workers=args.workers,

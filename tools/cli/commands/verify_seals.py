@@ -7,7 +7,7 @@ from typing import Any, Callable, Optional
 
 from tools.cli.commands.common import EXIT_USAGE, CliError
 from tools.cli.commands.seal import key_from
-from tools.cli.output import Output
+from tools.cli.output import Output, plural
 
 
 def check_seals_for(args: argparse.Namespace) -> Callable[[Any], Optional[Any]]:
@@ -31,7 +31,7 @@ def print_seals(report: Any, out: Output) -> None:
         out.line(out.style("UNSEALED", "red", "bold") + f" {f.where}{at}: {f.reason}")
     for note in report.purged:
         out.note(f"purged on record: {note}")
-    summary = f"checked {report.logs} sealed logs against {report.checkpoints} checkpoints"
+    summary = f"checked {plural(report.logs, 'sealed log')} against {plural(report.checkpoints, 'checkpoint')}"
     summary += f" (newest {report.latest})" if report.latest else ""
     if report.ok:
         out.line(summary + ": " + out.style("every log holds what was sealed", "green"))

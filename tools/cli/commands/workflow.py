@@ -13,7 +13,7 @@ import asyncio
 import json
 from typing import Any, Callable
 
-from projections.workflow import NodeRun, fold_all
+from projections.workflow import NodeRun, fold_all, run_edges
 from tools.cli.commands.common import CliError, add_session_arguments, find_session, jsonable, open_store_for, store_url
 from tools.cli.output import Output, short
 
@@ -94,21 +94,6 @@ def _value(value: Any) -> str:
 # -- drawing ---------------------------------------------------------------------------------
 
 
-def _edges(nodes: list[NodeRun]) -> list[tuple[str, str, str, bool]]:
-    """(from, to, label, dynamic): the edges the run followed; START is "START"."""
-    known = {n.path for n in nodes}
-    edges = []
-    for n in nodes:
-        parent = n.path.rsplit("/", 1)[0]
-        sources = n.sources or [parent if parent in known else "START"]
-        for source in sources:
-            dynamic = source == parent and source in known
-            route = next((m.route for m in nodes if m.path == source), None)
-            label = "" if route is None else str(route)
-            edges.append((source, n.path, label, dynamic))
-    return edges
-
-
 def _label(n: NodeRun) -> str:
     tail = n.path.split("/", 1)[-1]
     extra = f" x{n.attempts}" if n.attempts > 1 else ""
@@ -120,7 +105,7 @@ def mermaid(nodes: list[NodeRun]) -> str:
     lines = ["flowchart TD", "  start((START))"]
     for n in nodes:
         lines.append(f'  {ids[n.path]}["{_label(n).replace(chr(92) + "n", "<br/>")}"]:::{n.status}')
-    for source, target, label, dynamic in _edges(nodes):
+    for source, target, label, dynamic in run_edges(nodes):
         arrow = "-.->" if dynamic else "-->"
         text = f"|{label}|" if label else ""
         lines.append(f"  {ids[source]} {arrow}{text} {ids[target]}")
@@ -134,7 +119,7 @@ def dot(nodes: list[NodeRun]) -> str:
     for n in nodes:
         colour = COLOURS.get(n.status, "#ffffff")
         lines.append(f'  "{n.path}" [shape=box, style=filled, fillcolor="{colour}", label="{_label(n)}"];')
-    for source, target, label, dynamic in _edges(nodes):
+    for source, target, label, dynamic in run_edges(nodes):
         attributes = [f'label="{label}"'] if label else []
         if dynamic:
             attributes.append("style=dashed")

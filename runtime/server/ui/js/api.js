@@ -36,6 +36,36 @@ const Api = {
     const query = params ? "?" + new URLSearchParams(Object.entries(params).filter(([, v]) => v !== undefined && v !== null && v !== "")) : "";
     return this.request("GET", path + query);
   },
+  // POST a body and call onEvent with each `data:` frame of the server-sent events it streams back.
+  async stream(path, body, onEvent) {
+    const headers = { "Content-Type": "application/json", Accept: "text/event-stream" };
+    if (this.token) headers["Authorization"] = "Bearer " + this.token;
+    const response = await fetch(path, { method: "POST", headers, body: JSON.stringify(body) });
+    if (response.status === 401) {
+      await askForToken();
+      return this.stream(path, body, onEvent);
+    }
+    if (!response.ok) {
+      const data = await response.json().catch(() => null);
+      throw new ApiError(response.status, (data && data.detail) || response.statusText);
+    }
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let buffer = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      buffer += decoder.decode(value || new Uint8Array(), { stream: !done });
+      let end;
+      while ((end = buffer.search(/\r?\n\r?\n/)) >= 0) {
+        const frame = buffer.slice(0, end);
+        buffer = buffer.slice(end).replace(/^\r?\n\r?\n/, "");
+        const data = frame.split(/\r?\n/).filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trimStart()).join("\n");
+        if (data) onEvent(JSON.parse(data));
+      }
+      if (done) return;
+    }
+  },
+
   post(path, body) { return this.request("POST", path, body === undefined ? {} : body); },
 
   session(app, user, session) {

@@ -33,8 +33,8 @@ const AuditPage = {
     });
     return h("div", { id: "audit" },
       h("h1", {}, "Audit"),
-      h("div", { class: "sub" }, store ? `The whole store was checked: ${store.logs} logs, ${store.events} events.` : "Your sessions were checked, one chain each (an operator token checks the whole store)."),
-      broken ? h("div", { class: "error-box", id: "audit-summary" }, `${broken} problem${broken === 1 ? "" : "s"}: a log or a row derived from it was changed outside Chronicle.`)
+      h("div", { class: "sub" }, store ? `The whole store was checked: ${plural(store.logs, "log")}, ${plural(store.events, "event")}.` : "Your sessions were checked, one chain each (an operator token checks the whole store)."),
+      broken ? h("div", { class: "error-box", id: "audit-summary" }, `${plural(broken, "problem")}: a log or a row derived from it was changed outside Chronicle.`)
         : h("div", { class: "ok-box", id: "audit-summary" }, "Every chain holds."),
       store && store.scoped && store.scoped.length ? h("div", { class: "error-box" }, `${store.scoped.length} shared-state rows differ from the log: `,
         store.scoped.map((m) => `${m.app_name}/${m.user_id || "app"} ${m.key}: ${m.reason}`).join("; ")) : "",

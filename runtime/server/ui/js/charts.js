@@ -14,7 +14,7 @@ function s(tag, attrs, ...children) {
 function fmt(v, unit) {
   if (v === null || v === undefined || Number.isNaN(v)) return "–";
   if (unit === "ms") return ms(v);
-  if (unit === "%") return (v * 100).toFixed(v < 0.1 && v > 0 ? 1 : 0) + "%";
+  if (unit === "%") return (v * 100).toFixed(v < 0.1 && v > 0 ? 1 : 0).replace(/\.0$/, "") + "%";
   return v >= 10000 ? (v / 1000).toFixed(1) + "k" : String(Math.round(v * 100) / 100);
 }
 
@@ -46,15 +46,18 @@ function hbarChart(title, rows, series, unit, id) {
 // days: [{label: "2026-01-31", values: [..]}], grouped vertical bars.
 function dayChart(title, days, series, unit, id) {
   const width = 560, height = 200, left = 46, bottom = 34, top = 10;
-  const max = Math.max(1e-9, ...days.flatMap((d) => d.values.map((v) => v || 0)));
+  const top_ = Math.max(0, ...days.flatMap((d) => d.values.map((v) => v || 0)));
+  const max = top_ || 1;  // all zero: the bars are flat, and the axis says 0 once
   const slot = (width - left - 10) / Math.max(days.length, 1);
   const barW = Math.min(28, (slot - 8) / series.length);
   const svg = s("svg", { viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": title });
   const plotH = height - bottom - top;
-  [0, 0.5, 1].forEach((f) => {
+  const ticks = [];  // 0, half and the top, each label once (small values round to the same text)
+  (top_ ? [0, 0.5, 1] : [0]).forEach((f) => { if (!ticks.some((t) => t.label === fmt(max * f, unit))) ticks.push({ f, label: fmt(max * f, unit) }); });
+  ticks.forEach(({ f, label }) => {
     const y = top + plotH * (1 - f);
     svg.append(s("line", { x1: left, x2: width - 6, y1: y, y2: y, stroke: "#e1e4ea" }));
-    svg.append(s("text", { x: left - 6, y: y + 4, "text-anchor": "end" }, fmt(max * f, unit)));
+    svg.append(s("text", { x: left - 6, y: y + 4, "text-anchor": "end" }, label));
   });
   days.forEach((d, i) => {
     const x0 = left + i * slot + (slot - barW * series.length) / 2;

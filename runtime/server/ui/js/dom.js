@@ -8,6 +8,7 @@ function h(tag, attrs, ...children) {
     if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
     else if (key === "class") el.className = value;
     else if (key === "dataset") Object.assign(el.dataset, value);
+    else if (key === "style") el.style.cssText = value;  // through the CSSOM: the page's CSP refuses inline style attributes
     else el.setAttribute(key, value === true ? "" : value);
   }
   for (const child of children.flat(Infinity)) {
@@ -41,6 +42,11 @@ function bytes(n) {
   if (n < 1024) return n + " B";
   if (n < 1024 * 1024) return (n / 1024).toFixed(1) + " KiB";
   return (n / 1024 / 1024).toFixed(1) + " MiB";
+}
+
+// "1 rewind", "2 rewinds": a count with its noun.
+function plural(n, noun, many) {
+  return `${n} ${n === 1 ? noun : many || noun + "s"}`;
 }
 
 function badge(text, kind) {

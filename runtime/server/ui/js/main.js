@@ -8,6 +8,8 @@ const Pages = {
   artifacts: (args, params) => ArtifactsPage.render(...args, params),
   audit: (args, params) => AuditPage.render(params),
   analytics: (args, params) => AnalyticsPage.render(args[0], params),
+  chat: ([app, user, session], params) => ChatPage.render(app, user, session, params),
+  workflow: (args, params) => WorkflowPage.render(...args, params),
 };
 
 function currentRoute() {
@@ -24,7 +26,7 @@ async function route() {
   const hash = location.hash;
   const { page, args, params } = currentRoute();
   const view = document.getElementById("view");
-  document.querySelectorAll("[data-nav]").forEach((a) => a.classList.toggle("here", a.dataset.nav === page || (page !== "audit" && page !== "analytics" && a.dataset.nav === "sessions")));
+  document.querySelectorAll("[data-nav]").forEach((a) => a.classList.toggle("here", a.dataset.nav === page || (!["audit", "analytics", "chat"].includes(page) && a.dataset.nav === "sessions")));
   const render = Pages[page];
   view.dataset.page = page;
   view.dataset.ready = "";

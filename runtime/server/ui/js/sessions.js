@@ -32,7 +32,7 @@ const SessionsPage = {
     ));
     return h("div", {},
       h("h1", {}, "Sessions"),
-      h("div", { class: "sub" }, `${found.length} session${found.length === 1 ? "" : "s"}, newest first`),
+      h("div", { class: "sub" }, `${plural(found.length, "session")}, newest first`),
       form,
       found.length ? h("table", { id: "sessions" },
         h("thead", {}, h("tr", {}, ["session", "app", "user", "status", params.q ? "match" : "first message", "turns", "updated"].map((t) => h("th", {}, t)))),

@@ -5,28 +5,34 @@
 const TimelinePage = {
   async render(app, user, session, params) {
     const base = Api.session(app, user, session);
-    const [history, pending, verify, related, spans] = await Promise.all([
+    const [history, pending, verify, related, spans, apps] = await Promise.all([
       Api.get(base + "/history").then((h) => h.timeline),
       Api.get(base + "/pending").catch(() => []),
       Api.get(base + "/verify").catch((e) => ({ ok: null, error: e })),
       Api.get("/chronicle/sessions", { app, user }).catch(() => []),
       Api.get(`/chronicle/apps/${encodeURIComponent(app)}/users/${encodeURIComponent(user)}/sessions/${encodeURIComponent(session)}/traces`)
         .then((t) => t.spans || []).catch(() => null),
+      Api.get("/list-apps").catch(() => []),
     ]);
     const me = related.find((s) => s.session_id === session) || { status: [], forks: [] };
-    const ctx = { app, user, session, base, history, params };
+    const served = apps.includes(app);
+    const ctx = { app, user, session, base, history, params, served };
+    const ranWorkflow = history.invocations.some((inv) => inv.steps.some((s) => s.node));
     const broken = verify && verify.ok === false ? verify.broken : null;
     const drifted = (verify && verify.drifted) || [];
     return h("div", { id: "timeline" },
       h("h1", {}, "Session ", h("span", { class: "mono" }, session)),
-      h("div", { class: "sub" }, `app ${app} · user ${user} · created ${when(history.created)} · ${history.events} events · `,
+      h("div", { class: "sub" }, `app ${app} · user ${user} · created ${when(history.created)} · ${plural(history.events, "event")} · `,
         (me.status || []).map((s) => badge(s)),
         verify.ok === true ? badge("chain ok", "ok") : verify.ok === false ? badge("chain broken", "bad") : ""),
       h("div", { class: "row", style: "margin-bottom:12px" },
         link("Time travel", sessionHash("travel", app, user, session)), "·",
         link("Artifacts", sessionHash("artifacts", app, user, session)), "·",
+        ranWorkflow ? [link("Workflow graph", sessionHash("workflow", app, user, session)), "·"] : "",
+        served ? link("Chat", sessionHash("chat", app, user, session)) : h("span", { class: "muted", title: `the app ${app} is not served here` }, "Chat"), "·",
         h("a", { href: "#", onclick: (e) => { e.preventDefault(); TimelinePage.download(base); } }, "Export JSONL"),
       ),
+      served ? "" : notServed(app, "run, replay or answer"),
       broken ? h("div", { class: "error-box", id: "broken-link" },
         h("strong", {}, `The hash chain breaks at version ${broken.version}: `), broken.reason,
         foundExpected(broken)) : "",
@@ -60,15 +66,15 @@ const TimelinePage = {
         h("div", { class: "grow" }, h("strong", {}, r.tool || r.name), " asked by ", r.agent, r.asks ? h("div", { class: "muted" }, r.asks) : "",
           r.kind === "confirmation" ? h("pre", {}, json((r.args.originalFunctionCall || {}).args || {})) : ""),
         r.kind === "confirmation" ? [
-          h("button", { class: "primary", onclick: () => TimelinePage.answer(ctx, r, { confirmed: true }, "Approve") }, "Approve"),
-          h("button", { class: "danger", onclick: () => TimelinePage.answer(ctx, r, { confirmed: false }, "Reject") }, "Reject"),
+          h("button", { class: "primary", onclick: () => TimelinePage.answer(ctx, r, { confirmed: true }, "Approve"), ...needsApp(ctx) }, "Approve"),
+          h("button", { class: "danger", onclick: () => TimelinePage.answer(ctx, r, { confirmed: false }, "Reject"), ...needsApp(ctx) }, "Reject"),
         ] : r.kind !== "credential" ? TimelinePage.inputForm(ctx, r) : h("span", { class: "muted" }, "answer with a credential through /run"),
       )));
   },
 
   inputForm(ctx, r) {
-    const input = h("input", { placeholder: "your answer (text or JSON)", size: 28 });
-    return [input, h("button", { class: "primary", onclick: () => {
+    const input = h("input", { placeholder: "your answer (text or JSON)", size: 28, disabled: !ctx.served });
+    return [input, h("button", { class: "primary", ...needsApp(ctx), onclick: () => {
       let payload = input.value;
       try { payload = JSON.parse(payload); } catch (e) { /* plain text */ }
       TimelinePage.answer(ctx, r, { payload }, "Send");
@@ -93,14 +99,14 @@ const TimelinePage = {
     const actions = isMarker || inv.rewound ? [] : [
       h("button", { onclick: () => TimelinePage.rewind(ctx, inv) }, "Rewind to before"),
       h("button", { onclick: () => TimelinePage.fork(ctx, inv, next) }, "Fork from here"),
-      h("button", { onclick: () => TimelinePage.replay(ctx, inv) }, "Replay from here"),
+      h("button", { onclick: () => TimelinePage.replay(ctx, inv), ...needsApp(ctx) }, "Replay from here"),
     ];
     return h("section", { class: "invocation" + (inv.rewound ? " rewound" : "") + (inv.copied ? " copied" : ""), dataset: { invocation: inv.invocation_id } },
       h("div", { class: "inv-head" },
         h("span", { class: "id mono" }, inv.invocation_id || "(no invocation)"),
         h("span", { class: "muted" }, when(inv.started)),
         h("span", {}, ms((inv.ended - inv.started) * 1000)),
-        usage.total ? h("span", { class: "muted" }, `${usage.total} tokens (${usage.prompt || 0} in, ${usage.candidates || 0} out)`) : "",
+        usage.total ? h("span", { class: "muted" }, `${plural(usage.total, "token")} (${usage.prompt || 0} in, ${usage.candidates || 0} out)`) : "",
         h("span", { class: "muted" }, authors.join(", ")),
         inv.rewound ? badge(`rewound · ${inv.rewound_by || ""}`, "rewound") : "",
         inv.copied ? badge("copied from the source", "forked") : "",
@@ -120,10 +126,10 @@ const TimelinePage = {
     Object.entries(s.artifacts || {}).forEach(([name, v]) => body.push(h("div", {}, h("span", { class: "muted" }, "artifact "),
       link(`${name} v${v}`, sessionHash("artifacts", ctx.app, ctx.user, ctx.session, { name, version: v })))));
     if (s.node) body.push(h("div", {}, badge(`node ${s.node.path}: ${s.node.status}`, "forked"), s.node.output !== null && s.node.output !== undefined ? h("pre", {}, json(s.node.output)) : "",
-      s.node.error ? h("span", { class: "diff-del" }, s.node.error) : "", s.node.seconds ? h("span", { class: "muted" }, ` ${ms(s.node.seconds * 1000)}`) : ""));
+      s.node.error ? h("span", { class: "bad-text" }, s.node.error) : "", s.node.seconds ? h("span", { class: "muted" }, ` ${ms(s.node.seconds * 1000)}`) : ""));
     if (s.transfer_to) body.push(h("div", { class: "muted" }, "→ transfer to " + s.transfer_to));
-    if (s.error) body.push(h("div", { class: "diff-del" }, s.error));
-    if (isBroken) body.push(h("div", { class: "diff-del" }, "This event does not match the chain: ", broken.reason, foundExpected(broken)));
+    if (s.error) body.push(h("div", { class: "bad-text" }, s.error));
+    if (isBroken) body.push(h("div", { class: "chain-warning", id: "broken-step" }, h("strong", {}, "⚠ This event does not match the chain: "), broken.reason, foundExpected(broken)));
     return h("div", { class: "step" + (isBroken ? " broken" : "") + (s.rewind_before ? " marker" : ""), dataset: { version: s.version, event: s.event_id } },
       h("div", {}, h("div", { class: "who" }, s.author),
         h("div", { class: "meta" }, `v${s.version}`, s.latency_ms !== null && s.latency_ms !== undefined ? ` · +${ms(s.latency_ms)}` : "",
@@ -165,7 +171,7 @@ const TimelinePage = {
         h("table", {}, h("thead", {}, h("tr", {}, ["turn", "user said", "recorded answer", "replayed answer"].map((t) => h("th", {}, t)))),
           h("tbody", {}, report.turns.map((t) => h("tr", { class: t.differs ? "selected-b" : "" },
             h("td", {}, t.index), h("td", {}, t.user_message), h("td", {}, t.recorded_answer),
-            h("td", {}, t.error ? h("span", { class: "diff-del" }, t.error) : t.replayed_answer)))))));
+            h("td", {}, t.error ? h("span", { class: "bad-text" }, t.error) : t.replayed_answer)))))));
       holder.scrollIntoView();
     });
   },
@@ -180,6 +186,11 @@ const TimelinePage = {
     h("a", { href: url, download: base.split("/").pop() + ".jsonl" }).click();
   },
 };
+
+// A button that runs the agent: disabled, with the reason on hover, when its app is not served here.
+function needsApp(ctx) {
+  return ctx.served ? {} : { disabled: true, title: `The app ${ctx.app} is not served by this server: start chronicle serve with its AGENTS_DIR to do this.` };
+}
 
 function foundExpected(broken) {
   const show = (v) => (v === null || v === undefined ? "(nothing)" : typeof v === "string" ? v : short(v, 300));

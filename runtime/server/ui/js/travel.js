@@ -51,7 +51,7 @@ const TravelPage = {
       try {
         const d = await Api.get(base + "/diff", { from_event: from.event_id, to_event: to.event_id });
         diffBox.replaceChildren(h("div", { class: "panel" },
-          h("h3", {}, `Diff from v${from.version} to v${to.version} (${d.events} events)`),
+          h("h3", {}, `Diff from v${from.version} to v${to.version} (${plural(d.events, "event")})`),
           d.changes.length ? h("table", { id: "diff-table" }, h("thead", {}, h("tr", {}, ["scope", "key", "before", "after", "written by"].map((t) => h("th", {}, t)))),
             h("tbody", {}, d.changes.map((c) => h("tr", { dataset: { key: c.key } }, h("td", {}, c.scope), h("td", { class: "mono" }, c.key),
               h("td", { class: "mono diff-del" }, c.before_absent ? "(absent)" : short(c.before, 80)),
