@@ -12,6 +12,7 @@ import os
 
 import pytest
 
+from runtime.stores import open_store
 from tools.pg_server import PostgresUnavailable, start_postgres
 
 # The human-in-the-loop tests' `sessions` fixture (a service per store with their session made).
@@ -29,7 +30,7 @@ _db_numbers = itertools.count()
 @pytest.fixture(scope="session")
 def pg_server():
     try:
-        server = start_postgres()
+        server = start_postgres(fsync=False)  # throwaway data: no test needs it to survive a power cut
     except PostgresUnavailable as e:
         if os.environ.get("CHRONICLE_REQUIRE_POSTGRES") == "1":
             pytest.fail(f"PostgreSQL is required but could not start: {e}")
@@ -38,10 +39,19 @@ def pg_server():
     server.stop()
 
 
+@pytest.fixture(scope="session")
+def pg_template(pg_server) -> str:
+    """A database holding Chronicle's schema and nothing else, made once: each test's database is
+    a copy of it (half the cost of creating the schema again in an empty one)."""
+    name = f"chronicle_template_{os.getpid()}"
+    open_store(pg_server.create_database(name)).close()
+    return name
+
+
 @pytest.fixture
-def postgres_url(pg_server) -> str:
-    """A fresh, empty database on the suite's server."""
-    return pg_server.create_database(f"test_{os.getpid()}_{next(_db_numbers)}")
+def postgres_url(pg_server, pg_template) -> str:
+    """A fresh database on the suite's server, with Chronicle's schema and no data."""
+    return pg_server.create_database(f"test_{os.getpid()}_{next(_db_numbers)}", template=pg_template)
 
 
 @pytest.fixture
@@ -57,6 +67,18 @@ def store_url(request, tmp_path) -> str:
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path}/chronicle.db"
     return request.getfixturevalue("postgres_url")
+
+
+def pytest_collection_modifyitems(items):
+    """Marks what runs on the suite's PostgreSQL server ``postgres``, and it and what a file marks
+    ``slow`` (the browser, google-adk's environment, real processes at length) ``slow``: the quick
+    subset, ``pytest -m "not slow"``, runs every test on memory and SQLite (docs/testing.md)."""
+    for item in items:
+        params = getattr(item, "callspec", None)
+        if "pg_server" in item.fixturenames or (params is not None and "postgres" in params.params.values()):
+            item.add_marker(pytest.mark.postgres)
+        if item.get_closest_marker("postgres") is not None:
+            item.add_marker(pytest.mark.slow)
 
 
 def pytest_generate_tests(metafunc):

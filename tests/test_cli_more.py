@@ -87,7 +87,7 @@ def test_replay_through_an_agent_reports_what_changed(store, tmp_path):
 
     (tmp_path / "changed_agent.py").write_text(CHANGED_AGENT)
     done = cli("replay", "s1", "--agent", "changed_agent:root_agent", store=store,
-               env={"PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}"})
+               env={"PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}"}, process=True)
     assert "3 turns, 3 differ" in done.stdout
     assert '+call book_table({"people": 2, "time": "20:00"})' in done.stdout
     assert "-Done: a table for two tonight at 19:30." in done.stdout
@@ -134,7 +134,7 @@ def test_bench_adk_without_google_adk_says_how_to_install_it(tmp_path):
     (tmp_path / "google" / "adk").mkdir(parents=True)
     (tmp_path / "google" / "adk" / "__init__.py").write_text("raise ImportError('no google-adk here')\n")
     done = cli("bench", "adk", "--stores", "memory", "--quick", expect=1,
-               env={"PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}"})
+               env={"PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}"}, process=True)
     assert "google-adk is not installed" in done.stderr
     assert "pip install -e '.[adk]'" in done.stderr and "Traceback" not in done.stderr
 

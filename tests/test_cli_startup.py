@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from runtime import session_service_from_url
-from tests.cli_helpers import ROOT
+from tests.cli_helpers import ROOT, cli, cli_json
 
 # Modules a read command must not import: google-genai, the event model built on it, the agents.
 AGENT_RUNTIME = ["google.genai", "domain.events", "runtime.agents", "runtime.runner", "runtime.models", "runtime.tools"]
@@ -73,3 +73,15 @@ def test_runtime_names_still_import_from_the_package():
     )
     assert done.returncode == 0, done.stderr
     assert "has no attribute 'NoSuchName'" in done.stdout
+
+
+def test_bench_cli_times_the_commands_beside_adk():
+    from tools.bench.cli import find_adk
+
+    if find_adk() is None:  # CI makes google-adk's environment and sets CHRONICLE_ADK_PYTHON
+        assert "no `adk`" in cli("bench", "cli", "--quick", "--runs", "1", expect=1).stderr
+        return
+    table = cli_json("bench", "cli", "--quick", "--runs", "1")
+    rows = {row[0]: row for row in table["rows"]}
+    assert set(rows) == {"python -c pass", "adk --help", "chronicle --help", "chronicle sessions"}
+    assert rows["adk --help"][3] == "1.00×" and all(float(row[1]) > 0 for row in rows.values())
