@@ -85,3 +85,22 @@ def test_bench_cli_times_the_commands_beside_adk():
     rows = {row[0]: row for row in table["rows"]}
     assert set(rows) == {"python -c pass", "adk --help", "chronicle --help", "chronicle sessions"}
     assert rows["adk --help"][3] == "1.00×" and all(float(row[1]) > 0 for row in rows.values())
+
+
+def test_each_command_is_found_in_the_module_that_registers_it():
+    """`chronicle NAME` builds NAME's parser alone, from the module tools/cli/commands/__init__.py
+    names for it: the table must say what the modules register, in `chronicle --help`'s order."""
+    import argparse
+
+    from tools.cli.commands import MODULES
+    from tools.cli.main import build_parser, command_in
+
+    listed = [name for names in MODULES.values() for name in names]
+    every = build_parser()
+    assert list(next(a for a in every._actions if isinstance(a, argparse._SubParsersAction)).choices) == listed
+    for names in MODULES.values():
+        for name in names:
+            alone = build_parser(name)
+            assert list(next(a for a in alone._actions if isinstance(a, argparse._SubParsersAction)).choices) == list(names)
+    assert command_in(["--store", "history", "--json", "--color", "never", "state-at", "s1"]) == "state-at"
+    assert command_in(["--json"]) is None and command_in(["nope", "x"]) == "nope"
