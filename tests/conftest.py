@@ -6,9 +6,11 @@ a server that cannot start a failure rather than a skip.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import itertools
 import os
+from typing import Iterator
 
 import pytest
 
@@ -49,9 +51,13 @@ def pg_template(pg_server) -> str:
 
 
 @pytest.fixture
-def postgres_url(pg_server, pg_template) -> str:
-    """A fresh database on the suite's server, with Chronicle's schema and no data."""
-    return pg_server.create_database(f"test_{os.getpid()}_{next(_db_numbers)}", template=pg_template)
+def postgres_url(pg_server, pg_template) -> Iterator[str]:
+    """A fresh database on the suite's server, with Chronicle's schema and no data; dropped after
+    the test (a thousand copies left behind were gigabytes on disk, and minutes to remove at the end)."""
+    name = f"test_{os.getpid()}_{next(_db_numbers)}"
+    yield pg_server.create_database(name, template=pg_template)
+    with contextlib.suppress(Exception):  # a server that a test stopped, or already gone
+        pg_server.drop_database(name)
 
 
 @pytest.fixture
@@ -69,15 +75,23 @@ def store_url(request, tmp_path) -> str:
     return request.getfixturevalue("postgres_url")
 
 
+# Whole files left out of the quick subset: google-adk's environment side by side (parity, the
+# workflow bench, ADK's agent config), the browser, processes killed mid-run and resumed by others.
+SLOW_FILES = {
+    "test_adk_parity.py", "test_bench_workflow.py", "test_agent_config_workflow.py", "test_viewer.py",
+    "test_workflow_resume.py", "test_resume_crash.py", "test_hitl_crash.py",
+}
+
+
 def pytest_collection_modifyitems(items):
-    """Marks what runs on the suite's PostgreSQL server ``postgres``, and it and what a file marks
-    ``slow`` (the browser, google-adk's environment, real processes at length) ``slow``: the quick
-    subset, ``pytest -m "not slow"``, runs every test on memory and SQLite (docs/testing.md)."""
+    """Marks what runs on the suite's PostgreSQL server ``postgres``; marks it, the SLOW_FILES and the
+    tests marked so one by one ``slow``. The quick subset, ``pytest -m "not slow"``, is the rest
+    (docs/testing.md)."""
     for item in items:
         params = getattr(item, "callspec", None)
         if "pg_server" in item.fixturenames or (params is not None and "postgres" in params.params.values()):
             item.add_marker(pytest.mark.postgres)
-        if item.get_closest_marker("postgres") is not None:
+        if item.get_closest_marker("postgres") is not None or item.path.name in SLOW_FILES:
             item.add_marker(pytest.mark.slow)
 
 

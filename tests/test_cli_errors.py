@@ -21,6 +21,7 @@ def one_line(done: subprocess.CompletedProcess[str]) -> str:
     return lines[0]
 
 
+@pytest.mark.slow
 def test_files_that_cannot_be_written_or_read_are_one_line(store, tmp_path):
     assert "No such file or directory: /missing/dir/x" in one_line(
         cli("export", "s1", "-o", "/missing/dir/x", store=store, expect=1, process=True))
@@ -43,6 +44,7 @@ def test_usage_errors_exit_2_everywhere(store, args):
     assert "Traceback" not in done.stderr and done.stderr.strip()
 
 
+@pytest.mark.slow
 def test_verify_piped_into_head_keeps_its_exit_code(store):
     # Break a chain: edit one stored event's payload behind the log's back.
     path = store[len("sqlite:///"):]

@@ -94,6 +94,7 @@ def test_replay_through_an_agent_reports_what_changed(store, tmp_path):
     assert "history" in done.stderr
 
 
+@pytest.mark.slow
 def test_bench_is_wired_to_every_benchmark():
     present = importlib.util.find_spec("tools.bench.rewind") is not None
     for what in ("sessions", "artifacts", "projections", *(["rewind"] if present else [])):
@@ -129,6 +130,7 @@ def test_markdown_cells_keep_their_pipes_inside_the_cell():
     assert table.markdown().splitlines()[-1] == "| x\\|y | 2 |"
 
 
+@pytest.mark.slow
 def test_bench_adk_without_google_adk_says_how_to_install_it(tmp_path):
     # A google.adk that cannot be imported, whether or not the real one is installed.
     (tmp_path / "google" / "adk").mkdir(parents=True)
@@ -172,6 +174,7 @@ def run_on_terminal(*args: str, store: str) -> tuple[str, str]:
     return chunks[out_master].decode(), chunks[err_master].decode()
 
 
+@pytest.mark.slow
 def test_a_terminal_gets_colour_tables_and_a_progress_bar(store):
     out, err = run_on_terminal("projections", "rebuild", "analytics", store=store)
     assert "rebuilding analytics" in err and "█" in err and "100%" in err

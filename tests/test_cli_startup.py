@@ -58,6 +58,7 @@ async def test_sessions_imports_no_agent_runtime(kind, request, tmp_path):
     assert agent_modules(modules) == []
 
 
+@pytest.mark.slow
 def test_runtime_names_still_import_from_the_package():
     """``from runtime import …`` (ADK's shape) works though the package imports its names lazily."""
     done = subprocess.run(
@@ -75,6 +76,7 @@ def test_runtime_names_still_import_from_the_package():
     assert "has no attribute 'NoSuchName'" in done.stdout
 
 
+@pytest.mark.slow
 def test_bench_cli_times_the_commands_beside_adk():
     from tools.bench.cli import find_adk
 

@@ -61,6 +61,13 @@ class PgServer:
             conn.execute(f'CREATE DATABASE "{dbname}"{copy}')
         return self.url(dbname)
 
+    def drop_database(self, dbname: str) -> None:
+        """Drops a database, closing whatever connections are still open on it."""
+        import psycopg
+
+        with psycopg.connect(self.url(), autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{dbname}" WITH (FORCE)')
+
     def stop(self) -> None:
         subprocess.run(
             [*self._as_user, f"{self._bin}/pg_ctl", "-D", f"{self.directory}/data", "-m", "immediate", "stop"],
