@@ -89,7 +89,10 @@ def pytest_collection_modifyitems(items):
     (docs/testing.md)."""
     for item in items:
         params = getattr(item, "callspec", None)
-        if "pg_server" in item.fixturenames or (params is not None and "postgres" in params.params.values()):
+        values = [] if params is None else [
+            part for value in params.params.values() for part in (value if isinstance(value, tuple) else (value,))
+        ]
+        if "pg_server" in item.fixturenames or "postgres" in values:
             item.add_marker(pytest.mark.postgres)
         if item.get_closest_marker("postgres") is not None or item.path.name in SLOW_FILES:
             item.add_marker(pytest.mark.slow)
