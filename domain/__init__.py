@@ -1,37 +1,17 @@
-"""Chronicle's pure domain model: ADK-compatible events and sessions, and the log."""
+"""Chronicle's pure domain model: ADK-compatible events and sessions, and the log.
 
-from domain.errors import (
-    AlreadyExistsError,
-    ChronicleError,
-    InputValidationError,
-    InvalidArgumentError,
-    InvocationNotFoundError,
-    LlmCallsLimitExceededError,
-    SessionNotFoundError,
-    StaleSessionError,
-    StoreError,
-)
-from domain.events import Event, EventActions, EventCompaction, NodeInfo
-from domain.session_log import SessionLog, session_log_id
-from domain.session import Session
-from domain.state import State
+Names are imported on first use, so that ``domain.errors`` alone does not import google-genai."""
 
-__all__ = [
-    "AlreadyExistsError",
-    "ChronicleError",
-    "Event",
-    "EventActions",
-    "EventCompaction",
-    "NodeInfo",
-    "InputValidationError",
-    "InvalidArgumentError",
-    "InvocationNotFoundError",
-    "LlmCallsLimitExceededError",
-    "Session",
-    "SessionLog",
-    "SessionNotFoundError",
-    "StaleSessionError",
-    "State",
-    "StoreError",
-    "session_log_id",
-]
+from domain.lazy_exports import lazy_exports
+
+__all__, __getattr__, __dir__ = lazy_exports(__name__, {
+    "domain.errors": [
+        "AlreadyExistsError", "ChronicleError", "InputValidationError", "InvalidArgumentError",
+        "InvocationNotFoundError", "LlmCallsLimitExceededError", "SessionNotFoundError", "StaleSessionError",
+        "StoreError",
+    ],
+    "domain.events": ["Event", "EventActions", "EventCompaction", "NodeInfo"],
+    "domain.session_log": ["SessionLog", "session_log_id"],
+    "domain.session": ["Session"],
+    "domain.state": ["State"],
+})

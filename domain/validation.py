@@ -6,8 +6,6 @@ import re
 from types import UnionType
 from typing import Any, Union, get_args, get_origin
 
-from pydantic import BaseModel
-
 from domain.errors import InvalidArgumentError
 
 APP_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,127}$")
@@ -113,7 +111,7 @@ def _walk(value: object, depth: int, models: bool) -> None:
             _walk_items(value, depth, models)  # type: ignore[arg-type]
     elif _scalar_refusal(value):
         return
-    elif models and isinstance(value, BaseModel):
+    elif models and _is_model(value):
         _MODEL_TYPES.add(kind)
         _walk(value, depth, models)
     elif isinstance(value, dict):
@@ -136,6 +134,14 @@ def _walk(value: object, depth: int, models: bool) -> None:
 
 
 _MODEL_TYPES: set[type] = set()  # pydantic model classes met so far (isinstance on them is slow)
+
+
+def _is_model(value: object) -> bool:
+    # pydantic is imported here, not at the top: a caller walking models has imported it already,
+    # and the command line's reads (which import this module through domain.state) never need it.
+    from pydantic import BaseModel
+
+    return isinstance(value, BaseModel)
 
 
 def _plain(item: object, kind: type) -> bool:

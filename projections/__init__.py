@@ -11,53 +11,17 @@
 No I/O here: ``runtime.read_models`` binds these folds to a store.
 """
 
-from projections.analytics import ANALYTICS, AnalyticsView, fold_analytics, format_analytics
-from projections.artifacts import ARTIFACTS, SESSION_ARTIFACTS, USER_ARTIFACTS, fold_session_artifacts, fold_user_artifacts
-from projections.base import Fold, Projection, by_app, by_session, by_user, fold_events, fold_one, whole_log
-from projections.log_event import CREATED, DELETED, RECORDED, REWOUND, LogEvent, session_events
-from projections.state import (
-    APP_STATE,
-    SCOPED_STATE,
-    SESSION_STATE,
-    USER_STATE,
-    fold_app_state,
-    fold_session_state,
-    fold_user_state,
-)
-from projections.timeline import TIMELINE, Timeline, fold_timeline
+from domain.lazy_exports import lazy_exports
 
-__all__ = [
-    "ANALYTICS",
-    "APP_STATE",
-    "ARTIFACTS",
-    "AnalyticsView",
-    "CREATED",
-    "DELETED",
-    "Fold",
-    "LogEvent",
-    "Projection",
-    "RECORDED",
-    "REWOUND",
-    "SCOPED_STATE",
-    "SESSION_ARTIFACTS",
-    "SESSION_STATE",
-    "TIMELINE",
-    "Timeline",
-    "USER_ARTIFACTS",
-    "USER_STATE",
-    "by_app",
-    "by_session",
-    "by_user",
-    "fold_analytics",
-    "fold_app_state",
-    "fold_events",
-    "fold_one",
-    "fold_session_artifacts",
-    "fold_session_state",
-    "fold_timeline",
-    "fold_user_artifacts",
-    "fold_user_state",
-    "format_analytics",
-    "session_events",
-    "whole_log",
-]
+# Imported on first use: ``projections.pending`` alone must not import every fold (the command line).
+__all__, __getattr__, __dir__ = lazy_exports(__name__, {
+    "projections.analytics": ["ANALYTICS", "AnalyticsView", "fold_analytics", "format_analytics"],
+    "projections.artifacts": ["ARTIFACTS", "SESSION_ARTIFACTS", "USER_ARTIFACTS", "fold_session_artifacts",
+                              "fold_user_artifacts"],
+    "projections.base": ["Fold", "Projection", "by_app", "by_session", "by_user", "fold_events", "fold_one",
+                         "whole_log"],
+    "projections.log_event": ["CREATED", "DELETED", "RECORDED", "REWOUND", "LogEvent", "session_events"],
+    "projections.state": ["APP_STATE", "SCOPED_STATE", "SESSION_STATE", "USER_STATE", "fold_app_state",
+                          "fold_session_state", "fold_user_state"],
+    "projections.timeline": ["TIMELINE", "Timeline", "fold_timeline"],
+})

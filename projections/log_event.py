@@ -15,13 +15,15 @@ parts folds use.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator, Literal, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Literal, Mapping
 from uuid import UUID
 
-from domain.events import Event
 from domain.session_log import session_log_id
-from domain.session import Session
 from domain.state import ScopedDelta, split_scopes
+
+if TYPE_CHECKING:  # folds read JSON; importing the models (and google-genai) is left to callers
+    from domain.events import Event
+    from domain.session import Session
 
 CREATED: Literal["created"] = "created"
 RECORDED: Literal["recorded"] = "recorded"
@@ -185,7 +187,7 @@ def recorded(
     *, position: int = 0, log_id: UUID | None = None,
 ) -> LogEvent:
     """A ``recorded`` log event for an ADK event (or its stored JSON dict)."""
-    data = event.to_json_dict() if isinstance(event, Event) else event
+    data = event if isinstance(event, Mapping) else event.to_json_dict()
     return LogEvent(RECORDED, app_name, user_id, session_id, version, data["timestamp"], data, position, log_id)
 
 

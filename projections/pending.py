@@ -11,9 +11,10 @@ Compaction does not touch it: compaction adds a summary event and removes nothin
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Optional, Sequence
 
-from domain.events import Event
+if TYPE_CHECKING:  # folds read JSON; importing the model (and google-genai) is left to callers
+    from domain.events import Event
 
 REQUEST_CONFIRMATION = "adk_request_confirmation"
 REQUEST_CREDENTIAL = "adk_request_credential"

@@ -125,11 +125,17 @@ class Timeline:
     forked_from: dict[str, Any] | None = None
     rewinds: list[list[int]] = field(default_factory=list)  # [rewind version, first version hidden]
 
+    def __post_init__(self) -> None:
+        # Invocations by id, the first of each id, kept up with ``invocations`` as it grows (not a
+        # field: not part of the view's JSON). A scan per new invocation made the fold quadratic.
+        self._by_id: dict[str, Invocation] = {}
+        self._indexed = 0
+
     def invocation(self, invocation_id: str) -> Invocation | None:
-        for inv in self.invocations:
-            if inv.invocation_id == invocation_id:
-                return inv
-        return None
+        for inv in self.invocations[self._indexed:]:
+            self._by_id.setdefault(inv.invocation_id, inv)
+        self._indexed = len(self.invocations)
+        return self._by_id.get(invocation_id)
 
     def format(self, *, width: int = 100) -> str:
         return format_timeline(self, width=width)

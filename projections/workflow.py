@@ -21,9 +21,10 @@ key `NODE_FACT_KEY` of `custom_metadata`, the fact:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional
 
-from domain.events import Event
+if TYPE_CHECKING:  # folds read JSON; importing the model (and google-genai) is left to callers
+    from domain.events import Event
 
 NODE_FACT_KEY = "chronicle_node"
 

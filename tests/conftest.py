@@ -6,12 +6,15 @@ a server that cannot start a failure rather than a skip.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import itertools
 import os
+from typing import Iterator
 
 import pytest
 
+from runtime.stores import open_store
 from tools.pg_server import PostgresUnavailable, start_postgres
 
 # The human-in-the-loop tests' `sessions` fixture (a service per store with their session made).
@@ -29,7 +32,7 @@ _db_numbers = itertools.count()
 @pytest.fixture(scope="session")
 def pg_server():
     try:
-        server = start_postgres()
+        server = start_postgres(fsync=False)  # throwaway data: no test needs it to survive a power cut
     except PostgresUnavailable as e:
         if os.environ.get("CHRONICLE_REQUIRE_POSTGRES") == "1":
             pytest.fail(f"PostgreSQL is required but could not start: {e}")
@@ -38,10 +41,23 @@ def pg_server():
     server.stop()
 
 
+@pytest.fixture(scope="session")
+def pg_template(pg_server) -> str:
+    """A database holding Chronicle's schema and nothing else, made once: each test's database is
+    a copy of it (half the cost of creating the schema again in an empty one)."""
+    name = f"chronicle_template_{os.getpid()}"
+    open_store(pg_server.create_database(name)).close()
+    return name
+
+
 @pytest.fixture
-def postgres_url(pg_server) -> str:
-    """A fresh, empty database on the suite's server."""
-    return pg_server.create_database(f"test_{os.getpid()}_{next(_db_numbers)}")
+def postgres_url(pg_server, pg_template) -> Iterator[str]:
+    """A fresh database on the suite's server, with Chronicle's schema and no data; dropped after
+    the test (a thousand copies left behind were gigabytes on disk, and minutes to remove at the end)."""
+    name = f"test_{os.getpid()}_{next(_db_numbers)}"
+    yield pg_server.create_database(name, template=pg_template)
+    with contextlib.suppress(Exception):  # a server that a test stopped, or already gone
+        pg_server.drop_database(name)
 
 
 @pytest.fixture
@@ -57,6 +73,29 @@ def store_url(request, tmp_path) -> str:
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path}/chronicle.db"
     return request.getfixturevalue("postgres_url")
+
+
+# Whole files left out of the quick subset: google-adk's environment side by side (parity, the
+# workflow bench, ADK's agent config), the browser, processes killed mid-run and resumed by others.
+SLOW_FILES = {
+    "test_adk_parity.py", "test_bench_workflow.py", "test_agent_config_workflow.py", "test_viewer.py",
+    "test_workflow_resume.py", "test_resume_crash.py", "test_hitl_crash.py",
+}
+
+
+def pytest_collection_modifyitems(items):
+    """Marks what runs on the suite's PostgreSQL server ``postgres``; marks it, the SLOW_FILES and the
+    tests marked so one by one ``slow``. The quick subset, ``pytest -m "not slow"``, is the rest
+    (docs/testing.md)."""
+    for item in items:
+        params = getattr(item, "callspec", None)
+        values = [] if params is None else [
+            part for value in params.params.values() for part in (value if isinstance(value, tuple) else (value,))
+        ]
+        if "pg_server" in item.fixturenames or "postgres" in values:
+            item.add_marker(pytest.mark.postgres)
+        if item.get_closest_marker("postgres") is not None or item.path.name in SLOW_FILES:
+            item.add_marker(pytest.mark.slow)
 
 
 def pytest_generate_tests(metafunc):

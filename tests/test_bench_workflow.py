@@ -31,6 +31,6 @@ def test_without_google_adk_the_bench_says_how_to_install_it(tmp_path):
     (tmp_path / "google" / "adk").mkdir(parents=True)
     (tmp_path / "google" / "adk" / "__init__.py").write_text("raise ImportError('no google-adk here')\n")
     done = cli("bench", "workflow", "--stores", "memory", "--quick", expect=1,
-               env={"PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}"})
+               env={"PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}"}, process=True)
     assert "google-adk is not installed" in done.stderr
     assert "pip install -e '.[adk]'" in done.stderr and "Traceback" not in done.stderr

@@ -1,5 +1,6 @@
 """The `chronicle` command never prints a traceback: every failure is one line and an exit code
-(1 failed, 2 bad usage, 3 the store, 4 a broken chain), run for real in a subprocess."""
+(1 failed, 2 bad usage, 3 the store, 4 a broken chain). The failures a file or a pipe causes run for
+real in a subprocess, where a traceback would reach the terminal; the rest run in this process."""
 
 from __future__ import annotations
 
@@ -20,11 +21,12 @@ def one_line(done: subprocess.CompletedProcess[str]) -> str:
     return lines[0]
 
 
+@pytest.mark.slow
 def test_files_that_cannot_be_written_or_read_are_one_line(store, tmp_path):
     assert "No such file or directory: /missing/dir/x" in one_line(
-        cli("export", "s1", "-o", "/missing/dir/x", store=store, expect=1))
-    assert "Is a directory" in one_line(cli("export", "s1", "-o", str(tmp_path), store=store, expect=1))
-    line = one_line(cli("import-adk", "/etc/passwd", store=f"sqlite:///{tmp_path}/new.db", expect=3))
+        cli("export", "s1", "-o", "/missing/dir/x", store=store, expect=1, process=True))
+    assert "Is a directory" in one_line(cli("export", "s1", "-o", str(tmp_path), store=store, expect=1, process=True))
+    line = one_line(cli("import-adk", "/etc/passwd", store=f"sqlite:///{tmp_path}/new.db", expect=3, process=True))
     assert "not a database" in line and "/etc/passwd" in line
 
 
@@ -42,6 +44,7 @@ def test_usage_errors_exit_2_everywhere(store, args):
     assert "Traceback" not in done.stderr and done.stderr.strip()
 
 
+@pytest.mark.slow
 def test_verify_piped_into_head_keeps_its_exit_code(store):
     # Break a chain: edit one stored event's payload behind the log's back.
     path = store[len("sqlite:///"):]

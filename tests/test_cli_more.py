@@ -87,13 +87,14 @@ def test_replay_through_an_agent_reports_what_changed(store, tmp_path):
 
     (tmp_path / "changed_agent.py").write_text(CHANGED_AGENT)
     done = cli("replay", "s1", "--agent", "changed_agent:root_agent", store=store,
-               env={"PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}"})
+               env={"PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}"}, process=True)
     assert "3 turns, 3 differ" in done.stdout
     assert '+call book_table({"people": 2, "time": "20:00"})' in done.stdout
     assert "-Done: a table for two tonight at 19:30." in done.stdout
     assert "history" in done.stderr
 
 
+@pytest.mark.slow
 def test_bench_is_wired_to_every_benchmark():
     present = importlib.util.find_spec("tools.bench.rewind") is not None
     for what in ("sessions", "artifacts", "projections", *(["rewind"] if present else [])):
@@ -129,12 +130,13 @@ def test_markdown_cells_keep_their_pipes_inside_the_cell():
     assert table.markdown().splitlines()[-1] == "| x\\|y | 2 |"
 
 
+@pytest.mark.slow
 def test_bench_adk_without_google_adk_says_how_to_install_it(tmp_path):
     # A google.adk that cannot be imported, whether or not the real one is installed.
     (tmp_path / "google" / "adk").mkdir(parents=True)
     (tmp_path / "google" / "adk" / "__init__.py").write_text("raise ImportError('no google-adk here')\n")
     done = cli("bench", "adk", "--stores", "memory", "--quick", expect=1,
-               env={"PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}"})
+               env={"PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}"}, process=True)
     assert "google-adk is not installed" in done.stderr
     assert "pip install -e '.[adk]'" in done.stderr and "Traceback" not in done.stderr
 
@@ -172,6 +174,7 @@ def run_on_terminal(*args: str, store: str) -> tuple[str, str]:
     return chunks[out_master].decode(), chunks[err_master].decode()
 
 
+@pytest.mark.slow
 def test_a_terminal_gets_colour_tables_and_a_progress_bar(store):
     out, err = run_on_terminal("projections", "rebuild", "analytics", store=store)
     assert "rebuilding analytics" in err and "█" in err and "100%" in err

@@ -288,6 +288,7 @@ async def test_empty_non_stop_answer_becomes_an_error_response(gemini_server: Ge
     assert final.error_code == "SAFETY" and final.turn_complete
 
 
+@pytest.mark.slow
 async def test_unreachable_server_gives_a_useful_connection_error():
     with GeminiServer() as server:
         url = server.url

@@ -9,7 +9,6 @@
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
 from typing import Any, Iterator
 from uuid import UUID
@@ -17,17 +16,10 @@ from uuid import UUID
 from pydantic_core import from_json
 
 from domain.session import Session
+from runtime.operations.times import utc
 from runtime.stores import Store
 
 PAGE = 1000
-
-
-def utc(ts: float | None, *, seconds: bool = True) -> str:
-    """A timestamp as ``YYYY-MM-DD HH:MM:SS`` in UTC (the command line's one time zone)."""
-    if ts is None:
-        return "–"
-    fmt = "%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M"
-    return _dt.datetime.fromtimestamp(ts, _dt.timezone.utc).strftime(fmt)
 
 
 def _line(position: int | None, log_id: Any, version: int, topic: str, state: bytes) -> str:

@@ -2,7 +2,8 @@
 (SQLAlchemy-style URLs such as sqlite+aiosqlite:/// and postgresql+asyncpg:// are accepted too).
 
 Each backend is a package here (``memory``, ``sqlite``, ``postgres``) implementing ``Store``
-(runtime/stores/base.py); it is imported only when a store of its kind is opened."""
+(runtime/stores/base.py); it is imported only when a store of its kind is opened. ``Store`` and its
+rows are imported on first use too, so reading ``DEFAULT_STORE_URL`` (``chronicle --help``) costs nothing."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import re
 import sys
 
 from domain.errors import ChronicleError, StoreError
-from runtime.stores.base import CatalogRow, SideRows, Store, library_error
+from domain.lazy_exports import lazy_exports
 
 DEFAULT_STORE_URL = "sqlite:///./chronicle.db"
 
@@ -61,6 +62,8 @@ def typed_error(error: BaseException) -> StoreError | None:
         typed = module.driver_error(error) if module is not None else None
         if typed is not None:
             return typed
+    from runtime.stores.base import library_error
+
     return library_error(error)
 
 
@@ -69,4 +72,5 @@ def _resolved(url: str | None) -> str:
     return _DRIVER_SUFFIX.sub(r"\1:", url)
 
 
-__all__ = ["CatalogRow", "DEFAULT_STORE_URL", "SideRows", "Store", "StoreError", "check_reachable", "open_store", "typed_error"]
+_lazy, __getattr__, __dir__ = lazy_exports(__name__, {"runtime.stores.base": ["CatalogRow", "SideRows", "Store"]})
+__all__ = [*_lazy, "DEFAULT_STORE_URL", "StoreError", "check_reachable", "open_store", "typed_error"]

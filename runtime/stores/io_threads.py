@@ -14,11 +14,13 @@ writer's appends ran 10% faster on SQLite (two threads) and 27% faster on Postgr
 
 from __future__ import annotations
 
-import asyncio
 import queue
 import threading
 from collections import deque
-from typing import Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
+
+if TYPE_CHECKING:
+    import asyncio
 
 T = TypeVar("T")
 
@@ -38,6 +40,8 @@ class IoThreads:
         self._closed = False
 
     async def call(self, fn: Callable[..., T], *args: Any) -> T:
+        import asyncio  # here, not at the top: the command line's synchronous reads never load it
+
         job = _Call(fn, args, asyncio.get_running_loop())
         with self._lock:  # so a call is either handed over before close() or refused
             if self._closed:

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 
 from runtime.stores import DEFAULT_STORE_URL
-from tools.cli.commands import COMMANDS
+from tools.cli.commands import modules_for
 from tools.cli.commands.common import EXIT_ERROR, EXIT_STORE, CliError, output_for
 from tools.cli.output import Output, reader_gone
 
@@ -43,7 +44,8 @@ def common_options(*, json_flag: bool = True) -> argparse.ArgumentParser:
     return parent
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or of ``command`` alone (what parsing a command line needs)."""
     parser = argparse.ArgumentParser(
         prog="chronicle",
         description="Chronicle: an event-sourced agent runtime. Inspect, replay, audit and repair "
@@ -55,14 +57,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--json", action="store_true", help="print JSON, for scripts (read commands)")
     parser.add_argument("--color", choices=["auto", "always", "never"], default="auto", help="colour output")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", title="commands")
-    for module in COMMANDS:
+    for module in modules_for(command):
         module.register(sub, common_options)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    args = build_parser(command_in(argv)).parse_args(argv)
     out = output_for(args)
     code = _run(args, out)
     try:
@@ -72,6 +74,17 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError):
         pass
     return code
+
+
+def command_in(argv: list[str]) -> str | None:
+    """The command a command line names: its first word that is not an option or an option's value."""
+    words = iter(argv)
+    for word in words:
+        if word in ("--store", "--color"):
+            next(words, None)  # its value
+        elif not word.startswith("-"):
+            return word
+    return None
 
 
 def _run(args: argparse.Namespace, out: Output) -> int:

@@ -17,7 +17,7 @@ import sys
 import time
 from typing import Any, Iterable, Sequence, TextIO
 
-from runtime.operations.export import utc  # noqa: F401 - the command line's one time format
+from runtime.operations.times import utc  # noqa: F401 - the command line's one time format
 
 _STYLES = {
     "bold": "1", "dim": "2", "italic": "3", "underline": "4", "strike": "9",

@@ -64,6 +64,10 @@ class PostgresStore(Store):
         self.datastore: PostgresDatastore = recorder.datastore
         self.events_table = recorder.events_table_name
 
+    def close(self) -> None:
+        super().close()
+        self.datastore.close()  # the pool's connections: the application's close leaves them open
+
     def typed_error(self, error: BaseException) -> StoreError | None:
         return driver_error(error) or super().typed_error(error)
 

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import statistics
 from typing import Any, Callable
 
-from tools.bench import adk, adk_runner, artifacts, projections, rewind, seal, serve, sessions, workflow
-from tools.bench import runtime as runtime_bench
 from tools.cli.commands.common import CliError
 from tools.cli.output import Output
 
@@ -22,9 +21,8 @@ WHAT = {
     "serve": "/run_sse turns per second behind chronicle serve and adk api_server, 1 and 16 clients",
     "workflow": "a 50-node workflow on google-adk's Workflow beside Chronicle's, as ratios; resume after a cut",
     "seal": "sealing a store (first, nothing new, after a few sessions) and checking it against its seals",
+    "cli": "start-up of `chronicle --help` and `chronicle sessions` beside `adk --help`, as ratios",
 }
-MODULES = {"sessions": sessions, "runtime": runtime_bench, "artifacts": artifacts, "projections": projections,
-           "rewind": rewind, "adk": adk, "serve": serve, "workflow": workflow, "seal": seal}
 
 
 def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
@@ -54,7 +52,8 @@ def run(args: argparse.Namespace, out: Output) -> int:
         raise CliError("--runs must be at least 1.")
     if args.runner and args.what != "adk":
         raise CliError("--runner goes with `chronicle bench adk`.")
-    module = adk_runner if args.runner else MODULES[args.what]
+    # Imported only now: the benchmarks import the whole runtime, which no other command should pay for.
+    module = importlib.import_module(f"tools.bench.{'adk_runner' if args.runner else args.what}")
     known = list(getattr(module, "KINDS", ["memory", "sqlite", "postgresql"]))
     unknown = [k for k in kinds or [] if k not in known]
     if unknown:

@@ -7,13 +7,12 @@ recorded in the store like any other, so `chronicle history SESSION` shows it af
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import sys
 import uuid
 from typing import Any, Callable
 
-from tools.cli.commands.common import CliError, store_url
+from tools.cli.commands.common import CliError, run_async, store_url
 
 
 def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
@@ -34,7 +33,7 @@ def run(args: argparse.Namespace, out: Any) -> int:
     folder = os.path.abspath(args.agent_dir.rstrip("/"))
     if not os.path.isdir(folder):
         raise CliError(f"{args.agent_dir!r} is not a folder; give the app's folder (holding agent.py or root_agent.yaml).")
-    return asyncio.run(_chat(os.path.dirname(folder), os.path.basename(folder), store_url(args), args.user, args.session))
+    return run_async(_chat(os.path.dirname(folder), os.path.basename(folder), store_url(args), args.user, args.session))
 
 
 async def _chat(agents_dir: str, app_name: str, url: str, user_id: str, session_id: str | None) -> int:

@@ -11,12 +11,15 @@ import datetime as _dt
 import difflib
 import os
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 from domain.errors import StoreError
-from runtime.stores import DEFAULT_STORE_URL, CatalogRow, Store, check_reachable, open_store
+from runtime.stores import DEFAULT_STORE_URL, check_reachable, open_store
 from tools.cli.output import Output
+
+if TYPE_CHECKING:
+    from runtime.stores import CatalogRow, Store
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_STORE, EXIT_BROKEN = 0, 1, 2, 3, 4
 
@@ -98,6 +101,13 @@ def _check_reachable(url: str) -> None:
 def _one_line(error: BaseException) -> str:
     text = " ".join(str(error).split())
     return text or type(error).__name__
+
+
+def run_async(coroutine: Any) -> Any:
+    """``asyncio.run``, with asyncio imported only by the commands that run a coroutine (start-up time)."""
+    import asyncio
+
+    return asyncio.run(coroutine)
 
 
 # -- sessions ----------------------------------------------------------------------------

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-from domain.events import Event
-from tools.cli.commands.common import find_session, open_store_for, store_url
+from tools.cli.commands.common import find_session, open_store_for, run_async, store_url
 from tools.cli.output import Output, short
+
+if TYPE_CHECKING:
+    from domain.events import Event
 
 
 def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
@@ -38,7 +39,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
     store = open_store_for(args, must_exist=False)
     try:
         printer = (lambda e: None) if out.json_mode else (lambda e: _print_event(out, e))
-        result = asyncio.run(run_demo(
+        result = run_async(run_demo(
             store, app_name=args.app, user_id=args.user, session_id=args.session, model=args.model,
             on_event=printer,
         ))

@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import sys
 from typing import Any, Callable, Iterator, TextIO
 
-from runtime.sessions import LogSessionService
-from runtime.operations import export
-from runtime.operations.history import load_history
-from tools.cli.commands.common import EXIT_USAGE, CliError, find_session, open_store_for
+from tools.cli.commands.common import CliError, EXIT_USAGE, find_session, open_store_for, run_async
 from tools.cli.output import Output
 
 
@@ -45,6 +41,10 @@ def _target(path: str | None) -> Iterator[TextIO]:
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
+    from runtime.operations import export
+    from runtime.operations.history import load_history
+    from runtime.sessions import LogSessionService
+
     if args.all == bool(args.session):
         raise CliError("Name a SESSION to export, or pass --all (with --format jsonl) for the whole store.", EXIT_USAGE)
     if args.all and args.format != "jsonl":
@@ -69,7 +69,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
                     if row.deleted:
                         raise CliError(f"Session {row.session_id!r} was deleted; export its log with --format jsonl.")
                     service = LogSessionService(store)
-                    session = asyncio.run(service.get_session(
+                    session = run_async(service.get_session(
                         app_name=row.app_name, user_id=row.user_id, session_id=row.session_id,
                     ))
                     assert session is not None

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
-from runtime.read_models import ProjectionFollower
 from tools.cli.output import Output
+
+if TYPE_CHECKING:
+    from runtime.read_models import ProjectionFollower
 
 CHUNK = 5_000  # log positions folded between two redraws of the bar
 

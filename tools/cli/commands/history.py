@@ -8,13 +8,15 @@ it there too); this module renders it.
 from __future__ import annotations
 
 import argparse
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from projections.pending import INVOCATION_ABORTED, KINDS as REQUEST_KINDS, REQUEST_CONFIRMATION, REQUEST_CREDENTIAL
-from projections.timeline import Invocation, NodeStep, Step
-from runtime.operations.history import History, RewindMark, load_history
 from tools.cli.commands.common import add_session_arguments, find_session, jsonable, open_store_for
 from tools.cli.output import Output, plural, short, utc
+
+if TYPE_CHECKING:
+    from projections.timeline import Invocation, NodeStep, Step
+    from runtime.operations.history import History, RewindMark
 
 
 def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
@@ -32,6 +34,8 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
+    from runtime.operations.history import load_history  # the read models: not for every command
+
     store = open_store_for(args)
     try:
         row = find_session(store, args.session, args.app, args.user)
@@ -49,6 +53,8 @@ def run(args: argparse.Namespace, out: Output) -> int:
 
 
 def render(out: Output, history: History, *, full: bool = False) -> None:
+    from projections.timeline import Invocation
+
     t, row = history.timeline, history.row
     width = 10_000 if full else out.width
     out.line(out.style(f"session {row.session_id}", "bold") + f"  app {row.app_name}  user {row.user_id}")

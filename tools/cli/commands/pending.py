@@ -7,15 +7,14 @@ answers with), so what this lists is exactly what a client may still answer."""
 from __future__ import annotations
 
 import argparse
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-from domain.rewind_ranges import live_events
-from domain.session_log import RECORDED_TOPICS
 from projections.pending import PendingRequest, open_requests
-from runtime.sessions.service import parse_recorded_state
-from runtime.stores import Store
 from tools.cli.commands.common import jsonable, open_store_for
 from tools.cli.output import Output, utc
+
+if TYPE_CHECKING:
+    from runtime.stores import Store
 
 
 def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
@@ -33,6 +32,10 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
 
 def pending_requests(store: Store, app: str | None = None, user: str | None = None) -> list[tuple[Any, PendingRequest]]:
     """(catalog row, request) for every open request of the store's live sessions, oldest first."""
+    from domain.rewind_ranges import live_events  # the log's model: not for every command
+    from domain.session_log import RECORDED_TOPICS
+    from runtime.sessions.service import parse_recorded_state
+
     found = []
     for row in store.recorder.select_catalog(app, user):
         if row.deleted:

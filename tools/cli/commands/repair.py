@@ -8,15 +8,15 @@ session whose history is a copy of the source's up to a point.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import difflib
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from domain.errors import InvocationNotFoundError
-from runtime.sessions import LogSessionService
-from runtime.stores import CatalogRow, Store
-from tools.cli.commands.common import CliError, add_session_arguments, expand_invocation, find_session, open_store_for
+from tools.cli.commands.common import CliError, add_session_arguments, expand_invocation, find_session, open_store_for, run_async
 from tools.cli.output import Output, short
+
+if TYPE_CHECKING:
+    from runtime.stores import CatalogRow, Store
 
 
 def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
@@ -70,7 +70,7 @@ def run_rewind(args: argparse.Namespace, out: Output) -> int:
             raise CliError(f"Session {row.session_id!r} was deleted; a deleted session cannot be rewound.")
         args.before = expand_invocation(store, row, args.before)
         try:
-            marker, restored = asyncio.run(_rewind(store, row, args.before))
+            marker, restored = run_async(_rewind(store, row, args.before))
         except InvocationNotFoundError as e:
             raise CliError(str(e) + _invocation_hint(store, row, args.before)) from None
     finally:
@@ -93,6 +93,7 @@ async def _rewind(store: Store, row: CatalogRow, before: str) -> tuple[Any, dict
     """The session's files, then its one-append rewind, as the Runner does."""
     from runtime.artifacts import LogArtifactService
     from runtime.rewind import rewind_with_files
+    from runtime.sessions import LogSessionService
 
     artifacts = LogArtifactService(store)
     try:
@@ -107,11 +108,13 @@ async def _rewind(store: Store, row: CatalogRow, before: str) -> tuple[Any, dict
 def run_fork(args: argparse.Namespace, out: Output) -> int:
     store = open_store_for(args)
     try:
+        from runtime.sessions import LogSessionService
+
         row = find_session(store, args.session, args.app, args.user)
         service = LogSessionService(store)
         args.at = expand_invocation(store, row, args.at)
         try:
-            fork = asyncio.run(service.fork_session(
+            fork = run_async(service.fork_session(
                 app_name=row.app_name, user_id=row.user_id, session_id=row.session_id,
                 at_invocation_id=args.at, new_session_id=args.new_id,
             ))

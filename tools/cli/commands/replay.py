@@ -9,15 +9,15 @@ module:attribute`` the recorded user turns are run again through that agent by t
 from __future__ import annotations
 
 import argparse
-import asyncio
 import importlib
 import time
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-from domain.events import Event
-from runtime.sessions import LogSessionService
-from tools.cli.commands.common import CliError, add_session_arguments, find_session, open_store_for
+from tools.cli.commands.common import CliError, add_session_arguments, find_session, open_store_for, run_async
 from tools.cli.output import Output, short, utc
+
+if TYPE_CHECKING:
+    from domain.events import Event
 
 
 def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
@@ -47,8 +47,10 @@ def run(args: argparse.Namespace, out: Output) -> int:
         row = find_session(store, args.session, args.app, args.user)
         if args.agent:
             return _rerun(args, out, store, row)
+        from runtime.sessions import LogSessionService
+
         service = LogSessionService(store)
-        session = asyncio.run(service.get_session(
+        session = run_async(service.get_session(
             app_name=row.app_name, user_id=row.user_id, session_id=row.session_id,
         ))
         if session is None:
@@ -117,6 +119,7 @@ def _rerun(args: argparse.Namespace, out: Output, store: Any, row: Any) -> int:
     from runtime.artifacts import LogArtifactService
     from runtime.memory import LogMemoryService
     from runtime.runner import runner_for
+    from runtime.sessions import LogSessionService
 
     agent = load_agent(args.agent)
     artifacts = LogArtifactService(store)
@@ -131,7 +134,7 @@ def _rerun(args: argparse.Namespace, out: Output, store: Any, row: Any) -> int:
             await runner.close()
             await artifacts.close()
 
-    report = asyncio.run(go())
+    report = run_async(go())
     if out.json_mode:
         out.json(report.to_json())
         return 0

@@ -15,14 +15,16 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import re
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-from runtime.read_models import MISSING, At, Diff, StateAt, TimeTravel
 from tools.cli.commands.common import (
     add_session_arguments, expand_invocation, find_session, jsonable, open_store_for, parse_when,
 )
-from tools.cli.commands.folding import catch_up
 from tools.cli.output import Output, short, utc
+
+# The read models are imported where a command runs, not when the command line starts.
+if TYPE_CHECKING:
+    from runtime.read_models import At, Diff, StateAt, TimeTravel
 
 POINTS = __doc__.split("A point (AT) is written:", 1)[1]
 
@@ -57,6 +59,8 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
 
 
 def parse_point(text: str) -> At:
+    from runtime.read_models import At
+
     value = text.strip()
     if value in ("latest", "now", ""):
         return At.latest()
@@ -88,6 +92,9 @@ def _travel(
         dataclasses.replace(p, invocation_id=expand_invocation(store, row, p.invocation_id)) if p.invocation_id else p
         for p in points
     ]
+    from runtime.read_models import TimeTravel
+    from tools.cli.commands.folding import catch_up
+
     travel = TimeTravel(store)
     catch_up(out, [travel.scoped, travel.artifacts])
     return store, travel, (row.app_name, row.user_id, row.session_id), points_in_full
@@ -153,10 +160,14 @@ def run_diff(args: argparse.Namespace, out: Output) -> int:
 
 
 def _value(value: Any) -> str:
+    from runtime.read_models import MISSING
+
     return "(absent)" if value is MISSING else short(value, 200)
 
 
 def diff_json(diff: Diff) -> dict[str, Any]:
+    from runtime.read_models import MISSING
+
     def value(v: Any) -> dict[str, Any]:
         return {"present": False} if v is MISSING else {"present": True, "value": v}
 

@@ -5,11 +5,13 @@ before tracing was switched on included."""
 from __future__ import annotations
 
 import argparse
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-from runtime.telemetry.after import TraceSpan, session_spans
 from tools.cli.commands.common import add_session_arguments, find_session, open_store_for
 from tools.cli.output import Output
+
+if TYPE_CHECKING:
+    from runtime.telemetry.after import TraceSpan
 
 
 def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
@@ -29,6 +31,8 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
+    from runtime.telemetry.after import session_spans
+
     store = open_store_for(args)
     try:
         row = find_session(store, args.session, args.app, args.user)

@@ -9,12 +9,11 @@ run records the runs that triggered it).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 from typing import Any, Callable
 
 from projections.workflow import NodeRun, fold_all, run_edges
-from tools.cli.commands.common import CliError, add_session_arguments, find_session, jsonable, open_store_for, store_url
+from tools.cli.commands.common import CliError, add_session_arguments, find_session, jsonable, open_store_for, run_async, store_url
 from tools.cli.output import Output, short
 
 FORMATS = ["table", "mermaid", "dot"]
@@ -43,7 +42,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
         row = find_session(store, args.session, args.app, args.user)
     finally:
         store.close()
-    events = asyncio.run(_events(store_url(args), row))
+    events = run_async(_events(store_url(args), row))
     runs = fold_all(events)
     if not runs.invocations:
         raise CliError(f"Session {row.session_id!r} has no workflow runs.")
