@@ -275,8 +275,6 @@ class BaseAgent(BaseModel):
                 f"An agent callback of {self.name!r} returned {type(content).__name__}; "
                 "return a google.genai.types.Content (or None to continue)."
             )
-        if content is not None and not content.role:
-            content.role = "model"
         return Event(
             invocation_id=ctx.invocation_id,
             author=self.name,

@@ -596,6 +596,8 @@ class LlmAgent(BaseAgent):
             return
         if not event.content or not event.content.parts:
             return
+        if not any(p.text is not None and not p.thought for p in event.content.parts):
+            return  # a response without text (exit_loop's, say) keeps the last text, as in google-adk
         text = "".join(p.text for p in event.content.parts if p.text and not p.thought)
         if self.output_schema is not None:
             if not text.strip():

@@ -1,0 +1,75 @@
+"""google-adk 2.13's behaviour in the places real ADK apps rely on (issue 28): output_key, callbacks
+called as 2.13 calls them, a before_agent_callback's content kept as given."""
+
+from __future__ import annotations
+
+import pytest
+from google.genai import types
+
+from runtime import LlmAgent, LoopAgent, ScriptedLlm
+from runtime.agents.context import Context
+from runtime.callbacks import call_user
+from runtime.tools import exit_loop
+from tests.rt_helpers import new_runner, send, stored
+
+
+async def test_a_response_without_text_keeps_the_last_text_in_output_key():
+    writer = LlmAgent(name="writer", model=ScriptedLlm(["Draft one.", ScriptedLlm.call("exit_loop"), ""]),
+                      tools=[exit_loop], output_key="document")
+    runner = await new_runner(LoopAgent(name="loop", sub_agents=[writer], max_iterations=3))
+    events = await send(runner, "write")
+    exit_response = next(e for e in events if e.get_function_responses())
+    assert "document" not in exit_response.actions.state_delta
+    assert (await stored(runner)).state["document"] == "Draft one."
+
+
+async def test_an_empty_text_part_still_writes_output_key():
+    runner = await new_runner(LlmAgent(name="a", model=ScriptedLlm(["first", ""]), output_key="out"))
+    await send(runner, "one")
+    await send(runner, "two")
+    assert (await stored(runner)).state["out"] == ""  # a text part, though empty: google-adk writes it
+
+
+async def test_callbacks_that_take_a_context_by_another_name_get_their_arguments_by_position():
+    heard = []
+
+    def before_agent(ctx: Context):
+        heard.append(("agent", type(ctx).__name__))
+
+    async def before_model(context, request):
+        heard.append(("model", bool(request.contents)))
+
+    def before_tool(tool, arguments, context: Context):
+        heard.append(("tool", tool.name, arguments))
+
+    def after_tool(tool, arguments, context, result):
+        return {"doubled": result["n"] * 2}
+
+    def number() -> dict:
+        """A number."""
+        return {"n": 21}
+
+    model = ScriptedLlm([ScriptedLlm.call("number"), lambda request: f"{ScriptedLlm.last_function_response(request).response}"])
+    agent = LlmAgent(name="a", model=model, tools=[number], before_agent_callback=before_agent,
+                     before_model_callback=before_model, before_tool_callback=before_tool, after_tool_callback=after_tool)
+    events = await send(await new_runner(agent), "go")
+    assert events[-1].text() == "{'doubled': 42}"
+    assert heard[0] == ("agent", "Context") and ("model", True) in heard and ("tool", "number", {}) in heard
+
+
+async def test_a_callback_that_fits_neither_way_raises_typeerror_naming_the_arguments():
+    def wrong(a, b, c):
+        return None
+
+    with pytest.raises(TypeError, match="callback_context"):
+        await call_user(wrong, callback_context=object())
+
+
+async def test_before_agent_callback_content_keeps_the_role_it_was_given():
+    def answer(callback_context):
+        return types.Content(parts=[types.Part(text="Closed.")])
+
+    runner = await new_runner(LlmAgent(name="a", model=ScriptedLlm([]), before_agent_callback=answer))
+    events = await send(runner, "hi")
+    assert events[0].content.role is None and events[0].text() == "Closed."
+    assert (await stored(runner)).events[-1].content.role is None
