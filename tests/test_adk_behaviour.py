@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from google.genai import types
 
-from runtime import LlmAgent, LoopAgent, ScriptedLlm
+from runtime import LlmAgent, LoopAgent, ScriptedLlm, SequentialAgent
 from runtime.agents.context import Context
 from runtime.callbacks import call_user
 from runtime.tools import exit_loop
@@ -73,3 +73,33 @@ async def test_before_agent_callback_content_keeps_the_role_it_was_given():
     events = await send(runner, "hi")
     assert events[0].content.role is None and events[0].text() == "Closed."
     assert (await stored(runner)).events[-1].content.role is None
+
+
+async def test_every_agent_event_carries_its_place_in_the_tree_as_stored_on_every_store(store_url):
+    from runtime.runner import Runner
+    from runtime.sessions import session_service_from_url
+    from tests.rt_helpers import APP, SESSION, USER
+
+    grand = LlmAgent(name="grand", model=ScriptedLlm(["grand here"]))
+    child = LlmAgent(name="child", model=ScriptedLlm([ScriptedLlm.call("transfer_to_agent", agent_name="grand")]),
+                     sub_agents=[grand])
+    steps = SequentialAgent(name="steps", sub_agents=[LlmAgent(name="one", model=ScriptedLlm(["one"]))])
+    root = LlmAgent(name="root", model=ScriptedLlm([ScriptedLlm.call("transfer_to_agent", agent_name="child"),
+                                                    ScriptedLlm.call("transfer_to_agent", agent_name="steps")]),
+                    sub_agents=[child, steps])
+    sessions = session_service_from_url(store_url)
+    try:
+        runner = Runner(agent=root, app_name=APP, session_service=sessions)
+        await sessions.create_session(app_name=APP, user_id=USER, session_id=SESSION)
+        await send(runner, "go")
+        events = (await stored(runner)).events
+        assert [(e.author, e.node_info.path) for e in events] == [
+            ("user", ""), ("root", "root@1"), ("root", "root@1"), ("child", "root@1/child@1"),
+            ("child", "root@1/child@1"), ("grand", "root@1/child@1/grand@1"),
+        ]
+        runner = Runner(agent=SequentialAgent(name="plain", sub_agents=[LlmAgent(name="x", model=ScriptedLlm(["x"]))]),
+                        app_name=APP, session_service=sessions)
+        await sessions.create_session(app_name=APP, user_id=USER, session_id="other")
+        assert [e.node_info.path for e in await send(runner, "go", session_id="other")] == [""]  # 2.13 sets none
+    finally:
+        await sessions.close()
