@@ -103,3 +103,29 @@ async def test_every_agent_event_carries_its_place_in_the_tree_as_stored_on_ever
         assert [e.node_info.path for e in await send(runner, "go", session_id="other")] == [""]  # 2.13 sets none
     finally:
         await sessions.close()
+
+
+async def test_an_agent_tool_that_skips_summarization_shows_its_answer_as_the_last_word():
+    from runtime.tools.agent_tool import AgentTool
+
+    inner = LlmAgent(name="researcher", model=ScriptedLlm(["Paper is old."]), output_key="findings")
+    outer_model = ScriptedLlm([ScriptedLlm.call("researcher", request="paper")])
+    outer = LlmAgent(name="outer", model=outer_model, tools=[AgentTool(agent=inner, skip_summarization=True)],
+                     output_key="answer")
+    runner = await new_runner(outer)
+    events = await send(runner, "research paper")
+    last = events[-1]
+    assert [p.text for p in last.content.parts][-1] == "Paper is old." and last.get_function_responses()
+    assert last.is_final_response() and outer_model.turns_played == 1
+    assert (await stored(runner)).state == {"findings": "Paper is old.", "answer": "Paper is old."}
+
+
+async def test_a_plain_tool_that_skips_summarization_shows_nothing_beside_its_result():
+    def quiet(tool_context) -> dict:
+        """Acknowledges."""
+        tool_context.actions.skip_summarization = True
+        return {"ok": True}
+
+    runner = await new_runner(LlmAgent(name="a", model=ScriptedLlm([ScriptedLlm.call("quiet")]), tools=[quiet]))
+    events = await send(runner, "go")
+    assert [p.text for p in events[-1].content.parts] == [None]
