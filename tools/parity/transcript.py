@@ -67,14 +67,28 @@ def _part(part: Any) -> Any:
 
 
 RUNTIME_ID = re.compile(r"^adk-[0-9a-f-]{36}$")  # a call id the runtime made up: random by design
+EVENT_ID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")  # a uuid4: random
+ISO_TIME = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?([+-]\d\d:\d\d|Z)?$")  # the form is kept
+
+
+def _random_by_design(value: Any) -> Any:
+    if not isinstance(value, str):
+        return value
+    if RUNTIME_ID.match(value):
+        return "adk-<id>"
+    if EVENT_ID.match(value):
+        return "<uuid>"
+    if ISO_TIME.match(value):
+        return re.sub(r"\d", "0", value)
+    return value
 
 
 def _plain(value: Any) -> Any:
-    """JSON-ready, with pydantic models dumped the way ADK's clients see them, and runtime-made
-    call ids (which a request's arguments repeat) written as one placeholder."""
+    """JSON-ready, with pydantic models dumped the way ADK's clients see them, and values random
+    by design (runtime-made call ids, which a request's arguments repeat; event ids; times, whose
+    form is kept) written as placeholders."""
     dumped = json.dumps(value, default=lambda v: v.model_dump(mode="json", exclude_none=True, by_alias=True))
-    return json.loads(dumped, object_hook=lambda d: {k: "adk-<id>" if isinstance(v, str) and RUNTIME_ID.match(v)
-                                                     else v for k, v in d.items()})
+    return json.loads(dumped, object_hook=lambda d: {k: _random_by_design(v) for k, v in d.items()})
 
 
 def _contents(contents: list) -> list:
