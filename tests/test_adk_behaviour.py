@@ -129,3 +129,37 @@ async def test_a_plain_tool_that_skips_summarization_shows_nothing_beside_its_re
     runner = await new_runner(LlmAgent(name="a", model=ScriptedLlm([ScriptedLlm.call("quiet")]), tools=[quiet]))
     events = await send(runner, "go")
     assert [p.text for p in events[-1].content.parts] == [None]
+
+
+async def test_session_errors_start_with_google_adks_sentence_on_every_store(store_url):
+    from domain.errors import AlreadyExistsError, SessionNotFoundError
+    from domain.events import Event
+    from runtime.sessions import session_service_from_url
+
+    sessions = session_service_from_url(store_url)
+    try:
+        session = await sessions.create_session(app_name="app", user_id="u", session_id="s1")
+        with pytest.raises(AlreadyExistsError, match=r"^Session with id s1 already exists\. "):
+            await sessions.create_session(app_name="app", user_id="u", session_id="s1")
+        await sessions.delete_session(app_name="app", user_id="u", session_id="s1")
+        said = Event(author="user", invocation_id="e-1", content=types.Content(role="user", parts=[types.Part(text="hi")]))
+        with pytest.raises(SessionNotFoundError, match=r"^Session s1 not found\. "):
+            await sessions.append_event(session, said)
+    finally:
+        await sessions.close()
+
+
+def test_agent_and_app_names_are_refused_in_google_adks_words():
+    from pydantic import ValidationError
+
+    from runtime.apps.app import App, validate_app_name
+
+    with pytest.raises(ValidationError, match=r"Node name '1st' must be a valid Python identifier\."):
+        LlmAgent(name="1st")
+    with pytest.raises(ValidationError, match=r"Agent name cannot be `user`\. `user` is reserved for end-user's input\."):
+        LlmAgent(name="user")
+    with pytest.raises(ValidationError, match=r"Invalid app name 'a\.b': must start with a letter and can only consist "
+                                               r"of letters, digits, underscores, and hyphens\."):
+        App(name="a.b", root_agent=LlmAgent(name="a"))
+    with pytest.raises(ValueError, match=r"^App name cannot be 'user'; reserved for end-user input\.$"):
+        validate_app_name("user")
