@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import re
 import unicodedata
+from functools import lru_cache
 from typing import Sequence
 
 from projections.memory import MemoryDoc
@@ -36,12 +37,18 @@ def _searchable_words(text: str) -> set[str]:
     return found
 
 
+@lru_cache(maxsize=131_072)
+def _text_words(text: str) -> tuple[frozenset[str], str]:
+    """A remembered text's words and its lowered form. Texts never change, and each search reads
+    every one of the user's: kept between searches (bounded), they are split once."""
+    return frozenset(_searchable_words(text)), unicodedata.normalize("NFC", text).lower()
+
+
 def matching_words(query_words: set[str], text: str) -> int:
     """How many of the query's words the text has (0: no match)."""
-    in_text = _searchable_words(text)
+    in_text, lowered = _text_words(text)
     if not in_text:
         return 0
-    lowered = unicodedata.normalize("NFC", text).lower()
     return sum(1 for w in query_words if w in in_text or (not w.isascii() and w in lowered))
 
 
