@@ -25,9 +25,9 @@ InvalidArgumentError = InputValidationError
 class SessionNotFoundError(ChronicleError, KeyError):
     def __init__(self, app_name: str, user_id: str, session_id: str, hint: str = ""):
         self.app_name, self.user_id, self.session_id = app_name, user_id, session_id
-        message = (
-            f"Session {session_id!r} of user {user_id!r} in app {app_name!r} does not exist"
-            " (or was deleted). Create it with create_session() first"
+        message = (  # google-adk 2.13's sentence first (code matches on it), then what to do
+            f"Session {session_id} not found. Session {session_id!r} of user {user_id!r} in app {app_name!r}"
+            " does not exist (or was deleted). Create it with create_session() first"
         )
         super().__init__(message + (f"; {hint}" if hint else "."))
 

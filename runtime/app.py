@@ -6,12 +6,23 @@ from __future__ import annotations
 import re
 from typing import Any, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from domain.errors import InvalidArgumentError
 from runtime.compaction import EventsCompactionConfig
 
 _APP_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9_-]*$")
+
+
+def validate_app_name(name: str) -> None:
+    """Refuses an app name google-adk 2.13 refuses, in its words (code may match on them)."""
+    if not _APP_NAME.match(name):
+        raise InvalidArgumentError(
+            f"Invalid app name '{name}': must start with a letter and can only consist of letters, digits, "
+            "underscores, and hyphens."
+        )
+    if name == "user":
+        raise InvalidArgumentError("App name cannot be 'user'; reserved for end-user input.")
 
 
 class ResumabilityConfig(BaseModel):
@@ -34,19 +45,10 @@ class App(BaseModel):
     context_cache_config: Optional[Any] = None
     resumability_config: Optional[ResumabilityConfig] = None
 
-    @field_validator("name")
-    @classmethod
-    def _check_name(cls, name: str) -> str:
-        if not _APP_NAME.match(name or ""):
-            raise InvalidArgumentError(
-                f"Invalid app name {name!r}: start with a letter and use only letters, digits, "
-                "'_' and '-' (e.g. 'weather_app')."
-            )
-        if name == "user":
-            raise InvalidArgumentError(
-                "The app name 'user' is reserved (it is the author of user messages); choose another."
-            )
-        return name
+    @model_validator(mode="after")
+    def _check_name(self) -> "App":
+        validate_app_name(self.name)
+        return self
 
     @field_validator("root_agent")
     @classmethod

@@ -27,11 +27,41 @@ def _is_async(fn: Any) -> bool:
     return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))
 
 
+# google-adk 2.13's order of a callback's arguments, used when a callback does not take them by
+# name (`def before(ctx: Context)`, `def after(tool, args, context, result)`): they are passed by
+# position in this order instead, as google-adk passes them.
+CANONICAL_ORDER = (
+    "tool", "args", "tool_context", "response", "tool_response", "callback_context", "llm_request",
+    "llm_response", "error",
+)
+
+
+def _arguments(fn: Callable[..., Any], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """The arguments to call `fn` with: by name when its signature takes them so, else by position."""
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):  # a builtin without a signature: call it by name
+        return (), kwargs
+    try:
+        signature.bind(**kwargs)
+        return (), kwargs
+    except TypeError:
+        pass
+    rank = lambda name: CANONICAL_ORDER.index(name) if name in CANONICAL_ORDER else len(CANONICAL_ORDER)  # noqa: E731
+    positional = tuple(kwargs[name] for name in sorted(kwargs, key=rank))
+    try:
+        signature.bind(*positional)
+    except TypeError:
+        return (), kwargs  # neither fits: calling by name raises the clearer TypeError
+    return positional, {}
+
+
 async def call_user(fn: Callable[..., Any], /, **kwargs: Any) -> Any:
     """Calls user code: awaited if async, in a worker thread if sync (so it cannot block the loop)."""
+    args, kwargs = _arguments(fn, kwargs)
     if _is_async(fn):
-        return await fn(**kwargs)
-    result = await asyncio.to_thread(fn, **kwargs)
+        return await fn(*args, **kwargs)
+    result = await asyncio.to_thread(fn, *args, **kwargs)
     if inspect.isawaitable(result):
         result = await result
     return result

@@ -25,7 +25,7 @@ from typing import Iterable, Literal, Optional, Sequence
 from google.genai import types
 
 from domain.events import Event
-from projections.pending import INVOCATION_ABORTED
+from projections.pending import INVOCATION_ABORTED, REQUEST_CONFIRMATION, REQUEST_CREDENTIAL
 from runtime.events.error_events import is_failure_record
 
 Kind = Literal["fresh", "model", "run_calls", "paused", "transfer", "done"]
@@ -97,32 +97,58 @@ def llm_resume_point(agent_name: str, events: Sequence[Event], ended: set[str]) 
         return ResumePoint("done") if target in ended else ResumePoint("transfer", target=target)
     last = own[-1]
     call_index = next(
-        (i for i in range(len(own) - 1, -1, -1) if own[i].author == agent_name and own[i].get_function_calls()),
+        (
+            i
+            for i in range(len(own) - 1, -1, -1)
+            if own[i].author == agent_name and own[i].get_function_calls() and not asks_a_person(own[i])
+        ),
         None,
     )
     if call_index is not None:
         call_event, later = own[call_index], own[call_index + 1 :]
-        after_results = [e for e in later if e.author == "user" or e.get_function_responses()]
-        if len(after_results) == len(later):  # nothing but results (and client messages) since the call
+        after_results = [e for e in later if e.author == "user" or e.get_function_responses() or asks_a_person(e)]
+        if len(after_results) == len(later):  # nothing but results, requests and client messages since
             if last.author == "user" and not last.get_function_responses():
                 return ResumePoint("model")  # the user said something new
             answered = answered_call_ids(later)
+            requests = [e for e in later if asks_a_person(e)]
+            # A call a request is about waits for the person, whether or not its placeholder
+            # result was stored before a crash: it never goes through its gate twice.
+            waiting = {i for e in requests for i in requested_for(e)}
             missing = [
                 c.id
                 for c in call_event.get_function_calls()
-                if c.id not in answered and c.id not in (call_event.long_running_tool_ids or set())
+                if c.id not in answered and c.id not in waiting and c.id not in (call_event.long_running_tool_ids or set())
             ]
             if missing and not _failed_after(events, call_event):
                 # A crash left them unrun: they run now. Calls whose invocation failed after them
                 # (a tool raised, its siblings were cancelled) are finished, as in ADK 2.13: the
                 # model goes on without them (runtime.agents.llm_context leaves them out).
                 return ResumePoint("run_calls", call_event=call_event, call_ids=missing)
-            if pending_long_running(call_event, later):
+            if pending_long_running(call_event, later) or any(pending_long_running(e, later) for e in requests):
                 return ResumePoint("paused")
             return ResumePoint("model")
     if last.author == "user":
         return ResumePoint("model")
     return ResumePoint("done") if last.is_final_response() else ResumePoint("model")
+
+
+def asks_a_person(event: Event) -> bool:
+    """True for the event holding requests to a person (confirmations, credentials) made for
+    calls whose tools asked: every call in it is one of those requests."""
+    calls = event.get_function_calls()
+    return bool(calls) and all(c.name in (REQUEST_CONFIRMATION, REQUEST_CREDENTIAL) for c in calls)
+
+
+def requested_for(event: Event) -> set[str]:
+    """The ids of the original calls the requests of `event` are about."""
+    ids = set()
+    for call in event.get_function_calls():
+        args = call.args or {}
+        original = (args.get("originalFunctionCall") or {}).get("id") or args.get("functionCallId")
+        if original:
+            ids.add(original)
+    return ids
 
 
 def _failed_after(events: Sequence[Event], call_event: Event) -> bool:

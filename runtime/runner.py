@@ -35,6 +35,7 @@ from runtime.invocation_context import InvocationContext, new_invocation_context
 from runtime.plugins.base_plugin import BasePlugin
 from runtime.replay import ReplayReport
 from runtime.agents.human_requests import accept_answers
+from runtime.agents.node_path import place as place_in_tree
 from runtime.agent_choice import agent_to_run, matching_function_call
 from runtime.events.error_events import invocation_error_event
 from runtime.cancellation import Aborted, cancel_invocation, cancelled_elsewhere, next_unless_aborted, seal
@@ -290,6 +291,7 @@ class Runner:
 
     async def _commit(self, ctx: InvocationContext, event: Event) -> Event:
         run_config = ctx.run_config
+        place_in_tree(self.agent, event)
         _apply_custom_metadata(event, run_config)
         replaced = await self.plugin_manager.run_on_event_callback(invocation_context=ctx, event=event)
         if replaced is not None:

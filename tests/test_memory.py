@@ -27,7 +27,7 @@ APP = "app"
 @pytest.fixture
 async def services(store_url):
     sessions = session_service_from_url(store_url)
-    memory = LogMemoryService(sessions.store)
+    memory = LogMemoryService(sessions.store, ranking="bm25")  # these tests: the opt-in ranking
     yield sessions, memory
     await memory.close()
     await sessions.close()
@@ -74,7 +74,7 @@ async def test_search_ranks_the_best_match_first(services):
     entry = pasta.memories[0]
     assert entry.author == "user" and entry.content.role == "user"
     assert datetime.fromisoformat(entry.timestamp).timestamp() == pytest.approx(session.events[2].timestamp)
-    assert entry.id == session.events[2].id and entry.custom_metadata["session_id"] == "s1"
+    assert entry.id == session.events[2].id and entry.custom_metadata == {}  # as google-adk's
 
 
 async def test_one_user_never_sees_another_users_memories(services):
@@ -202,7 +202,7 @@ async def test_racing_catch_ups_index_each_event_once(kind, tmp_path, request):
 async def test_another_process_appending_is_seen_by_the_next_search(tmp_path):
     url = f"sqlite:///{tmp_path}/shared.db"
     sessions = session_service_from_url(url)
-    memory = memory_service_from_url(url)
+    memory = memory_service_from_url(url, ranking="bm25")  # follows the session as it grows
     await memory.add_session_to_memory(await conversation(sessions, "u1", "s1", ["hello there"]))
     child = textwrap.dedent(
         f"""

@@ -95,7 +95,9 @@ def shop(api, gemini) -> dict[str, Any]:
     second = turn(api, session, "And a blue teapot.")
     gemini.reply_function_call("checkout", {"total": 42})
     third = turn(api, session, "Check out, please.")
-    assert third[-1]["content"]["parts"][0]["functionCall"]["name"] == "adk_request_confirmation"
+    # google-adk's order: the request, then the placeholder result; the turn ends waiting.
+    assert third[-2]["content"]["parts"][0]["functionCall"]["name"] == "adk_request_confirmation"
+    assert "functionResponse" in third[-1]["content"]["parts"][0]
     return {"id": session, "turns": [first[0]["invocationId"], second[0]["invocationId"], third[0]["invocationId"]],
             "after_first": first[1]["id"]}
 

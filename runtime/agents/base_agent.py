@@ -61,13 +61,11 @@ class BaseAgent(BaseModel):
     @field_validator("name")
     @classmethod
     def _check_name(cls, name: str) -> str:
+        # google-adk 2.13's words (its node check, then its agent check), so code matching them works.
         if not name.isidentifier():
-            raise InvalidArgumentError(
-                f"Invalid agent name {name!r}: use a Python identifier (letters, digits, '_'; "
-                "not starting with a digit), e.g. 'weather_agent'."
-            )
+            raise InvalidArgumentError(f"Node name '{name}' must be a valid Python identifier.")
         if name == "user":
-            raise InvalidArgumentError("The agent name 'user' is reserved for the user's messages.")
+            raise InvalidArgumentError("Agent name cannot be `user`. `user` is reserved for end-user's input.")
         return name
 
     def model_post_init(self, __context: Any) -> None:
@@ -275,8 +273,6 @@ class BaseAgent(BaseModel):
                 f"An agent callback of {self.name!r} returned {type(content).__name__}; "
                 "return a google.genai.types.Content (or None to continue)."
             )
-        if content is not None and not content.role:
-            content.role = "model"
         return Event(
             invocation_id=ctx.invocation_id,
             author=self.name,

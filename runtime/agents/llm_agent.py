@@ -340,19 +340,37 @@ class LlmAgent(BaseAgent):
 
     async def _with_requests(self, ctx: InvocationContext, call_event: Event, result: Event) -> AsyncGenerator[Event, None]:
         """Yields a function-response event and, when its tools asked a person for something,
-        the event holding those requests; then this agent pauses (resumable apps) or the
-        invocation ends (ADK's behaviour without ResumabilityConfig)."""
+        the event holding those requests, in google-adk 2.13's order: the requests first, unless
+        the results include a settled one (a sibling call that needs no one), which then comes
+        first. Then this agent pauses (resumable apps); without ResumabilityConfig a credential
+        request ends the invocation, and after a confirmation request the turn goes on as its
+        last event says (a `require_confirmation` placeholder ends it; a tool that asked itself
+        gets the model's answer to its result), as in ADK.
+
+        A crash between the two events loses nothing: a call whose request is in the log waits
+        for the answer, with or without its placeholder (runtime.resume.llm_resume_point)."""
         from runtime.agents.human_requests import redact_requested_auth, request_event
 
         asks = request_event(ctx, self.name, call_event, result)
         redact_requested_auth(result)
-        yield result
         if asks is None:
+            yield result
             return
-        yield asks
+        actions = result.actions
+        awaiting = actions.requested_tool_confirmations
+        settled = not actions.requested_auth_configs and any(
+            r.id not in awaiting for r in result.get_function_responses()
+        )
+        if settled:
+            actions.skip_summarization = None  # the settled results are for the model to answer
+            yield result
+            yield asks
+        else:
+            yield asks
+            yield result
         if ctx.is_resumable:
             ctx.paused_agents.add(self.name)
-        else:
+        elif actions.requested_auth_configs:
             ctx.end_invocation = True
 
     async def _run_one_step(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
@@ -600,6 +618,8 @@ class LlmAgent(BaseAgent):
             return
         if not event.content or not event.content.parts:
             return
+        if not any(p.text is not None and not p.thought for p in event.content.parts):
+            return  # a response without text (exit_loop's, say) keeps the last text, as in google-adk
         text = "".join(p.text for p in event.content.parts if p.text and not p.thought)
         if self.output_schema is not None:
             if not text.strip():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import uuid
 from typing import TYPE_CHECKING, Any, AsyncGenerator, Optional
@@ -344,13 +345,30 @@ def _response_event(
     response: Any,
     tool_context: ToolContext,
 ) -> Event:
+    shown = response
     if not isinstance(response, dict):
         response = {"result": response}
-    part = types.Part(function_response=types.FunctionResponse(id=call.id, name=tool.name, response=response))
+    parts = [types.Part(function_response=types.FunctionResponse(id=call.id, name=tool.name, response=response))]
+    text = _skipped_summary_text(tool, shown, response, tool_context)
+    if text is not None:
+        parts.append(types.Part(text=text))
     return Event(
         invocation_id=ctx.invocation_id,
         author=agent.name,
         branch=ctx.branch,
-        content=types.Content(role="user", parts=[part]),
+        content=types.Content(role="user", parts=parts),
         actions=tool_context.actions,
     )
+
+
+def _skipped_summary_text(tool: BaseTool, shown: Any, response: dict, tool_context: ToolContext) -> Optional[str]:
+    """An agent tool's answer as text beside its result when the model will not summarise it, so
+    the answer is the turn's last word (and its output_key's value), as google-adk 2.13 adds it.
+    Only for AgentTool: other tools skip summaries precisely so that nothing is shown."""
+    from runtime.tools.agent_tool import AgentTool
+
+    if not tool_context.actions.skip_summarization or not isinstance(tool, AgentTool) or "error" in response:
+        return None
+    if shown is None or shown == {"result": None} or shown == "":
+        return None
+    return shown if isinstance(shown, str) else json.dumps(shown, ensure_ascii=False, default=str)

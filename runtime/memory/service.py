@@ -5,7 +5,12 @@ remembered; the index (a projection) then follows the session's own log, so the 
 stays searchable as it grows and its rewound events drop out. A session that lives in
 another store (say, an InMemorySessionService next to a SqliteMemoryService) is copied
 into the memory log as text, as ADK does. `search_memory` first catches the index up
-with the log, then ranks with the store's full-text search.
+with the log, then ranks:
+
+* ``ranking="adk"`` (the default): google-adk 2.13's InMemoryMemoryService's search, on every
+  store (runtime.memory.keyword_ranking): a session is searched as it was when last added.
+* ``ranking="bm25"``: the store's full-text ranking (BM25, FTS5's bm25, PostgreSQL's ts_rank),
+  over each remembered session as it grows (its later events need no new add).
 """
 
 from __future__ import annotations
@@ -14,7 +19,8 @@ import json
 import random
 import threading
 import time
-from typing import Any, Mapping, Optional, Sequence
+from datetime import datetime
+from typing import Any, Literal, Mapping, Optional, Sequence
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError
@@ -30,10 +36,12 @@ from runtime.memory.base import BaseMemoryService, MemoryEntry, SearchMemoryResp
 from projections.memory import Folded, MemoryDoc, SourceView, fold_memory_log_event, fold_session_event
 from runtime.memory.index_base import MemoryIndex
 from domain.memory_log import MemoryLog, memory_log_id
-from projections.memory_text import iso_timestamp
+from runtime.memory import keyword_ranking
 from runtime.stores import Store, open_store
 
 DEFAULT_MAX_RESULTS = 10
+Ranking = Literal["adk", "bm25"]
+RANKINGS = ("adk", "bm25")
 CATCH_UP_PAGE = 1000  # events folded per transaction when catching up
 _ATTEMPTS = 64
 
@@ -52,9 +60,13 @@ class LogMemoryService(BaseMemoryService):
         max_results: int = DEFAULT_MAX_RESULTS,
         index: Optional[MemoryIndex] = None,
         owns_store: bool = False,
+        ranking: Ranking = "adk",
     ):
         if not isinstance(max_results, int) or max_results < 1:
             raise InvalidArgumentError(f"max_results must be a positive int, got {max_results!r}")
+        if ranking not in RANKINGS:
+            raise InvalidArgumentError(f"ranking must be one of {', '.join(RANKINGS)}, got {ranking!r}")
+        self.ranking = ranking
         self.store = store
         self.max_results = max_results
         self.index = index if index is not None else store.memory_index()
@@ -72,7 +84,7 @@ class LogMemoryService(BaseMemoryService):
             raise InvalidArgumentError(f"add_session_to_memory needs a Session, got {type(session).__name__}")
         check_ids(session.app_name, session.user_id, session.id)
         events = [c for c in (_compact(e) for e in session.live_events() if not e.partial) if c is not None]
-        await self.store.call(self._add, session.app_name, session.user_id, session.id, events)
+        await self.store.call(self._add, session.app_name, session.user_id, session.id, events, True, session.version)
 
     async def add_events_to_memory(
         self,
@@ -99,7 +111,7 @@ class LogMemoryService(BaseMemoryService):
         if not isinstance(query, str):
             raise InvalidArgumentError(f"query must be a string, got {type(query).__name__}")
         found = await self.store.call(self._search, app_name, user_id, query)
-        return SearchMemoryResponse(memories=[_entry(doc, score) for doc, score in found])
+        return SearchMemoryResponse(memories=[_entry(doc) for doc, _ in found])
 
     async def close(self) -> None:
         if self._owns_store:
@@ -134,9 +146,16 @@ class LogMemoryService(BaseMemoryService):
         return bool(self._recorder.select_events(log_id, limit=1))
 
     def _add(
-        self, app_name: str, user_id: str, session_id: str, events: list[dict[str, Any]], follow: bool = True
+        self,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        events: list[dict[str, Any]],
+        follow: bool = True,
+        version: Optional[int] = None,
     ) -> None:
-        # follow: index the session's log itself (and its later events) when this store holds it.
+        # follow: index the session's log itself (and its later events) when this store holds it;
+        # version: the session's, as added (what google-adk's memory would hold of it).
         session_log = session_log_id(app_name, user_id, session_id)
         in_store = follow and self._has_log(session_log)
         log_id = memory_log_id(app_name, user_id)
@@ -147,7 +166,7 @@ class LogMemoryService(BaseMemoryService):
                 except AggregateNotFoundError:
                     log, new = MemoryLog.start(app_name, user_id), True
                 if in_store:
-                    changed = log.add_session(session_id, session_log)
+                    changed = log.add_session(session_id, session_log, version)
                 else:
                     changed = log.remember(session_id, events)
                 if not changed and not new:
@@ -164,7 +183,13 @@ class LogMemoryService(BaseMemoryService):
 
     def _search(self, app_name: str, user_id: str, query: str) -> list[tuple[MemoryDoc, float]]:
         self._catch_up(app_name, user_id)
-        return self.index.search(app_name, user_id, query, self.max_results)
+        if self.ranking == "bm25":
+            return self.index.search(app_name, user_id, query, self.max_results)
+        try:
+            log = self._application.repository.get(memory_log_id(app_name, user_id))
+        except AggregateNotFoundError:
+            return []
+        return keyword_ranking.rank(_as_added(log, self.index.documents(app_name, user_id)), query, self.max_results)
 
     def _catch_up(self, app_name: str, user_id: str) -> int:
         log_id = memory_log_id(app_name, user_id)
@@ -249,13 +274,22 @@ def _compact(event: Event) -> Optional[dict[str, Any]]:
     return compact
 
 
-def _entry(doc: MemoryDoc, score: float) -> MemoryEntry:
+def _as_added(log: MemoryLog, docs: list[MemoryDoc]) -> list[MemoryDoc]:
+    """The visible docs as google-adk's memory holds them: each session as it was when last
+    added, sessions in the order they were first added, each session's events in its order."""
+    horizons, order = log.horizons, log.session_order()
+    kept = [d for d in docs if not d.hidden and not d.position > horizons.get(d.source, d.position)]
+    return sorted(kept, key=lambda d: (order.get(d.session_id, len(order)), d.source, d.position))
+
+
+def _entry(doc: MemoryDoc) -> MemoryEntry:
+    """google-adk's MemoryEntry: no custom_metadata; the time as its `datetime.isoformat()` of
+    the local time gives it."""
     return MemoryEntry(
         content=types.Content.model_validate(doc.content),
         author=doc.author,
-        timestamp=iso_timestamp(doc.timestamp),
+        timestamp=datetime.fromtimestamp(doc.timestamp).isoformat(),
         id=doc.event_id,
-        custom_metadata={"session_id": doc.session_id, "invocation_id": doc.invocation_id, "score": round(score, 6)},
     )
 
 
@@ -263,29 +297,29 @@ def _entry(doc: MemoryDoc, score: float) -> MemoryEntry:
 
 
 class InMemoryMemoryService(LogMemoryService):
-    """Memory kept in this process only (BM25 over an in-memory index): for tests and demos."""
+    """Memory kept in this process only: for tests and demos."""
 
-    def __init__(self, *, max_results: int = DEFAULT_MAX_RESULTS):
-        super().__init__(open_store("memory://"), max_results=max_results, owns_store=True)
+    def __init__(self, *, max_results: int = DEFAULT_MAX_RESULTS, ranking: Ranking = "adk"):
+        super().__init__(open_store("memory://"), max_results=max_results, owns_store=True, ranking=ranking)
 
 
 class SqliteMemoryService(LogMemoryService):
-    """Memory in one SQLite file, ranked by FTS5's bm25."""
+    """Memory in one SQLite file (ranking="bm25": FTS5's bm25)."""
 
-    def __init__(self, path_or_url: str = "chronicle.db", *, max_results: int = DEFAULT_MAX_RESULTS):
+    def __init__(self, path_or_url: str = "chronicle.db", *, max_results: int = DEFAULT_MAX_RESULTS, ranking: Ranking = "adk"):
         url = path_or_url if path_or_url.startswith("sqlite:") else f"sqlite:///{path_or_url}"
-        super().__init__(open_store(url), max_results=max_results, owns_store=True)
+        super().__init__(open_store(url), max_results=max_results, owns_store=True, ranking=ranking)
 
 
 class PostgresMemoryService(LogMemoryService):
-    """Memory in PostgreSQL, ranked by ts_rank over a tsvector GIN index."""
+    """Memory in PostgreSQL (ranking="bm25": ts_rank over a tsvector GIN index)."""
 
-    def __init__(self, url: str, *, max_results: int = DEFAULT_MAX_RESULTS):
+    def __init__(self, url: str, *, max_results: int = DEFAULT_MAX_RESULTS, ranking: Ranking = "adk"):
         if not url.startswith(("postgresql:", "postgres:")):
             raise InvalidArgumentError(f"PostgresMemoryService needs a postgresql:// URL, got {url!r}")
-        super().__init__(open_store(url), max_results=max_results, owns_store=True)
+        super().__init__(open_store(url), max_results=max_results, owns_store=True, ranking=ranking)
 
 
-def memory_service_from_url(url: str, *, max_results: int = DEFAULT_MAX_RESULTS) -> LogMemoryService:
+def memory_service_from_url(url: str, *, max_results: int = DEFAULT_MAX_RESULTS, ranking: Ranking = "adk") -> LogMemoryService:
     """A memory service for memory://, sqlite:///path.db or postgresql://… URLs."""
-    return LogMemoryService(open_store(url), max_results=max_results, owns_store=True)
+    return LogMemoryService(open_store(url), max_results=max_results, owns_store=True, ranking=ranking)

@@ -245,9 +245,9 @@ class LogSessionService(BaseSessionService):
         try:
             self.store.save(log, side)
         except IntegrityError:
-            raise AlreadyExistsError(
-                f"Session {session_id!r} of user {user_id!r} in app {app_name!r} already exists"
-                " (its log is kept even after deletion); choose another session id."
+            raise AlreadyExistsError(  # google-adk 2.13's sentence first, then Chronicle's reason
+                f"Session with id {session_id} already exists. Session {session_id!r} of user {user_id!r} in app"
+                f" {app_name!r} has a log, kept even after deletion; choose another session id."
             ) from None
         return self._view(log, log.version, _copy_state(log.state), [])
 

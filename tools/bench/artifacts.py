@@ -108,9 +108,13 @@ def _session(app: str, user: str, session_id: str, vocabulary: _Vocabulary, n: i
     return Session(id=session_id, app_name=app, user_id=user, events=events)
 
 
-async def _memory_run(url: str, total: int, per_session: int, queries: int) -> tuple[float, float, float, float]:
-    """(index rate events/s, median search ms, p95 search ms, median results) over `total` events."""
-    svc = memory_service_from_url(url)
+async def _memory_run(
+    url: str, total: int, per_session: int, queries: int, ranking: str = "bm25"
+) -> tuple[float, float, float, float]:
+    """(index rate events/s, median search ms, p95 search ms, median results) over `total` events,
+    ranked by the store's full-text search (ranking="bm25", the figures docs/benchmarks.md gives) or
+    by google-adk's word matching (ranking="adk", the default, which reads the user's memory)."""
+    svc = memory_service_from_url(url, ranking=ranking)
     app = f"bench_{uuid.uuid4().hex[:8]}"
     vocabulary = _Vocabulary()
     with Stopwatch() as sw:

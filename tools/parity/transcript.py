@@ -10,7 +10,8 @@ and its files' versions in its transcript. The transcript keeps what a user reli
 leaves out what is random by design (ids, timestamps): per event its author, invocation (as an
 ordinal), texts, calls, responses, state delta, artifact keys, transfer, escalation, error,
 whether it waits for the client and a resumable app's checkpoints (agent_state, end_of_agent);
-the state at the end; and what the model was shown each time. A turn that raises is a row of its
+the state at the end; and what the model was shown each time (and, for an app that sets
+`SHOW_PATHS = True`, each event's node_info.path). A turn that raises is a row of its
 own (the exception's class and message); then the session's stored events are kept too, so what
 the log records of a failure is compared.
 """
@@ -66,24 +67,43 @@ def _part(part: Any) -> Any:
 
 
 RUNTIME_ID = re.compile(r"^adk-[0-9a-f-]{36}$")  # a call id the runtime made up: random by design
+EVENT_ID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")  # a uuid4: random
+ISO_TIME = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?([+-]\d\d:\d\d|Z)?$")  # the form is kept
+
+
+def _random_by_design(value: Any) -> Any:
+    if not isinstance(value, str):
+        return value
+    if RUNTIME_ID.match(value):
+        return "adk-<id>"
+    if EVENT_ID.match(value):
+        return "<uuid>"
+    if ISO_TIME.match(value):
+        return re.sub(r"\d", "0", value)
+    return value
 
 
 def _plain(value: Any) -> Any:
-    """JSON-ready, with pydantic models dumped the way ADK's clients see them, and runtime-made
-    call ids (which a request's arguments repeat) written as one placeholder."""
+    """JSON-ready, with pydantic models dumped the way ADK's clients see them, and values random
+    by design (runtime-made call ids, which a request's arguments repeat; event ids; times, whose
+    form is kept) written as placeholders."""
     dumped = json.dumps(value, default=lambda v: v.model_dump(mode="json", exclude_none=True, by_alias=True))
-    return json.loads(dumped, object_hook=lambda d: {k: "adk-<id>" if isinstance(v, str) and RUNTIME_ID.match(v)
-                                                     else v for k, v in d.items()})
+    return json.loads(dumped, object_hook=lambda d: {k: _random_by_design(v) for k, v in d.items()})
 
 
 def _contents(contents: list) -> list:
     return [{"role": c.role, "parts": [p for p in map(_part, c.parts or []) if p is not None]} for c in contents]
 
 
+SHOW_PATHS = False  # set by an app with `SHOW_PATHS = True`: its events' node_info.path is compared too
+
+
 def _event(event: Any, invocations: dict[str, int]) -> dict[str, Any]:
     number = invocations.setdefault(event.invocation_id, len(invocations) + 1)
     actions = event.actions
     row: dict[str, Any] = {"author": event.author, "invocation": number}
+    if SHOW_PATHS:
+        row["path"] = event.node_info.path
     if event.content is not None:
         row["parts"] = [p for p in map(_part, event.content.parts or []) if p is not None]
     if actions.state_delta:
@@ -129,7 +149,9 @@ def _answer(turn: dict[str, Any], events: list, types: Any) -> Any:
 async def transcript(app_name: str, prefix: str) -> dict[str, Any]:
     from google.genai import types
 
+    global SHOW_PATHS
     module = importlib.import_module(f"{APPS_PACKAGE}.{app_name}")
+    SHOW_PATHS = bool(getattr(module, "SHOW_PATHS", False))
     seen = importlib.import_module(f"{APPS_PACKAGE}.rule_model").SEEN
     runners = importlib.import_module(f"{prefix}.runners")
     if hasattr(module, "app"):
