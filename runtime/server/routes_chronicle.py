@@ -22,6 +22,8 @@ Store-wide, operator only:
 
 from __future__ import annotations
 
+import math
+
 from typing import Any, Optional
 
 from starlette.requests import Request
@@ -123,10 +125,12 @@ def _point(params: Any, prefix: str = "") -> At:
     try:
         if key == "version":
             return At.log_version(int(value))
-        if key == "time":
+        if key == "time" and math.isfinite(float(value)):
             return At.time(float(value))
+        if key == "time":
+            raise ValueError(value)
     except ValueError:
-        raise InvalidArgumentError(f"{prefix + key} must be a number, got {value!r}.") from None
+        raise InvalidArgumentError(f"{prefix + key} must be a finite number, got {value!r}.") from None
     return {"event": At.event, "before": At.before, "after": At.after}[key](value)
 
 
