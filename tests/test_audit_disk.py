@@ -1,0 +1,80 @@
+"""Audits that survive every edit of the rows they read, and that see the disk: a stored event's
+topic changed, a SQLite file's pages overwritten with random bytes. `verify` reports each with
+exit 4 and says where (and, for a damaged file, what to restore); it never crashes or exits 3."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+
+import pytest
+
+from domain.session_log import SessionLog, session_log_id
+from tests.cli_helpers import cli
+from tests.test_tamper import APP, USER, Tampered, tampered, tampered_db  # noqa: F401 - fixtures
+
+pytestmark = pytest.mark.postgres
+
+
+@pytest.mark.parametrize("topic", [SessionLog.Rewound.TOPIC, SessionLog.Deleted.TOPIC, SessionLog.Created.TOPIC,
+                                   "chronicle:NoSuchEvent"])
+def test_a_changed_topic_is_a_broken_link_not_a_crash(tampered_db, topic):
+    log_id = tampered_db.raw_id(session_log_id(APP, USER, "one"))
+    tampered_db.sql("UPDATE chronicle_events SET topic = %s WHERE originator_id = %s AND originator_version = 3",
+                    (topic, log_id))
+    done = cli("verify", "--json", store=tampered_db.url, expect=4)
+    report = json.loads(done.stdout)
+    assert report["ok"] is False
+    problems = [(b["session_id"], b["version"]) for b in report["broken"]] + [d["where"] for d in report["drifted"]]
+    assert ("one", 3) in problems or any("session one" in str(p) for p in problems), report
+
+
+def _overwrite_page(path: str, page: int, seed: int) -> None:
+    """4 KiB of random bytes over one page of a SQLite file (its page size read from its header)."""
+    with open(path, "r+b") as f:
+        header = f.read(100)
+        size = int.from_bytes(header[16:18], "big")
+        size = 65536 if size == 1 else size
+        f.seek((page - 1) * size)
+        f.write(random.Random(seed).randbytes(min(4096, size)))
+
+
+def _root_page(path: str, table: str) -> int:
+    import sqlite3
+    from contextlib import closing
+
+    with closing(sqlite3.connect(path)) as db:
+        return db.execute("SELECT rootpage FROM sqlite_master WHERE name = ?", (table,)).fetchone()[0]
+
+
+@pytest.fixture
+def sqlite_store(tmp_path) -> Tampered:
+    return Tampered("sqlite", f"sqlite:///{tmp_path}/chronicle.db")
+
+
+@pytest.mark.parametrize("where", ["middle", "events", "blobs"])
+def test_damaged_sqlite_pages_are_reported_with_what_to_restore(sqlite_store, where):
+    path = sqlite_store.url[len("sqlite:///"):]
+    cli("verify", store=sqlite_store.url)  # whole before
+    if where == "blobs":
+        _overwrite_page(path + "-blobs", _root_page(path + "-blobs", "chronicle_blobs"), 1)
+    elif where == "events":
+        _overwrite_page(path, _root_page(path, "chronicle_events"), 2)
+    else:
+        _overwrite_page(path, os.path.getsize(path) // 4096 // 2, 3)
+    done = cli("verify", store=sqlite_store.url, expect=4)
+    assert "CORRUPT" in done.stdout and "chronicle.db*" in done.stdout, done.stdout + done.stderr
+    report = json.loads(cli("verify", "--json", store=sqlite_store.url, expect=4).stdout)
+    assert report["ok"] is False and report["corrupt"] and "chronicle.db*" in report["restore"]
+
+
+def test_a_whole_database_passes_its_integrity_check(tampered):
+    store = tampered.fresh()
+    try:
+        assert store.integrity_problems() == []
+    finally:
+        if tampered.kind != "memory":
+            store.close()
+    report = tampered.audit()
+    assert report.ok and report.corrupt == []
