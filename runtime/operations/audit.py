@@ -71,6 +71,7 @@ class Report:
     scoped: list[ScopedMismatch] = field(default_factory=list)  # shared-state rows that drifted from the log
     drifted: list[Drift] = field(default_factory=list)  # other derived rows that are not what the log says
     corrupt: list[str] = field(default_factory=list)  # the database's own check: damaged pages, indexes
+    notes: list[str] = field(default_factory=list)  # worth saying, not wrong (artifacts of a session that never was)
     restore: Optional[str] = None  # with ``corrupt``: what to restore
 
     @property
@@ -248,6 +249,7 @@ def _audit(store: Store, app_name: str | None, user_id: str | None, session_id: 
     whole_store = app_name is None and user_id is None and session_id is None
     # Blobs are shared by content across every scope: they are checked with the whole store.
     report.drifted = recheck.finish(blobs=whole_store, memory_index=session_id is None)
+    report.notes = recheck.notes
     scoped = ScopedFold(app_name) if whole_store else None
     if whole_store:  # read models fold the whole log: one pass feeds them and the scoped fold
         from runtime.read_models.projector import builtin_projections

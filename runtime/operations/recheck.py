@@ -91,6 +91,7 @@ class Recheck:
     _members: list[tuple[str, str, str, str]] = field(default_factory=list)  # (app, user, log hex, session)
     _owners: list[tuple[str, str, str, str]] = field(default_factory=list)  # the same, of session artifact logs
     _session_logs: set[str] = field(default_factory=set)
+    notes: list[str] = field(default_factory=list)  # worth saying, not a drift
 
     def drift(self, *args: Any, **kwargs: Any) -> None:
         kwargs = {k: _plain(v) if k in ("found", "expected") else v for k, v in kwargs.items()}
@@ -231,8 +232,11 @@ class Recheck:
 
     def _check_members(self) -> None:
         """Sessions other logs name (a user's memory, a session's artifact log) must still have a
-        log, unless a purge recorded removing it."""
+        log, unless a purge recorded removing it. An artifact log may name a session that never
+        existed (stock ADK's artifact service saves into any session id, and so does the bridge):
+        when nothing else in the store ever named that session, it is a note, not a drift."""
         reported = set()
+        members = {log_hex for _, _, log_hex, _ in self._members}
         for named_by, references in (("the memory of its user", self._members), ("its artifact log", self._owners)):
             for app_name, user_id, log_hex, session_id in references:
                 if log_hex in self._session_logs or log_hex in self._purged_logs or log_hex in reported:
@@ -240,10 +244,31 @@ class Recheck:
                 if self.store.recorder.select_events(UUID(log_hex), limit=1):
                     continue  # outside the audit's filter
                 reported.add(log_hex)
-                self.drift(CATALOG, _whose(app_name, user_id, session_id),
+                where = _whose(app_name, user_id, session_id)
+                traces = [] if log_hex in members else self._traces_of(UUID(log_hex))
+                if log_hex not in members and not traces:
+                    self.notes.append(f"the artifacts of {where} were saved for a session that never existed "
+                                      "in this store (nothing else names it; saved through an artifact service "
+                                      "without a session, as stock ADK allows)")
+                    continue
+                self.drift(CATALOG, where,
                            f"{named_by} names this session, but its log and catalog row are gone "
-                           "(deleted outside Chronicle; no purge recorded it)", log_hex, key="exists",
-                           found=False, expected=True)
+                           f"(deleted outside Chronicle; no purge recorded it{'; ' + ', '.join(traces) if traces else ''})",
+                           log_hex, key="exists", found=False, expected=True)
+
+    def _traces_of(self, log_id: UUID) -> list[str]:
+        """What else in the store shows that a session log existed once."""
+        from runtime.operations.seal import stored_checkpoints
+
+        traces = []
+        if self.store.recorder.select_claims(log_id):
+            traces.append("its event-id claims remain")
+        if self.store.application.snapshots.recorder.select_events(log_id, limit=1):
+            traces.append("its snapshots remain")
+        if any(str(head.log_id) in (str(log_id), log_id.hex) for checkpoint in stored_checkpoints(self.store)
+               for head in checkpoint.heads):
+            traces.append("a signed checkpoint names it")
+        return traces
 
     def _check_blobs(self) -> None:
         blobs = self.store.blob_store()

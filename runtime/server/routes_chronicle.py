@@ -178,7 +178,8 @@ async def verify_store(request: Request) -> Response:
     app_name, user_id = request.query_params.get("app"), request.query_params.get("user")
     report = await services.store.call(audit, services.store, app_name, user_id)
     return respond({"ok": report.ok, "logs": report.logs, "events": report.events,
-                    "broken": report.broken, "scoped": report.scoped, "drifted": report.drifted})
+                    "broken": report.broken, "scoped": report.scoped, "drifted": report.drifted,
+                    "corrupt": report.corrupt, "restore": report.restore, "notes": report.notes})
 
 
 async def export(request: Request) -> Response:

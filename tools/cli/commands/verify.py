@@ -69,6 +69,7 @@ def _print(report: Any, seals: Any, out: Output) -> int:
         out.json({"ok": report.ok and sealed_ok, "logs": report.logs, "events": report.events,
                   "broken": [asdict(b) for b in report.broken], "scoped": [asdict(m) for m in report.scoped],
                   "drifted": [asdict(d) for d in report.drifted], "corrupt": report.corrupt,
+                  "notes": report.notes,
                   **({"restore": report.restore} if report.corrupt else {}),
                   **({"seals": asdict(seals) | {"ok": seals.ok}} if seals is not None else {})})
         return 0 if report.ok and sealed_ok else EXIT_BROKEN
@@ -90,6 +91,8 @@ def _print(report: Any, seals: Any, out: Output) -> int:
         seen = (f" (found {_short(d.found)}, expected {_short(d.expected)})"
                 if d.found is not None or d.expected is not None else "")
         out.line(out.style("DRIFTED", "red", "bold") + f" {d.kind} of {d.where}{at}: {d.reason}{seen}")
+    for note in report.notes:
+        out.line(out.style("NOTE", "yellow") + f" {note}")
     summary = f"checked {report.logs} logs, {report.events:,} events: "
     if report.ok:
         out.line(summary + out.style("every chain holds", "green"))
