@@ -78,3 +78,58 @@ def test_a_whole_database_passes_its_integrity_check(tampered):
             store.close()
     report = tampered.audit()
     assert report.ok and report.corrupt == []
+
+
+# -- PostgreSQL: a private server whose files the test damages ------------------------------------
+
+
+def _pg_restart(server, write: "Callable[[], None]") -> None:  # noqa: F821 - a string annotation
+    """Stops the server (its pages flushed), runs ``write`` on its files, starts it again."""
+    import subprocess
+
+    data = f"{server.directory}/data"
+    ctl = [*server._as_user, f"{server._bin}/pg_ctl", "-D", data]
+    subprocess.run([*ctl, "-m", "fast", "stop"], capture_output=True, check=True)
+    write()
+    options = f"-p {server.port} -k {server.directory} -c listen_addresses=127.0.0.1"
+    subprocess.run([*ctl, "-o", options, "-l", f"{server.directory}/log", "-w", "start"], capture_output=True, check=True)
+
+
+@pytest.mark.parametrize("what", ["table", "index"])
+def test_damaged_postgresql_pages_are_reported_with_what_to_restore(what):
+    """Random bytes over a page of the events table (found by reading every row back) or of one of
+    its B-tree indexes (found by amcheck, installed here; a scan of the rows never reads it)."""
+    import asyncio
+
+    import psycopg
+
+    from tests.test_tamper import _fill
+    from runtime.stores import open_store
+    from tools.pg_server import start_postgres
+
+    server = start_postgres(fsync=True)
+    try:
+        url = server.create_database("damaged")
+        store = open_store(url)
+        asyncio.run(_fill(store))
+        store.close()
+        with psycopg.connect(url, autocommit=True) as db:
+            db.execute("CREATE EXTENSION amcheck")
+            relation = "chronicle_events" if what == "table" else db.execute(
+                "SELECT indexrelid::regclass::text FROM pg_index WHERE indrelid = 'chronicle_events'::regclass"
+                " ORDER BY indexrelid LIMIT 1").fetchone()[0]
+            (path,) = db.execute("SELECT pg_relation_filepath(%s)", (relation,)).fetchone()
+            db.execute("CHECKPOINT")
+        cli("verify", store=url)  # whole before
+        block = 0 if what == "table" else 1  # an index's block 0 is its metapage
+        _pg_restart(server, lambda: _scribble(f"{server.directory}/data/{path}", block * 8192))
+        done = cli("verify", store=url, expect=4)
+        assert "CORRUPT" in done.stdout and relation in done.stdout and "restore the database" in done.stdout, done.stdout
+    finally:
+        server.stop()
+
+
+def _scribble(path: str, offset: int) -> None:
+    with open(path, "r+b") as f:
+        f.seek(offset)
+        f.write(random.Random(offset).randbytes(4096))

@@ -217,20 +217,24 @@ def audit(
     corrupt = _integrity(store) if (whole_store if integrity is None else integrity) else []
     try:
         report = _audit(store, app_name, user_id, session_id, logs, on_log)
-    except StoreError as error:
+    except Exception as error:  # noqa: BLE001 - a driver's error is typed, then judged
         report = corrupt_report(store, error, corrupt)
     if corrupt:
         report.corrupt, report.restore = corrupt, store.restore_hint
     return report
 
 
-def corrupt_report(store: Store, error: StoreError, found: Optional[list[str]] = None) -> Report:
-    """The report for an audit a store error stopped: physical corruption when the database's
-    check (or the error itself) says so; any other store error is raised again."""
-    found = found if found is not None else _integrity(store)
-    if not found and not isinstance(error, StoreCorruptError):
+def corrupt_report(store: Store, error: Exception, found: Optional[list[str]] = None) -> Report:
+    """The report for an audit an error stopped: physical corruption when the database's check
+    (or the error itself) says so; any other error is raised again (a driver's as its typed
+    store error)."""
+    typed = error if isinstance(error, StoreError) else store.typed_error(error)
+    if typed is None:
         raise error
-    return Report(corrupt=found or [str(error)], restore=store.restore_hint)
+    found = found if found else _integrity(store)
+    if not found and not isinstance(typed, StoreCorruptError):
+        raise typed from error
+    return Report(corrupt=found or [str(typed)], restore=store.restore_hint)
 
 
 def _integrity(store: Store) -> list[str]:

@@ -37,7 +37,6 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
-    from domain.errors import StoreError
     from runtime.operations.audit import Report, audit, corrupt_report, logs_to_check
     from runtime.stores import file_integrity
     from tools.cli.commands.verify_seals import check_seals_for
@@ -53,7 +52,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
             with out.progress("verifying", total=len(logs), unit="logs") as bar:
                 report = audit(store, args.app, args.user, args.session, logs=logs, on_log=bar.update,
                                integrity=True)
-        except StoreError as error:  # a damaged database: reported as such (exit 4), else raised
+        except Exception as error:  # noqa: BLE001 - a damaged database: reported as such (exit 4), else raised
             report = corrupt_report(store, error)
         seals = sealing(store) if not report.corrupt else None
     finally:
