@@ -143,3 +143,45 @@ async def test_the_folds_mark_only_unanswered_calls_that_do_not_wait(store_url):
     assert analytics.totals.interrupted == 1
     await sessions.close()
     store.close()
+
+
+async def test_the_turn_that_lost_a_409_race_is_interrupted(store_url):
+    """Two turns on one session at once: the one whose tool was still running when the other
+    wrote gets a StaleSessionError for its result, and its invocation is marked interrupted."""
+    import asyncio
+
+    from domain.errors import StaleSessionError
+
+    store = open_store(store_url)
+    sessions = LogSessionService(store)
+    await sessions.create_session(app_name=APP, user_id=USER, session_id=SESSION)
+    release = asyncio.Event()
+
+    async def slow(item: str) -> dict:
+        """Takes a while."""
+        await release.wait()
+        return {"done": item}
+
+    first = Runner(app=App(name=APP, root_agent=LlmAgent(
+        name="worker", model=ScriptedLlm([ScriptedLlm.call("slow", item="a"), "finished"]), tools=[slow])),
+        session_service=sessions)
+    second = Runner(app=_app(ScriptedLlm(["meanwhile"]), resumable=False), session_service=sessions)
+
+    async def run(runner: Runner, text: str) -> list[Event]:
+        message = types.Content(role="user", parts=[types.Part(text=text)])
+        return [e async for e in runner.run_async(user_id=USER, session_id=SESSION, new_message=message)]
+
+    losing = asyncio.create_task(run(first, "slow please"))
+    for _ in range(500):  # until the call is in the log
+        session = await sessions.get_session(app_name=APP, user_id=USER, session_id=SESSION)
+        if any(e.get_function_calls() for e in session.events):
+            break
+        await asyncio.sleep(0.01)
+    assert [e.text() for e in await run(second, "hi") if e.text()] == ["meanwhile"]
+    release.set()
+    with pytest.raises(StaleSessionError):
+        await losing
+    timeline = TimeTravel(store).history((APP, USER, SESSION))
+    assert [(i.steps[0].text, i.interrupted) for i in timeline.invocations] == [("slow please", True), ("hi", False)]
+    await sessions.close()
+    store.close()
