@@ -251,9 +251,9 @@ class Recheck:
                                       "in this store (nothing else names it; saved through an artifact service "
                                       "without a session, as stock ADK allows)")
                     continue
-                self.drift(CATALOG, where,
-                           f"{named_by} names this session, but its log and catalog row are gone "
-                           f"(deleted outside Chronicle; no purge recorded it{'; ' + ', '.join(traces) if traces else ''})",
+                shown = "".join("; " + trace for trace in traces)
+                self.drift(CATALOG, where, f"{named_by} names this session, but its log and catalog row are gone "
+                           f"(deleted outside Chronicle; no purge recorded it{shown})",
                            log_hex, key="exists", found=False, expected=True)
 
     def _traces_of(self, log_id: UUID) -> list[str]:

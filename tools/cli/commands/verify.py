@@ -96,7 +96,8 @@ def _print(report: Any, seals: Any, out: Output) -> int:
     if report.ok:
         out.line(summary + out.style("every chain holds", "green"))
         return 0 if sealed_ok else EXIT_BROKEN
-    problems = [f"{n} {what}" for n, what in ((len(report.corrupt), "database problems"), (len(report.broken), "broken"), (len(report.scoped), "shared values drifted"),
+    problems = [f"{n} {what}" for n, what in ((len(report.corrupt), "database problems"), (len(report.broken), "broken"),
+                                              (len(report.scoped), "shared values drifted"),
                                               (len(report.drifted), "derived rows drifted"))
                 if n]
     out.line(summary + out.style(", ".join(problems), "red", "bold"))
