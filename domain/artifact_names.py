@@ -93,6 +93,8 @@ def _filename_problem(filename: str) -> Optional[str]:
         return f"it is longer than {MAX_FILENAME_LENGTH} characters"
     if any(unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") for ch in name):
         return "it contains a control character"
+    if any(unicodedata.category(ch) == "Cs" for ch in name):  # no store can encode one
+        return "it contains a lone surrogate"
     if name != name.strip():
         return "it starts or ends with white space"
     if "\\" in name:

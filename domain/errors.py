@@ -101,6 +101,16 @@ class StoreFullError(StoreError):
         )
 
 
+class StoreCorruptError(StoreError):
+    """The database's own files are damaged (a page that is not what the database wrote)."""
+
+    def __init__(self, detail: str):
+        super().__init__(
+            f"The store's database is damaged ({detail}). Run `chronicle verify` to see where, and "
+            "restore the database from a backup."
+        )
+
+
 class ReadOnlyStoreError(StoreError):
     """A write to a store opened read-only (a read-only file, mount or database role)."""
 

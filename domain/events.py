@@ -238,12 +238,30 @@ class Event(BaseModel):
         """The stored form: JSON-ready, snake_case, without unset fields."""
         return self._dump(False)
 
+    def check_shape(self) -> None:
+        """Refuses an event whose parts are not the models and flags its fields declare: one built
+        with ``model_construct`` (which validates nothing: ``actions={...}``, ``actions=None``) or
+        changed after it was built. Checked before an append reads any of them."""
+        for name, kind, wanted in _MODEL_FIELDS:
+            value = getattr(self, name, None)
+            if not isinstance(value, kind) and (value is not None or name != "content"):
+                raise InvalidArgumentError(
+                    f"Event {getattr(self, 'id', '?')!r} cannot be stored: its {name} must be {wanted}, "
+                    f"got {type(value).__name__} (built with model_construct, or changed after it was built). "
+                    "Build events with Event(...), which checks them."
+                )
+        for name in ("partial", "turn_complete", "interrupted"):
+            value = getattr(self, name, None)
+            if value is not None and type(value) is not bool:
+                raise InvalidArgumentError(f"An event's {name} must be true, false or None, got {value!r}.")
+
     def checked_json_dict(self) -> dict[str, Any]:
         """The stored form of the event as it is now, checked before anything is written: pydantic
         does not check assignments, so an event changed after it was built (``e.author = None``,
         ``e.content = "hi"``) could otherwise be stored and fail every later read. Raises
         InvalidArgumentError for a field of the wrong type, a blank or malformed id and a value
         beyond the limits every store keeps (``domain.validation.check_storable``)."""
+        self.check_shape()
         check_event_id(self.id)
         check_event_id(self.invocation_id, "invocation id", blank=True)
         for name in ("author", "branch"):
@@ -257,6 +275,8 @@ class Event(BaseModel):
         if isinstance(self.actions, EventActions) and isinstance(self.actions.route, list) and None in self.actions.route:
             raise InvalidArgumentError("An event's actions.route holds None; routes are booleans, numbers or text.")
         check_storable(self, f"Event {self.id!r}", models=True, frame=EVENT_FRAME)
+        if self.custom_metadata:  # plain JSON, as a store gives it back (not sets, bytes or tuples)
+            check_storable(self.custom_metadata, f"Event {self.id!r}.custom_metadata", frame=1)
         try:
             return self._dump("error")
         except PydanticSerializationError as e:
@@ -273,6 +293,10 @@ class Event(BaseModel):
         if not self.node_info.__pydantic_fields_set__:
             del data["node_info"]  # (cheaper than model_dump's exclude=)
         return data
+
+
+_MODEL_FIELDS = (("actions", EventActions, "an EventActions"), ("node_info", NodeInfo, "a NodeInfo"),
+                 ("content", types.Content, "a types.Content or None"))
 
 
 # The levels an event's own structure puts around the values it carries (event, content, parts, a

@@ -16,6 +16,9 @@ per tool. Definitions, all read from the events alone:
 * a workflow node (named by its place, ``wf/inner/a``) counts its runs, finished runs, failures
   and retried attempts, from the facts of its life (projections.workflow); its latency runs from
   its start (or resume) to its completed fact;
+* an invocation is counted as interrupted when the session's next invocation starts while
+  tool calls of it have no result (long-running calls, which wait by design, left out): its
+  process stopped or it lost the session to another writer;
 * rewinds and forks are counted apart; rewound turns stay counted (their tokens were spent),
   and a fork's copy of its source's history is not counted again.
 
@@ -90,8 +93,9 @@ class Latency:
 
 _COUNTS = (
     "sessions", "invocations", "events", "llm_calls", "llm_errors", "tool_calls", "tool_errors",
-    "prompt_tokens", "candidate_tokens", "total_tokens",
+    "prompt_tokens", "candidate_tokens", "total_tokens", "interrupted",
 )
+_KEPT_WHEN_ZERO = _COUNTS[:-1]  # ``interrupted`` is written only when some were: views stored before it stay equal
 
 
 class Counts:
@@ -104,7 +108,10 @@ class Counts:
             setattr(self, name, values.get(name, 0))
 
     def to_json(self) -> dict[str, int]:
-        return {name: getattr(self, name) for name in _COUNTS}
+        out = {name: getattr(self, name) for name in _KEPT_WHEN_ZERO}
+        if self.interrupted:
+            out["interrupted"] = self.interrupted
+        return out
 
     @classmethod
     def from_json(cls, data: dict[str, int]) -> Counts:
@@ -335,6 +342,7 @@ def _fold_recorded(view: AnalyticsView, event: LogEvent, rows: tuple[Counts, ...
             del cursor.recent[:-_RECENT_INVOCATIONS]
             if cursor.invocation:
                 view.invocation_latency.add((cursor.last_ts - cursor.started) * 1000)
+                _close_interrupted(cursor, rows)
             cursor.started = ts
         cursor.invocation = invocation
 
@@ -378,7 +386,8 @@ def _fold_recorded(view: AnalyticsView, event: LogEvent, rows: tuple[Counts, ...
                 tool = view.tools[name] = ToolStats()
             tool.calls += 1
             if call.get("id"):
-                cursor.pending[call["id"]] = [name, author, ts]
+                waits = call["id"] in (data.get("long_running_tool_ids") or ())
+                cursor.pending[call["id"]] = [name, author, ts, waits]
 
     for part in parts:
         response = part.get("function_response")
@@ -428,6 +437,18 @@ def _fold_node(view: AnalyticsView, cursor: _Cursor, path: str, fact: dict[str, 
         cursor.nodes.pop(path, None)
 
 
+def _close_interrupted(cursor: _Cursor, rows: tuple[Counts, ...]) -> None:
+    """A session's next invocation started while calls of an earlier one had no result (and were
+    not long-running, which wait by design): that invocation was interrupted (its process
+    stopped, or it lost the session to another writer). Counted once; its calls are dropped."""
+    dropped = [call_id for call_id, entry in cursor.pending.items() if not (len(entry) > 3 and entry[3])]
+    if dropped:
+        for row in rows:
+            row.interrupted += 1
+        for call_id in dropped:
+            del cursor.pending[call_id]
+
+
 def _prune(view: AnalyticsView, now: float) -> None:
     for key in [k for k, c in view.cursors.items() if c.last_ts < now - _IDLE_S]:
         del view.cursors[key]
@@ -460,7 +481,8 @@ def format_analytics(app_name: str, view: AnalyticsView, *, top: int = 20) -> st
     t = view.totals
     out = [f"analytics of app {app_name!r}" + (
         f" ({view.deleted_sessions} sessions deleted, {view.rewinds} rewinds, {view.forks} forks)"
-        if view.deleted_sessions or view.rewinds or view.forks else "")]
+        if view.deleted_sessions or view.rewinds or view.forks else "")
+        + (f"; {view.totals.interrupted} invocations interrupted" if view.totals.interrupted else "")]
     out += _table(
         ["sessions", "invocations", "events", "llm calls", "llm errors", "tool calls", "tool errors",
          "prompt tok", "cand. tok", "total tok", "invocation p50", "p95"],

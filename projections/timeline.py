@@ -6,6 +6,10 @@ their arguments, tool results, the state keys and artifacts the event changed, t
 time since the invocation's previous event, and a workflow node's fact: its run's status,
 input, output, error and time) and the invocation's duration and usage.
 
+An invocation with a tool call that no result answers (and that is not long-running, which waits
+by design) is marked ``interrupted``: its process stopped (a SIGKILL, a crash) or it lost the
+session to another writer (a 409), read from the log alone.
+
 Rewound turns stay in the timeline, marked: a rewind hides its target invocation and every
 later one before it, and rewinding a rewind brings its range back (``domain.rewind_ranges`` decides
 what is hidden). A fork's timeline starts with its copy of the source's history, marked copied.
@@ -91,6 +95,11 @@ class Invocation:
     rewound: bool = False  # hidden by a rewind in effect (domain.rewind_ranges's rule)
     rewound_by: str | None = None
     copied: bool = False  # a fork's copy of its source's history
+    # Tool calls the model made that no result answers (long-running ones, which wait for an
+    # answer by design, left out): the process running the turn stopped (killed, crashed) or lost
+    # the session to another writer (a 409), and the turn did not end the way it was going.
+    open_calls: list[str] = field(default_factory=list)
+    interrupted: bool = False
 
     @property
     def authors(self) -> list[str]:
@@ -214,9 +223,19 @@ def _fold_step(view: Timeline, event: LogEvent) -> None:
     found = stored_node_fact(event.data)
     if found is not None:
         step.node = _node_step(current, *found, event)
+    _track_calls(current, step, event)
     current.steps.append(step)
     current.last_version = event.version
     current.ended = max(current.ended, event.timestamp)
+
+
+def _track_calls(invocation: Invocation, step: Step, event: LogEvent) -> None:
+    waiting = set(event.data.get("long_running_tool_ids") or ())
+    answered = {r.id for r in step.tool_results if r.id}
+    if answered:
+        invocation.open_calls = [c for c in invocation.open_calls if c not in answered]
+    invocation.open_calls += [c.id for c in step.tool_calls if c.id and c.id not in waiting and c.id not in answered]
+    invocation.interrupted = bool(invocation.open_calls)
 
 
 def _node_step(invocation: Invocation, path: str, fact: dict[str, Any], event: LogEvent) -> NodeStep:
@@ -262,6 +281,8 @@ def format_timeline(timeline: Timeline, *, width: int = 100) -> str:
             head += f"  [REWOUND by {inv.rewound_by}]"
         if inv.copied:
             head += "  [copied from the source session]"
+        if inv.interrupted:
+            head += f"  [INTERRUPTED: {len(inv.open_calls)} tool call(s) without a result]"
         out.append(head)
         for s in inv.steps:
             lat = "" if s.latency_ms is None else f" +{s.latency_ms:,.0f}ms"

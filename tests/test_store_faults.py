@@ -222,3 +222,39 @@ async def test_a_read_only_postgres_database_reads_and_refuses_writes(postgres_u
     assert "hi there" in cli("history", "s", store=postgres_url).stdout
     assert "hi there" in cli("export", "s", "-f", "adk", store=postgres_url).stdout
     assert "s" in cli("sessions", store=postgres_url).stdout
+
+
+async def test_a_full_disk_during_an_artifact_save_is_store_full(tmp_path):
+    """A real full disk (a small tmpfs): an artifact save that runs out of room is a StoreFullError
+    (SQLite has already rolled the blob file back; no second error hides the first), and what was
+    saved before still loads and verifies."""
+    import subprocess
+
+    from google.genai import types as genai_types
+
+    from runtime.artifacts.service import LogArtifactService
+
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(disk)], capture_output=True).returncode:
+        pytest.skip("cannot mount a small tmpfs here (needs root) to fill a disk for real")
+    try:
+        url = f"sqlite:///{disk}/chronicle.db"
+        sessions = session_service_from_url(url)
+        await sessions.create_session(app_name="faults", user_id="ann", session_id="s")
+        artifacts = LogArtifactService(sessions.store)
+        scope = {"app_name": "faults", "user_id": "ann", "session_id": "s"}
+        await artifacts.save_artifact(**scope, filename="first.txt", artifact=genai_types.Part(text="kept"))
+        with pytest.raises(StoreFullError) as full:
+            for i in range(40):
+                data = os.urandom(256 * 1024)
+                await artifacts.save_artifact(**scope, filename=f"big-{i}.bin",
+                                              artifact=genai_types.Part.from_bytes(data=data, mime_type="x/y"))
+        assert "full" in str(full.value) and "Nothing was written" in str(full.value)
+        loaded = await artifacts.load_artifact(**scope, filename="first.txt")
+        assert loaded.text == "kept"
+        report = verify_store(sessions.store, logs_to_check(sessions.store))
+        assert report.ok, (report.broken, report.drifted)
+        await sessions.close()
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], capture_output=True)

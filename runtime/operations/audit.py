@@ -23,7 +23,8 @@ from domain.artifact_log import ArtifactLog
 from domain.memory_log import MemoryLog
 from domain.purge_log import PURGE_LOG_ID
 from domain.session_log import SessionLog
-from runtime.operations.recheck import Drift, Recheck, read_model_drifts
+from domain.errors import StoreCorruptError, StoreError
+from runtime.operations.recheck import Drift, Recheck, read_model_drifts, surviving
 from runtime.sessions.verify import ScopedFold, ScopedMismatch, decode_payload, decode_rows, scoped_state_mismatches
 from runtime.stores import CatalogRow, Store
 from runtime.stores.base import as_uuid
@@ -69,10 +70,13 @@ class Report:
     broken: list[Broken] = field(default_factory=list)
     scoped: list[ScopedMismatch] = field(default_factory=list)  # shared-state rows that drifted from the log
     drifted: list[Drift] = field(default_factory=list)  # other derived rows that are not what the log says
+    corrupt: list[str] = field(default_factory=list)  # the database's own check: damaged pages, indexes
+    notes: list[str] = field(default_factory=list)  # worth saying, not wrong (artifacts of a session that never was)
+    restore: Optional[str] = None  # with ``corrupt``: what to restore
 
     @property
     def ok(self) -> bool:
-        return not self.broken and not self.scoped and not self.drifted
+        return not self.broken and not self.scoped and not self.drifted and not self.corrupt
 
 
 @dataclass(frozen=True)
@@ -100,11 +104,11 @@ def logs_to_check(store: Store, app_name: str | None = None, user_id: str | None
             logs[row.log_id] = _Log(row.log_id, row.app_name, row.user_id, row.session_id, row)
     for kind, log_id, payload in _geneses(store):
         owner = payload.get("session_id")
-        if log_id in logs or (app_name and payload["app_name"] != app_name) or (
-            user_id and payload["user_id"] != user_id
+        if log_id in logs or (app_name and payload.get("app_name") != app_name) or (
+            user_id and payload.get("user_id") != user_id
         ) or (session_id and (kind == MEMORY or owner != session_id)):
             continue
-        logs[log_id] = _Log(log_id, payload["app_name"], payload["user_id"], owner, kind=kind)
+        logs[log_id] = _Log(log_id, payload.get("app_name", "?"), payload.get("user_id", "?"), owner, kind=kind)
     found = sorted(logs.values(), key=lambda log: list(_KINDS.values()).index(log.kind))
     if session_id is None and store.recorder.select_events(PURGE_LOG_ID, limit=1):
         found.append(_Log(PURGE_LOG_ID, kind=PURGES))
@@ -119,6 +123,8 @@ def _geneses(store: Store) -> Iterator[tuple[str, UUID, dict[str, Any]]]:
             try:
                 payload = from_json(n.state)
             except ValueError:
+                payload = {"app_name": "?", "user_id": "?", "session_id": "?"}
+            if not isinstance(payload, dict):
                 payload = {"app_name": "?", "user_id": "?", "session_id": "?"}
             yield _KINDS[n.topic], as_uuid(n.originator_id), payload
         if len(page) < 1000:
@@ -148,6 +154,8 @@ def check_log(store: Store, log: _Log, recheck: Optional[Recheck] = None) -> tup
     if recheck is not None and len(payloads) == len(rows):  # else an unreadable payload: nothing to fold
         try:
             _recheck(recheck, log, rows, payloads)
+        except StoreError:
+            raise
         except Exception as e:  # noqa: BLE001 - a payload edited into something the fold cannot take
             if link is None:  # an intact chain that does not fold is worth saying; else the break says it
                 where = Broken(str(log.log_id), log.app_name, log.user_id, log.session_id, 0, "", kind=log.kind).where
@@ -198,10 +206,46 @@ def verify_store(
 def audit(
     store: Store, app_name: str | None = None, user_id: str | None = None, session_id: str | None = None,
     logs: Optional[list[_Log]] = None, on_log: Callable[[int], None] = lambda n: None,
+    integrity: Optional[bool] = None,
 ) -> Report:
-    """Everything ``chronicle verify`` checks, for the whole store or the part named: every chain,
-    and every derived row recomputed from the log. ``logs``: those ``logs_to_check`` names
-    (read here when not given); ``on_log`` hears each one done."""
+    """Everything ``chronicle verify`` checks, for the whole store or the part named: the
+    database's own integrity check (``integrity``; by default with the whole store), every chain,
+    and every derived row recomputed from the log. ``logs``: those ``logs_to_check`` names (read
+    here when not given); ``on_log`` hears each one done. A damaged database is a report with
+    ``corrupt`` (and what to restore), never a store error."""
+    whole_store = app_name is None and user_id is None and session_id is None
+    corrupt = _integrity(store) if (whole_store if integrity is None else integrity) else []
+    try:
+        report = _audit(store, app_name, user_id, session_id, logs, on_log)
+    except Exception as error:  # noqa: BLE001 - a driver's error is typed, then judged
+        report = corrupt_report(store, error, corrupt)
+    if corrupt:
+        report.corrupt, report.restore = corrupt, store.restore_hint
+    return report
+
+
+def corrupt_report(store: Store, error: Exception, found: Optional[list[str]] = None) -> Report:
+    """The report for an audit an error stopped: physical corruption when the database's check
+    (or the error itself) says so; any other error is raised again (a driver's as its typed
+    store error)."""
+    typed = error if isinstance(error, StoreError) else store.typed_error(error)
+    if typed is None:
+        raise error
+    found = found if found else _integrity(store)
+    if not found and not isinstance(typed, StoreCorruptError):
+        raise typed from error
+    return Report(corrupt=found or [str(typed)], restore=store.restore_hint)
+
+
+def _integrity(store: Store) -> list[str]:
+    try:
+        return store.integrity_problems()
+    except Exception as error:  # noqa: BLE001 - the check itself failed on the damage
+        return [f"the database's integrity check failed: {' '.join(str(error).split())}"]
+
+
+def _audit(store: Store, app_name: str | None, user_id: str | None, session_id: str | None,
+           logs: Optional[list[_Log]], on_log: Callable[[int], None]) -> Report:
     if logs is None:
         logs = logs_to_check(store, app_name, user_id, session_id)
     recheck = Recheck(store)
@@ -209,11 +253,14 @@ def audit(
     whole_store = app_name is None and user_id is None and session_id is None
     # Blobs are shared by content across every scope: they are checked with the whole store.
     report.drifted = recheck.finish(blobs=whole_store, memory_index=session_id is None)
+    report.notes = recheck.notes
     scoped = ScopedFold(app_name) if whole_store else None
     if whole_store:  # read models fold the whole log: one pass feeds them and the scoped fold
         from runtime.read_models.projector import builtin_projections
 
-        report.drifted += read_model_drifts(store, builtin_projections(), scoped)
+        report.drifted += surviving(recheck, "the read models",
+                                    lambda: read_model_drifts(store, builtin_projections(), scoped), [])
     if session_id is None:  # shared state belongs to the app and user, not to one session
-        report.scoped = scoped_state_mismatches(store, app_name, user_id, scoped)
+        report.scoped = surviving(recheck, "app: and user: state",
+                                  lambda: scoped_state_mismatches(store, app_name, user_id, scoped), [])
     return report

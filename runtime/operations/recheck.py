@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Optional
+from typing import Any, Callable, Iterable, Optional, TypeVar
 from uuid import UUID
 
 from pydantic_core import to_jsonable_python
@@ -31,6 +31,7 @@ from pydantic_core import to_jsonable_python
 from domain.artifact_log import ArtifactLog
 from domain.artifact_names import ArtifactScope
 from domain.chained import snapshot_problem
+from domain.errors import StoreError
 from domain.memory_log import MemoryLog
 from domain.purge_log import PurgeLog
 from domain.session_log import SessionLog
@@ -42,6 +43,8 @@ from runtime.read_models.source import LogSource
 from runtime.sessions.verify import ScopedFold
 from runtime.stores import Store
 from runtime.stores.application import domain_event, stored_link
+
+T = TypeVar("T")
 
 # The kinds of derived row.
 SNAPSHOT, CATALOG, CLAIM, ARTIFACT, BLOB, MEMORY_INDEX, READ_MODEL = (
@@ -88,6 +91,7 @@ class Recheck:
     _members: list[tuple[str, str, str, str]] = field(default_factory=list)  # (app, user, log hex, session)
     _owners: list[tuple[str, str, str, str]] = field(default_factory=list)  # the same, of session artifact logs
     _session_logs: set[str] = field(default_factory=set)
+    notes: list[str] = field(default_factory=list)  # worth saying, not a drift
 
     def drift(self, *args: Any, **kwargs: Any) -> None:
         kwargs = {k: _plain(v) if k in ("found", "expected") else v for k, v in kwargs.items()}
@@ -206,13 +210,14 @@ class Recheck:
     # -- across logs, once every log was read ------------------------------------------------
 
     def finish(self, *, blobs: bool, memory_index: bool) -> list[Drift]:
-        self._check_named_versions()
-        self._check_members()
+        surviving(self, "the artifact versions sessions name", self._check_named_versions, None)
+        surviving(self, "the sessions other logs name", self._check_members, None)
         if blobs:
-            self._check_blobs()
+            surviving(self, "the blobs", self._check_blobs, None)
         if memory_index:
             for app_name, user_id in self._memory_users:
-                self._check_memory_index(app_name, user_id)
+                surviving(self, f"the memory of user {user_id} (app {app_name})",
+                          lambda: self._check_memory_index(app_name, user_id), None)
         return self.drifts
 
     def _check_named_versions(self) -> None:
@@ -227,8 +232,11 @@ class Recheck:
 
     def _check_members(self) -> None:
         """Sessions other logs name (a user's memory, a session's artifact log) must still have a
-        log, unless a purge recorded removing it."""
+        log, unless a purge recorded removing it. An artifact log may name a session that never
+        existed (stock ADK's artifact service saves into any session id, and so does the bridge):
+        when nothing else in the store ever named that session, it is a note, not a drift."""
         reported = set()
+        members = {log_hex for _, _, log_hex, _ in self._members}
         for named_by, references in (("the memory of its user", self._members), ("its artifact log", self._owners)):
             for app_name, user_id, log_hex, session_id in references:
                 if log_hex in self._session_logs or log_hex in self._purged_logs or log_hex in reported:
@@ -236,10 +244,31 @@ class Recheck:
                 if self.store.recorder.select_events(UUID(log_hex), limit=1):
                     continue  # outside the audit's filter
                 reported.add(log_hex)
-                self.drift(CATALOG, _whose(app_name, user_id, session_id),
-                           f"{named_by} names this session, but its log and catalog row are gone "
-                           "(deleted outside Chronicle; no purge recorded it)", log_hex, key="exists",
-                           found=False, expected=True)
+                where = _whose(app_name, user_id, session_id)
+                traces = [] if log_hex in members else self._traces_of(UUID(log_hex))
+                if log_hex not in members and not traces:
+                    self.notes.append(f"the artifacts of {where} were saved for a session that never existed "
+                                      "in this store (nothing else names it; saved through an artifact service "
+                                      "without a session, as stock ADK allows)")
+                    continue
+                shown = "".join("; " + trace for trace in traces)
+                self.drift(CATALOG, where, f"{named_by} names this session, but its log and catalog row are gone "
+                           f"(deleted outside Chronicle; no purge recorded it{shown})",
+                           log_hex, key="exists", found=False, expected=True)
+
+    def _traces_of(self, log_id: UUID) -> list[str]:
+        """What else in the store shows that a session log existed once."""
+        from runtime.operations.seal import stored_checkpoints
+
+        traces = []
+        if self.store.recorder.select_claims(log_id):
+            traces.append("its event-id claims remain")
+        if self.store.application.snapshots.recorder.select_events(log_id, limit=1):
+            traces.append("its snapshots remain")
+        if any(str(head.log_id) in (str(log_id), log_id.hex) for checkpoint in stored_checkpoints(self.store)
+               for head in checkpoint.heads):
+            traces.append("a signed checkpoint names it")
+        return traces
 
     def _check_blobs(self) -> None:
         blobs = self.store.blob_store()
@@ -295,6 +324,19 @@ class Recheck:
                 self.drift(MEMORY_INDEX, where, "a document the log does not hold" if got else
                            "a document of the log is missing from the index", key[0], key[1],
                            f"{key[0]}@{key[1]}", got and vars(got), want and vars(want))
+
+
+def surviving(recheck: Recheck, where: str, check: Callable[[], T], otherwise: T) -> T:
+    """``check()``, or, when rows it reads were edited into something no fold takes (a topic
+    changed, a field removed), a drift that says so: an audit reports every edit, it never
+    stops at one. Store errors go through (a damaged database is reported as such)."""
+    try:
+        return check()
+    except StoreError:
+        raise
+    except Exception as error:  # noqa: BLE001 - whatever an edited row makes a fold raise
+        recheck.drift("log", where, f"its rows do not fold (edited outside Chronicle): {error!r}")
+        return otherwise
 
 
 def read_model_drifts(store: Store, projections: Iterable[Any], scoped: Optional[ScopedFold] = None) -> list[Drift]:

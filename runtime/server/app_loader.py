@@ -65,8 +65,8 @@ class AppLoader:
 
     def check_name(self, name: str) -> None:
         """Refuses a name that does not name an app folder or module here (nothing is imported)."""
-        if not _APP_NAME.match(name or ""):
-            raise AppNotFoundError(f"Invalid app name {name!r}: app names are letters, digits and underscores.")
+        if not _APP_NAME.match(name or "") or len(name) > 128:  # longer: no file system has such a name
+            raise AppNotFoundError(f"Invalid app name {name[:60]!r}: app names are letters, digits and underscores.")
         if self.single_app and name != self.single_app:
             raise AppNotFoundError(f"App not found: {name!r}; this server serves only {self.single_app!r}.")
         if not ((self.agents_dir / name).is_dir() or (self.agents_dir / f"{name}.py").is_file()):

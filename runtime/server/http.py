@@ -70,9 +70,9 @@ def error_response(error: BaseException) -> JSONResponse:
     if isinstance(error, HTTPException):
         return JSONResponse({"detail": error.detail}, status_code=error.status_code, headers=error.headers)
     status = status_of(error)
-    if status == 500:
+    if status == 500:  # a bug: the client learns that much, the log the rest
         logger.error("Unexpected error", exc_info=error)
-        detail = f"{type(error).__name__}: {error}"
+        detail = "Internal server error; the server's log has the details."
     elif isinstance(error, ValidationError):
         detail = _validation_message(error)
     else:
@@ -111,6 +111,11 @@ def respond(value: Any, status_code: int = 200) -> Response:
     return JSONResponse(dump(value), status_code=status_code)
 
 
+MAX_BODY_DEPTH = 200
+"""Levels of objects and lists a body may nest: enough for any value a store keeps (domain's
+MAX_DEPTH, inside an event's own structure), few enough that no reader runs out of recursion."""
+
+
 async def json_body(request: Request, *, required: bool = True) -> Any:
     raw = await request.body()
     if not raw.strip():
@@ -118,16 +123,40 @@ async def json_body(request: Request, *, required: bool = True) -> Any:
             raise InvalidArgumentError("The request needs a JSON body.")
         return None
     try:
-        return json.loads(raw)
+        return _check_depth(json.loads(raw, parse_constant=_no_constant))
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise InvalidArgumentError(f"The body is not valid JSON: {e}") from None
+    except (ValueError, RecursionError) as e:  # an integer of thousands of digits, NaN
+        raise InvalidArgumentError(f"The body cannot be read: {str(e).splitlines()[0][:200]}") from None
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _check_depth(data: Any) -> Any:
+    """Refuses nesting past MAX_BODY_DEPTH (walked without recursion); returns `data`."""
+    level, depth = [data], 0
+    while level:
+        depth += 1
+        if depth > MAX_BODY_DEPTH:
+            raise InvalidArgumentError(f"The body nests deeper than {MAX_BODY_DEPTH} levels.")
+        level = [child for value in level if isinstance(value, (dict, list))
+                 for child in (value.values() if isinstance(value, dict) else value)
+                 if isinstance(child, (dict, list))]
+    return data
 
 
 async def parse_body(request: Request, model: type[Model], *, required: bool = True) -> Optional[Model]:
     """The body as `model`: 400 if it is not JSON, 422 if it is not that shape."""
     data = await json_body(request, required=required)
-    if data is None:
+    if data is None and not required:
         return None
     if not isinstance(data, dict):
-        raise InvalidArgumentError(f"The body must be a JSON object, got {type(data).__name__}.")
+        raise InvalidArgumentError(f"The body must be a JSON object, got {json_kind(data)}.")
     return model.model_validate(data)
+
+
+def json_kind(value: Any) -> str:
+    return {type(None): "null", bool: "a boolean", int: "a number", float: "a number", str: "a string",
+            list: "an array"}.get(type(value), type(value).__name__)

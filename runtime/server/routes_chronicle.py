@@ -22,6 +22,8 @@ Store-wide, operator only:
 
 from __future__ import annotations
 
+import math
+
 from typing import Any, Optional
 
 from starlette.requests import Request
@@ -135,10 +137,12 @@ def _point(params: Any, prefix: str = "") -> At:
     try:
         if key == "version":
             return At.log_version(int(value))
-        if key == "time":
+        if key == "time" and math.isfinite(float(value)):
             return At.time(float(value))
+        if key == "time":
+            raise ValueError(value)
     except ValueError:
-        raise InvalidArgumentError(f"{prefix + key} must be a number, got {value!r}.") from None
+        raise InvalidArgumentError(f"{prefix + key} must be a finite number, got {value!r}.") from None
     return {"event": At.event, "before": At.before, "after": At.after}[key](value)
 
 
@@ -187,7 +191,8 @@ async def verify_store(request: Request) -> Response:
     app_name, user_id = request.query_params.get("app"), request.query_params.get("user")
     report = await services.store.call(audit, services.store, app_name, user_id)
     return respond({"ok": report.ok, "logs": report.logs, "events": report.events,
-                    "broken": report.broken, "scoped": report.scoped, "drifted": report.drifted})
+                    "broken": report.broken, "scoped": report.scoped, "drifted": report.drifted,
+                    "corrupt": report.corrupt, "restore": report.restore, "notes": report.notes})
 
 
 async def export(request: Request) -> Response:

@@ -127,6 +127,7 @@ class LogSessionService(BaseSessionService):
             raise InvalidArgumentError(f"append_event needs a Session, got {type(session).__name__}")
         if not isinstance(event, Event):
             raise InvalidArgumentError(f"append_event needs an Event, got {type(event).__name__}")
+        event.check_shape()
         if event.partial:
             return event  # streamed chunks are forwarded, never stored
         if event.actions.rewind_before_invocation_id:

@@ -52,6 +52,20 @@ def check_reachable(url: str | None = None) -> None:
         check_postgres_reachable(url)
 
 
+def file_integrity(url: str | None = None) -> tuple[list[str], str]:
+    """For a store kept in files (SQLite): the database's own check of them, made without opening
+    the store (a damaged file may not open), and what to restore; ([], "") for any other store,
+    whose ``Store.integrity_problems`` says."""
+    url = _resolved(url)
+    if url.startswith("sqlite:") or "://" not in url:
+        from runtime.stores.sqlite import sqlite_path
+        from runtime.stores.sqlite.integrity import RESTORE_HINT, file_problems
+
+        path = sqlite_path(url).split("?", 1)[0]  # an option such as ?mode=ro is not part of the name
+        return (file_problems(path), RESTORE_HINT) if path not in ("", ":memory:") else ([], "")
+    return [], ""
+
+
 def typed_error(error: BaseException) -> StoreError | None:
     """``Store.typed_error`` for an error raised outside a store's ``call`` (the operations the
     command line runs synchronously): asks the backends opened in this process."""

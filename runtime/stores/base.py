@@ -205,6 +205,14 @@ class Store(ABC):
         """Whether ``error`` says a table does not exist (the backend's driver knows)."""
         return False
 
+    # What to restore when the database's files are damaged (``integrity_problems``).
+    restore_hint = "restore the store from a backup"
+
+    def integrity_problems(self) -> list[str]:
+        """What the database's own check finds wrong with its files (pages, indexes), in its
+        words; empty when they are whole. The in-memory store has no files."""
+        return []
+
     def save(self, log: Any, side: SideRows) -> None:
         """Record a log's pending events with their derived rows (group-committed)."""
         if self._threads is None:

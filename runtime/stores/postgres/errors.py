@@ -5,13 +5,14 @@ from __future__ import annotations
 import psycopg
 import psycopg_pool
 
-from domain.errors import ReadOnlyStoreError, StoreError, StoreFullError, StoreUnavailableError
+from domain.errors import ReadOnlyStoreError, StoreCorruptError, StoreError, StoreFullError, StoreUnavailableError
 from runtime.stores.base import causes
 
 # SQLSTATEs: class 53 is insufficient resources; 25006 a write in a read-only transaction (a hot
 # standby, default_transaction_read_only); 42501 no privilege (a read-only role).
 _FULL = {"53100", "53200", "53400"}  # disk full, out of memory, configuration limit exceeded
 _READ_ONLY = {"25006", "42501"}
+_CORRUPT = {"XX001", "XX002"}  # data_corrupted, index_corrupted
 
 
 def driver_error(error: BaseException) -> StoreError | None:
@@ -31,6 +32,8 @@ def _typed(error: psycopg.Error) -> StoreError:
         return ReadOnlyStoreError(detail)
     if state in _FULL:
         return StoreFullError(detail)
+    if state in _CORRUPT:
+        return StoreCorruptError(detail)
     if isinstance(error, (psycopg.OperationalError, psycopg.InterfaceError)) or state[:2] in ("08", "57"):
         return StoreUnavailableError(detail)  # the connection broke, the server shut down, ...
     return StoreError(f"The store failed ({detail}).")

@@ -74,6 +74,40 @@ class PostgresStore(Store):
     def missing_table(self, error: BaseException) -> bool:
         return missing_table(error)
 
+    restore_hint = "restore the database from a backup (or a replica), then run `chronicle verify` again"
+
+    def integrity_problems(self) -> list[str]:
+        """Every row of Chronicle's tables read back whole (TOASTed values too: a damaged page
+        fails the read), and, where the amcheck extension is installed, each of their B-tree
+        indexes checked against its own invariants (``bt_index_check``)."""
+        problems: list[str] = []
+        with self.datastore.get_connection() as conn, conn.cursor(row_factory=tuple_row) as curs:
+            tables = [r[0] for r in curs.execute(
+                "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
+                " WHERE c.relkind = 'r' AND n.nspname = current_schema() AND c.relname LIKE 'chronicle%'"
+                " ORDER BY c.relname")]
+            amcheck = curs.execute("SELECT 1 FROM pg_extension WHERE extname = 'amcheck'").fetchone() is not None
+            for table in tables:
+                try:
+                    curs.execute(SQL("SELECT count(*), sum(octet_length(t::text)) FROM {} t").format(Identifier(table)))
+                except psycopg.Error as error:
+                    conn.rollback()
+                    problems.append(f"table {table}: {' '.join(str(error).split())}")
+            indexes = [r[0] for r in curs.execute(
+                "SELECT i.relname FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid"
+                " JOIN pg_class t ON t.oid = x.indrelid JOIN pg_am a ON a.oid = i.relam"
+                " JOIN pg_namespace n ON n.oid = t.relnamespace"
+                " WHERE a.amname = 'btree' AND n.nspname = current_schema() AND t.relname LIKE 'chronicle%'"
+                " ORDER BY i.relname")] if amcheck else []
+            for index in indexes:
+                try:
+                    curs.execute("SELECT bt_index_check(%s::regclass)", (index,))
+                except psycopg.Error as error:
+                    conn.rollback()
+                    problems.append(f"index {index}: {' '.join(str(error).split())}")
+            conn.rollback()
+        return problems
+
     # -- per-store objects ---------------------------------------------------------------
 
     def settle(self) -> None:

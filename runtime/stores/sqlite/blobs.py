@@ -82,7 +82,8 @@ class SqliteBlobStore:
             self._insert(db.cursor(), future, data)
             db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            if db.in_transaction:  # SQLite has already rolled back after some errors (a full disk)
+                db.execute("ROLLBACK")
             raise
         return future.result()
 

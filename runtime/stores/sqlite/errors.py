@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from domain.errors import ReadOnlyStoreError, StoreError, StoreFullError, StoreUnavailableError
+from domain.errors import ReadOnlyStoreError, StoreCorruptError, StoreError, StoreFullError, StoreUnavailableError
 from runtime.stores.base import causes
 
 # Primary result codes (the low byte of an extended one).
@@ -27,6 +27,8 @@ def _typed(error: sqlite3.Error) -> StoreError:
         return ReadOnlyStoreError(detail)
     if code == sqlite3.SQLITE_FULL:
         return StoreFullError(detail)
+    if code in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
+        return StoreCorruptError(detail)
     if code in _UNAVAILABLE:
         return StoreUnavailableError(detail)
     return StoreError(f"The store failed ({detail}).")

@@ -14,6 +14,7 @@ from domain.errors import StoreError
 from domain.session_log import SessionLog
 from runtime.stores.base import LogRow, SnapshotParts, Store, WindowRow, as_uuid
 from runtime.stores.sqlite.errors import driver_error, missing_table
+from runtime.stores.sqlite.integrity import RESTORE_HINT, file_problems
 from runtime.stores.snapshots import SNAPSHOT_CLASS_VERSION, checked_parts, decode_snapshot
 from runtime.stores.sqlite.recorder import EVENTS_TABLE, SqliteLogRecorder, _Datastore
 
@@ -79,6 +80,14 @@ class SqliteStore(Store):
 
     def missing_table(self, error: BaseException) -> bool:
         return missing_table(error)
+
+    restore_hint = RESTORE_HINT
+
+    def integrity_problems(self) -> list[str]:
+        from runtime.stores.sqlite.blobs import sidecar_path
+
+        pool = self.datastore.pool
+        return [] if pool.is_sqlite_memory_mode else file_problems(sidecar_path(pool.db_name)[: -len("-blobs")])
 
     # -- per-store objects ---------------------------------------------------------------
 
@@ -271,3 +280,4 @@ def _open_read_only(url: str, path: str) -> SqliteStore:
         snapshots = SQLiteAggregateRecorder(datastore, events_table_name=SNAPSHOTS_TABLE)
         return SqliteStore(url, recorder, snapshots, read_only=True)
     raise StoreError(f"Cannot open SQLite store {path!r} read-only: {error}") from error
+

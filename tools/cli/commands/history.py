@@ -95,10 +95,13 @@ def _invocation(out: Output, inv: Invocation, width: int, marks: dict[int, Rewin
             f"  by {', '.join(inv.authors)}")
     if inv.usage:
         head += f"  tokens {inv.usage.get('total', 0):,}"
+    interrupted = ("  " + out.style(f"[INTERRUPTED: {len(inv.open_calls)} tool call(s) without a result]", "red", "bold")
+                   if inv.interrupted else "")
     if inv.rewound:
-        out.line(out.style(head, "bold", "dim") + "  " + out.style(f"[REWOUND by {inv.rewound_by}]", "yellow", "bold"))
+        out.line(out.style(head, "bold", "dim") + "  " + out.style(f"[REWOUND by {inv.rewound_by}]", "yellow", "bold")
+                 + interrupted)
     else:
-        out.line(out.style(head, "bold"))
+        out.line(out.style(head, "bold") + interrupted)
     for step in inv.steps:
         lines = _step_lines(out, step, width, inv.rewound, with_id=full)
         if step.version in marks:

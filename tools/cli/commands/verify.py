@@ -6,7 +6,7 @@ import argparse
 from dataclasses import asdict
 from typing import Any, Callable
 
-from tools.cli.commands.common import EXIT_BROKEN, open_store_for
+from tools.cli.commands.common import EXIT_BROKEN, open_store_for, store_url
 from tools.cli.output import Output
 
 
@@ -37,27 +37,47 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
-    from runtime.operations.audit import audit, logs_to_check
-    from tools.cli.commands.verify_seals import check_seals_for, print_seals
+    from runtime.operations.audit import Report, audit, corrupt_report, logs_to_check
+    from runtime.stores import file_integrity
+    from tools.cli.commands.verify_seals import check_seals_for
 
     sealing = check_seals_for(args)  # the key and the exported copy are read before the store is opened
+    damaged, restore = file_integrity(store_url(args))  # a damaged file may not even open as a store
+    if damaged:
+        return _print(Report(corrupt=damaged, restore=restore), None, out)
     store = open_store_for(args)
     try:
-        logs = logs_to_check(store, args.app, args.user, args.session)
-        with out.progress("verifying", total=len(logs), unit="logs") as bar:
-            report = audit(store, args.app, args.user, args.session, logs=logs, on_log=bar.update)
-        seals = sealing(store)
+        try:
+            logs = logs_to_check(store, args.app, args.user, args.session)
+            with out.progress("verifying", total=len(logs), unit="logs") as bar:
+                report = audit(store, args.app, args.user, args.session, logs=logs, on_log=bar.update,
+                               integrity=True)
+        except Exception as error:  # noqa: BLE001 - a damaged database: reported as such (exit 4), else raised
+            report = corrupt_report(store, error)
+        seals = sealing(store) if not report.corrupt else None
     finally:
         store.close()
+    return _print(report, seals, out)
+
+
+def _print(report: Any, seals: Any, out: Output) -> int:
+    from tools.cli.commands.verify_seals import print_seals
+
     sealed_ok = seals is None or seals.ok
     if out.json_mode:
         out.json({"ok": report.ok and sealed_ok, "logs": report.logs, "events": report.events,
                   "broken": [asdict(b) for b in report.broken], "scoped": [asdict(m) for m in report.scoped],
-                  "drifted": [asdict(d) for d in report.drifted],
+                  "drifted": [asdict(d) for d in report.drifted], "corrupt": report.corrupt,
+                  "notes": report.notes,
+                  **({"restore": report.restore} if report.corrupt else {}),
                   **({"seals": asdict(seals) | {"ok": seals.ok}} if seals is not None else {})})
         return 0 if report.ok and sealed_ok else EXIT_BROKEN
     if seals is not None:
         print_seals(seals, out)
+    for problem in report.corrupt:
+        out.line(out.style("CORRUPT", "red", "bold") + f" {problem}")
+    if report.corrupt:
+        out.line(f"The database's own check finds its files damaged: {report.restore}.")
     for b in report.broken:
         at = f"version {b.version}" + (f" (event {b.event_id})" if b.event_id else "")
         out.line(out.style("BROKEN", "red", "bold") + f" {b.where} at {at}: {b.reason}")
@@ -70,11 +90,14 @@ def run(args: argparse.Namespace, out: Output) -> int:
         seen = (f" (found {_short(d.found)}, expected {_short(d.expected)})"
                 if d.found is not None or d.expected is not None else "")
         out.line(out.style("DRIFTED", "red", "bold") + f" {d.kind} of {d.where}{at}: {d.reason}{seen}")
+    for note in report.notes:
+        out.line(out.style("NOTE", "yellow") + f" {note}")
     summary = f"checked {report.logs} logs, {report.events:,} events: "
     if report.ok:
         out.line(summary + out.style("every chain holds", "green"))
         return 0 if sealed_ok else EXIT_BROKEN
-    problems = [f"{n} {what}" for n, what in ((len(report.broken), "broken"), (len(report.scoped), "shared values drifted"),
+    problems = [f"{n} {what}" for n, what in ((len(report.corrupt), "database problems"), (len(report.broken), "broken"),
+                                              (len(report.scoped), "shared values drifted"),
                                               (len(report.drifted), "derived rows drifted"))
                 if n]
     out.line(summary + out.style(", ".join(problems), "red", "bold"))
