@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
+import tempfile
 import time
 from typing import Optional
 from urllib.error import URLError
@@ -24,16 +25,22 @@ class ServerProcess:
     def __init__(self, argv: list[str], port: int, *, env: Optional[dict[str, str]] = None, cwd: Optional[str] = None):
         self.port = port
         self.url = f"http://127.0.0.1:{port}"
+        # stderr goes to a file, not a pipe: a server that logs more than a pipe holds while
+        # nobody reads it would block mid-request.
+        self._stderr = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
         self.process = subprocess.Popen(
-            argv, cwd=cwd, env={**os.environ, **(env or {})},
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+            argv, cwd=cwd, env={**os.environ, **(env or {})}, stdout=subprocess.DEVNULL, stderr=self._stderr,
         )
+
+    def stderr(self) -> str:
+        self._stderr.seek(0)
+        return self._stderr.read()
 
     def wait(self, timeout: float = 120.0) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError(f"the server exited: {self.process.stderr.read()[-4000:]}")
+                raise RuntimeError(f"the server exited: {self.stderr()[-4000:]}")
             try:
                 with urlopen(self.url + "/health", timeout=1.0) as answer:
                     if answer.status == 200:
@@ -52,4 +59,4 @@ class ServerProcess:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
-        return self.process.stderr.read() if self.process.stderr else ""
+        return self.stderr()
