@@ -48,6 +48,8 @@ class Context(CallbackContext):
         """The client's answers to this node's input requests (interrupt id -> response), when a
         node with rerun_on_resume=True runs again after them."""
         self.interrupts: list[str] = []  # the input requests this run made
+        self.waiting_told: list[str] = []  # the requests the run's events already said it waits on
+        self.answered = False  # the run's output was recorded on an event it yielded (an agent's answer)
 
     @property
     def invocation_context(self) -> InvocationContext:

@@ -5,16 +5,23 @@ waits until the Runner has committed it (so code after a `yield` sees the stored
 crash never loses a fact a later one relies on). A resumed invocation passes the fold of its
 events (`WorkflowRuns`): a node whose path finished there is not run; its output and route come
 from the log.
+
+The events are google-adk 2.13's: a node's messages, its output, route and state changes, its
+input requests and its error, authored by the workflow (an agent's by the agent), at
+``wf@1/node@1``. The node's life rides on them: its start (input, triggering runs) on its first
+event, its end on the event that carries its output; only a node that ends with nothing to say
+gets an event of its own for it (see docs/workflows.md).
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import Counter
 from typing import TYPE_CHECKING, Any, AsyncGenerator, Callable, Optional
 
 from domain.events import Event, NodeInfo
-from projections.workflow import WorkflowRuns, node_fact
+from projections.workflow import NODE_FACT_KEY, WorkflowRuns, node_fact
 from runtime.invocation_context import InvocationContext
 from runtime.workflow.base_node import START, BaseNode
 from runtime.workflow.context import Context
@@ -27,9 +34,6 @@ if TYPE_CHECKING:
     from runtime.workflow.graph import Graph
 
 
-HOLD_STARTED = 0.05
-"""Seconds a node's started fact may wait to be merged into its completed fact (one commit, not
-two, for a quick node); a node still running after that has its start committed on its own."""
 
 WAITING = object()
 """What a node waiting for input returns instead of an output: its successors do not run yet."""
@@ -44,6 +48,7 @@ class GraphRun:
         *,
         ctx: InvocationContext,
         path: str,
+        author: str,
         log: WorkflowRuns,
         answers: dict[str, Any],
         state_schema: Any,
@@ -52,6 +57,7 @@ class GraphRun:
         self.graph = graph
         self.ctx = ctx
         self.path = path
+        self.author = author  # who the events of the graph's nodes are by: the workflow (as ADK)
         self.log = log
         self.answers = answers  # the client's answers to input requests, by interrupt id
         self.interrupts: list[str] = []  # input requests still unanswered: the invocation pauses
@@ -60,6 +66,7 @@ class GraphRun:
         self._queue: asyncio.Queue = asyncio.Queue()
         self._runs: Counter = Counter()
         self._waiting: dict[str, list[str]] = {}  # path -> the requests its run waits on
+        self._starts: dict[str, tuple[dict[str, Any], float]] = {}  # path -> its start fact, until its first event
         self.terminal_outputs: dict[str, Any] = {}
 
     # -- the generator the workflow yields from ---------------------------------------------
@@ -71,7 +78,6 @@ class GraphRun:
         ]
         arrivals: dict[str, dict[str, tuple[str, Any]]] = {}  # join -> predecessor -> (its path, output)
         tasks: dict[asyncio.Task, str] = {}
-        held: dict[str, Event] = {}  # path -> started fact not yet yielded
         try:
             while pending or tasks:
                 while pending and (self.max_concurrency is None or len(tasks) < self.max_concurrency):
@@ -87,25 +93,9 @@ class GraphRun:
                     task.add_done_callback(lambda t: self._queue.put_nowait(("done", t)))
                 if not tasks:
                     continue  # the log had the rest: nothing runs, nothing to wait for
-                try:
-                    kind, item = await (asyncio.wait_for(self._queue.get(), HOLD_STARTED) if held else self._queue.get())
-                except TimeoutError:
-                    for event in _flush(held):
-                        yield event
-                    continue
+                kind, item = await self._queue.get()
                 if kind == "event":
                     event, committed = item
-                    if committed is None:
-                        held[event.node_info.path] = event
-                        continue
-                    path = event.node_info.path
-                    if path in held and _status(event) == "completed":
-                        for earlier in _flush_before(held, path):  # starts made before this one's go first
-                            yield earlier
-                        event = _merged(held.pop(path), event)
-                    else:
-                        for earlier in _flush(held):
-                            yield earlier
                     yield event
                     if not committed.done():
                         committed.set_result(None)
@@ -115,8 +105,6 @@ class GraphRun:
                     continue
                 error = item.exception()
                 if error is not None:
-                    for event in _flush(held):
-                        yield event
                     async for event in self._cancel(tasks):
                         yield event
                     raise error
@@ -157,19 +145,30 @@ class GraphRun:
         return earlier if earlier is not None and earlier.finished else None
 
     async def _cancel(self, tasks: dict[asyncio.Task, str]) -> AsyncGenerator[Event, None]:
-        """Stops the nodes still running (another one failed) and records that they were cancelled."""
+        """Stops the nodes still running (another one failed); a run the log has seen start is
+        recorded as cancelled (one that made no event yet left nothing to close)."""
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         for path in tasks.values():
-            name = path.rsplit("/", 1)[-1].split("@", 1)[0]
-            yield fact_event(self.ctx, author=name, path=path, status="cancelled")
+            if self._starts.pop(path, None) is None:
+                yield fact_event(self.ctx, author=self.author, path=path, status="cancelled")
         tasks.clear()
 
     async def _emit(self, event: Event) -> None:
+        """Hands `event` to the Runner and waits until it is committed; the first event of a run
+        carries the run's start."""
+        start = self._starts.pop(event.node_info.path, None)
+        if start is not None:
+            _with_start(event, *start)
         committed = asyncio.get_running_loop().create_future()
         self._queue.put_nowait(("event", (event, committed)))
         await committed
+
+    def _author(self, node: BaseNode) -> str:
+        """Who a node's own events are by: the agent for an agent node, else the workflow (as ADK)."""
+        agent = getattr(node, "agent", None)
+        return agent.name if agent is not None else self.author
 
     # -- one node -------------------------------------------------------------------------
 
@@ -188,13 +187,14 @@ class GraphRun:
                 return WAITING, None  # still unanswered
             if not node.rerun_on_resume:  # the answer is the node's output
                 answer = next(iter(resume_inputs.values())) if len(resume_inputs) == 1 else resume_inputs
-                await self._emit(fact_event(self.ctx, author=node.name, path=path, status="completed", output=answer))
+                await self._emit(fact_event(self.ctx, author=self._author(node), path=path, status="completed", output=answer))
                 return answer, None
         # A node run again takes the input the log recorded for it (the same a live run would get).
         node_input = earlier.input if earlier is not None and earlier.input is not None else as_json(node_input)
         status = "resumed" if earlier is not None else "started"
-        started = fact_event(self.ctx, author=node.name, path=path, status=status, input=node_input, attempt=1, sources=sources)
-        self._queue.put_nowait(("event", (started, None)))  # not awaited: see HOLD_STARTED
+        start = {"status": status, "input": node_input, "attempt": 1, "sources": sources}
+        self._starts[path] = (start, time.time())  # recorded on the run's first event (see _emit)
+        author = self._author(node)
         attempt = 1
         while True:
             ctx = Context(
@@ -216,25 +216,31 @@ class GraphRun:
                 retry = node.retry_config
                 if retry is not None and attempt < retry.attempts and retry.retries_on(error):
                     await self._emit(
-                        fact_event(self.ctx, author=node.name, path=path, status="retried", error=error, attempt=attempt)
+                        fact_event(self.ctx, author=author, path=path, status="retried", error=error, attempt=attempt)
                     )
                     await asyncio.sleep(retry.delay(attempt))
                     attempt += 1
                     continue
-                await self._emit(fact_event(self.ctx, author=node.name, path=path, status="failed", error=error, attempt=attempt))
+                await self._emit(fact_event(self.ctx, author=author, path=path, status="failed", error=error, attempt=attempt))
                 raise
             if ctx.interrupts or (node.wait_for_output and output is None and route is None):
                 # waiting for a person's input; or, with wait_for_output, for a later trigger of the node
+                actions = ctx.take_actions()
+                if ctx.interrupts and ctx.waiting_told == ctx.interrupts and not actions.state_delta and not actions.artifact_delta:
+                    self._wait_on(path, ctx.interrupts)  # its last request's event said so
+                    return WAITING, None
                 await self._emit(
-                    fact_event(self.ctx, author=node.name, path=path, status="waiting", actions=ctx.take_actions(),
+                    fact_event(self.ctx, author=author, path=path, status="waiting", actions=actions,
                                interrupts=ctx.interrupts)
                 )
                 self._wait_on(path, ctx.interrupts)
                 return WAITING, None
             output = as_json(output)
             actions = ctx.take_actions()
+            if ctx.answered and route is None and not actions.state_delta and not actions.artifact_delta:
+                return output, route  # its answer's event said it completed (an agent's)
             actions.route = route
-            await self._emit(fact_event(self.ctx, author=node.name, path=path, status="completed", output=output, actions=actions))
+            await self._emit(fact_event(self.ctx, author=author, path=path, status="completed", output=output, actions=actions))
             return output, route
 
     async def _attempt(self, node: BaseNode, ctx: Context, path: str, node_input: Any) -> tuple[Any, Any]:
@@ -254,13 +260,20 @@ class GraphRun:
                 if is_request_input(item):
                     ctx.interrupts.append(item.interrupt_id)
                     item = request_event(item)
+                    # the run waits on it: said on the request's event (ADK's only event for it)
+                    item.custom_metadata = {NODE_FACT_KEY: {"status": "waiting", "interrupts": list(ctx.interrupts)}}
+                    ctx.waiting_told = list(ctx.interrupts)
                 elif not isinstance(item, Event):
                     output = item
                     continue
                 if item.node_info.path:  # already placed: an event of a node inside this one
                     await self._emit(item)
                     continue
-                if item.output is not None:
+                fact = (item.custom_metadata or {}).get(NODE_FACT_KEY)
+                if fact is not None and fact.get("status") == "completed":  # an answer that is the node's output
+                    ctx.answered = True
+                    output = fact.get("output", item.output)
+                elif item.output is not None:
                     output = item.output
                 if item.actions.route is not None:
                     ctx.route = item.actions.route
@@ -272,9 +285,8 @@ class GraphRun:
                 item.actions.state_delta = {**pending.state_delta, **item.actions.state_delta}
                 item.actions.artifact_delta = {**pending.artifact_delta, **item.actions.artifact_delta}
                 item.invocation_id = item.invocation_id or self.ctx.invocation_id
-                item.author = item.author or node.name
+                item.author = item.author or self._author(node)
                 item.node_info = NodeInfo(path=path)
-                item.output = None
                 await self._emit(item)
         finally:
             await agen.aclose()
@@ -304,32 +316,18 @@ class GraphRun:
         return run_child
 
 
-def _status(event: Event) -> str:
+def _with_start(event: Event, start: dict[str, Any], started_at: float) -> None:
+    """`event`, the first of a run, also says the run started: its fact gains the start's input
+    and triggering runs (a quick node's whole life is then one event), or, on a message, is the
+    start itself."""
     fact = node_fact(event)
-    return fact.get("status", "") if fact else ""
-
-
-def _flush(held: dict[str, Event]) -> list[Event]:
-    """The held started facts, in the order they were made; `held` is emptied."""
-    events = list(held.values())
-    held.clear()
-    return events
-
-
-def _flush_before(held: dict[str, Event], path: str) -> list[Event]:
-    """The held started facts made before `path`'s, taken out of `held`."""
-    earlier = list(held)[: list(held).index(path)]
-    return [held.pop(p) for p in earlier]
-
-
-def _merged(started: Event, completed: Event) -> Event:
-    """One event for a quick node's whole life: its completed fact carrying what started said."""
-    start = dict(node_fact(started))
-    fact = node_fact(completed)
-    fact.update({k: v for k, v in start.items() if k != "status"}, started_at=started.timestamp)
+    if fact is None:
+        event.custom_metadata = {**(event.custom_metadata or {}), NODE_FACT_KEY: dict(start)}
+        return
+    fact.update({k: v for k, v in start.items() if k not in ("status", "attempt")}, started_at=started_at)
+    fact.setdefault("attempt", start["attempt"])
     if start["status"] == "resumed":
         fact["resumed"] = True
-    return completed
 
 
 def _only_output_route_state(event: Event) -> bool:
