@@ -28,7 +28,7 @@ class AgentNode(BaseNode):
         if _works_alone(self.agent):
             # Only the node's own events, after its input (none when it runs again after an answer;
             # the invocation's message when the node got no input).
-            seen = ctx.invocation_context.user_content if node_input is None else node_input
+            seen = _invocation_message(ctx) if node_input is None else node_input
             first = None if seen is None or ctx.resume_inputs else _input_event(ctx, seen)
             update["session"] = NodeSessionView(ctx.invocation_context.session, ctx.node_path, first)
         invocation = ctx.invocation_context.model_copy(update=update)
@@ -51,6 +51,16 @@ class AgentNode(BaseNode):
 def _works_alone(agent: Any) -> bool:
     """ADK's single-turn mode: an LLM agent without sub-agents (one with sub-agents chats)."""
     return hasattr(agent, "canonical_model") and not getattr(agent, "sub_agents", None)
+
+
+def _invocation_message(ctx: Context) -> Any:
+    """The message the invocation began with (not an answer that resumed it)."""
+    invocation = ctx.invocation_context
+    message = invocation.user_content
+    if message is not None and any(p.function_response for p in message.parts or []):
+        message = next((e.content for e in invocation.invocation_events()
+                        if e.author == "user" and e.content and not e.get_function_responses()), None)
+    return message
 
 
 def _input_event(ctx: Context, node_input: Any) -> Event:

@@ -66,24 +66,28 @@ class GraphRun:
         self._queue: asyncio.Queue = asyncio.Queue()
         self._runs: Counter = Counter()
         self._waiting: dict[str, list[str]] = {}  # path -> the requests its run waits on
-        self._starts: dict[str, tuple[dict[str, Any], float]] = {}  # path -> its start fact, until its first event
+        self._starts: dict[str, tuple[dict[str, Any], float]] = {}
+        self._branches: dict[str, str] = {}  # path -> the branch its run is on ("" for none)  # path -> its start fact, until its first event
         self.terminal_outputs: dict[str, Any] = {}
 
     # -- the generator the workflow yields from ---------------------------------------------
 
     async def events(self, node_input: Any) -> AsyncGenerator[Event, None]:
-        # (node name, its input, the paths of the runs that triggered it)
-        pending: list[tuple[str, Any, list[str]]] = [
-            (name, node_input, []) for name in self.graph.next_nodes(START.name, None)
+        # (node name, its input, the paths of the runs that triggered it, its branch: see _branch)
+        starts = self.graph.next_nodes(START.name, None)
+        base = self.ctx.branch or ""
+        pending: list[tuple[str, Any, list[str], tuple[str, bool]]] = [
+            (name, node_input, [], (base, len(starts) > 1)) for name in starts
         ]
         arrivals: dict[str, dict[str, tuple[str, Any]]] = {}  # join -> predecessor -> (its path, output)
         tasks: dict[asyncio.Task, str] = {}
         try:
             while pending or tasks:
                 while pending and (self.max_concurrency is None or len(tasks) < self.max_concurrency):
-                    name, value, sources = pending.pop(0)
+                    name, value, sources, lane = pending.pop(0)
                     self._runs[name] += 1
                     path = f"{self.path}/{name}@{self._runs[name]}"
+                    self._branches[path] = _branch(*lane, f"{name}@{self._runs[name]}")
                     done = self._finished_run(path)
                     if done is not None:  # no task for a node the log says finished: a resume costs its read only
                         pending.extend(self._successors(name, path, done.output, done.route, arrivals))
@@ -121,21 +125,26 @@ class GraphRun:
 
     def _successors(
         self, name: str, path: str, output: Any, route: Any, arrivals: dict[str, dict[str, tuple[str, Any]]]
-    ) -> list[tuple[str, Any, list[str]]]:
-        """What the finished run of `name` at `path` triggers: (node, its input, the triggering paths).
-        A join is triggered once every predecessor has arrived (`arrivals` keeps those that have)."""
+    ) -> list[tuple[str, Any, list[str], tuple[str, bool]]]:
+        """What the finished run of `name` at `path` triggers: (node, its input, the triggering paths,
+        its lane). A join is triggered once every predecessor has arrived (`arrivals` keeps those
+        that have), on the branch its predecessors share; as ADK, a run that triggers several
+        nodes puts each on a branch of its own."""
         if name in self.graph.terminal:
             self.terminal_outputs[name] = output
         triggered = []
-        for target in self.graph.next_nodes(name, route):
+        targets = self.graph.next_nodes(name, route)
+        for target in targets:
             if not self.graph.nodes[target].requires_all_predecessors:
-                triggered.append((target, output, [path]))
+                triggered.append((target, output, [path], (self._branches[path], len(targets) > 1)))
                 continue
             waiting = arrivals.setdefault(target, {})
             waiting[name] = (path, output)
             expected = [p for p in self.graph.predecessors[target] if p != START.name]
             if all(p in waiting for p in expected):
-                triggered.append((target, {p: waiting[p][1] for p in expected}, [waiting[p][0] for p in expected]))
+                paths = [waiting[p][0] for p in expected]
+                shared = _common_branch([self._branches[p] for p in paths])
+                triggered.append((target, {p: waiting[p][1] for p in expected}, paths, (shared, False)))
                 del arrivals[target]
         return triggered
 
@@ -178,6 +187,7 @@ class GraphRun:
         done = self._finished_run(path)
         if done is not None:  # a dynamic child that finished before a crash or pause: from the log
             return done.output, done.route
+        invocation = self.ctx.model_copy(update={"branch": self._branches.get(path) or None})
         earlier = self.log.nodes.get(path)
         resume_inputs: dict[str, Any] = {}
         if earlier is not None and earlier.status == "waiting":
@@ -187,7 +197,7 @@ class GraphRun:
                 return WAITING, None  # still unanswered
             if not node.rerun_on_resume:  # the answer is the node's output
                 answer = next(iter(resume_inputs.values())) if len(resume_inputs) == 1 else resume_inputs
-                await self._emit(fact_event(self.ctx, author=self._author(node), path=path, status="completed", output=answer))
+                await self._emit(fact_event(invocation, author=self._author(node), path=path, status="completed", output=answer))
                 return answer, None
         # A node run again takes the input the log recorded for it (the same a live run would get).
         node_input = earlier.input if earlier is not None and earlier.input is not None else as_json(node_input)
@@ -198,7 +208,7 @@ class GraphRun:
         attempt = 1
         while True:
             ctx = Context(
-                self.ctx,
+                invocation,
                 node_path=path,
                 attempt_count=attempt,
                 state_schema=node.state_schema or self.state_schema,
@@ -216,12 +226,12 @@ class GraphRun:
                 retry = node.retry_config
                 if retry is not None and attempt < retry.attempts and retry.retries_on(error):
                     await self._emit(
-                        fact_event(self.ctx, author=author, path=path, status="retried", error=error, attempt=attempt)
+                        fact_event(invocation, author=author, path=path, status="retried", error=error, attempt=attempt)
                     )
                     await asyncio.sleep(retry.delay(attempt))
                     attempt += 1
                     continue
-                await self._emit(fact_event(self.ctx, author=author, path=path, status="failed", error=error, attempt=attempt))
+                await self._emit(fact_event(invocation, author=author, path=path, status="failed", error=error, attempt=attempt))
                 raise
             if ctx.interrupts or (node.wait_for_output and output is None and route is None):
                 # waiting for a person's input; or, with wait_for_output, for a later trigger of the node
@@ -230,7 +240,7 @@ class GraphRun:
                     self._wait_on(path, ctx.interrupts)  # its last request's event said so
                     return WAITING, None
                 await self._emit(
-                    fact_event(self.ctx, author=author, path=path, status="waiting", actions=actions,
+                    fact_event(invocation, author=author, path=path, status="waiting", actions=actions,
                                interrupts=ctx.interrupts)
                 )
                 self._wait_on(path, ctx.interrupts)
@@ -240,7 +250,7 @@ class GraphRun:
             if ctx.answered and route is None and not actions.state_delta and not actions.artifact_delta:
                 return output, route  # its answer's event said it completed (an agent's)
             actions.route = route
-            await self._emit(fact_event(self.ctx, author=author, path=path, status="completed", output=output, actions=actions))
+            await self._emit(fact_event(invocation, author=author, path=path, status="completed", output=output, actions=actions))
             return output, route
 
     async def _attempt(self, node: BaseNode, ctx: Context, path: str, node_input: Any) -> tuple[Any, Any]:
@@ -286,6 +296,7 @@ class GraphRun:
                 item.actions.artifact_delta = {**pending.artifact_delta, **item.actions.artifact_delta}
                 item.invocation_id = item.invocation_id or self.ctx.invocation_id
                 item.author = item.author or self._author(node)
+                item.branch = item.branch or ctx.invocation_context.branch
                 item.node_info = NodeInfo(path=path)
                 await self._emit(item)
         finally:
@@ -308,12 +319,31 @@ class GraphRun:
             key = f"{parent_path}/{child.name}"
             self._runs[key] += 1
             path = f"{key}@{self._runs[key]}"
+            self._branches[path] = self._branches.get(parent_path, "")
             output, _ = await self.run_node(child, path, node_input, [parent_path])
             if output is WAITING:
                 raise NodeInterruptedError(self._waiting[path])
             return output
 
         return run_child
+
+
+def _branch(base: str, sub: bool, run: str) -> str:
+    """A run's branch: its trigger's, or (`sub`: one of several lanes) a branch of it named by the run."""
+    if not sub:
+        return base
+    return f"{base}.{run}" if base else run
+
+
+def _common_branch(branches: list[str]) -> str:
+    """The branch that `branches` all lie on (a join's: where its lanes meet)."""
+    parts = [b.split(".") if b else [] for b in branches]
+    common = []
+    for segments in zip(*parts):
+        if len(set(segments)) > 1:
+            break
+        common.append(segments[0])
+    return ".".join(common)
 
 
 def _with_start(event: Event, start: dict[str, Any], started_at: float) -> None:
