@@ -7,7 +7,8 @@ key `NODE_FACT_KEY` of `custom_metadata`, the fact:
     {"status": "started",   "input": <json>, "attempt": 1, "sources": [<paths of the runs that triggered it>]}
                                        (on the run's first event: a message it yields, say)
     {"status": "completed"}            (with the output in `Event.output`, the route in `actions.route`;
-                                        an agent's text output, which ADK leaves off the event, in "output")
+                                        what the event does not say of the run's output or route -- an
+                                        agent's text, an output an earlier event gave -- in "output", "route")
     {"status": "completed", "input": ..., "sources": [...], "attempt": 1, "started_at": <ts>}
                                        (a quick node's start and end in one event: one commit, not two)
     {"status": "failed",    "error": "ValueError: ...", "attempt": n}
@@ -129,7 +130,7 @@ def fold(runs: WorkflowRuns, event: Event) -> WorkflowRuns:
         run.error = fact.get("error")
     elif status == FINISHED:
         run.output = fact["output"] if "output" in fact else event.output  # an agent's text output rides in its fact
-        run.route = event.actions.route
+        run.route = fact["route"] if "route" in fact else event.actions.route
         run.ended_at = event.timestamp
     elif status == "waiting":
         run.interrupts = list(fact.get("interrupts", ()))

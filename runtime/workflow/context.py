@@ -49,6 +49,7 @@ class Context(CallbackContext):
         node with rerun_on_resume=True runs again after them."""
         self.interrupts: list[str] = []  # the input requests this run made
         self.waiting_told: list[str] = []  # the requests the run's events already said it waits on
+        self.held: Any = None  # the run's last output/route/state-only Event, not sent yet: its end may ride on it
         self.answered = False  # the run's output was recorded on an event it yielded (an agent's answer)
 
     @property

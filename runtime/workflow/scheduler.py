@@ -20,7 +20,7 @@ import time
 from collections import Counter
 from typing import TYPE_CHECKING, Any, AsyncGenerator, Callable, Optional
 
-from domain.events import Event, NodeInfo
+from domain.events import Event, EventActions, NodeInfo
 from projections.workflow import NODE_FACT_KEY, WorkflowRuns, node_fact
 from runtime.invocation_context import InvocationContext
 from runtime.workflow.base_node import START, BaseNode
@@ -247,10 +247,20 @@ class GraphRun:
                 return WAITING, None
             output = as_json(output)
             actions = ctx.take_actions()
-            if ctx.answered and route is None and not actions.state_delta and not actions.artifact_delta:
+            held = ctx.held
+            if held is None and ctx.answered and route is None and not actions.state_delta and not actions.artifact_delta:
                 return output, route  # its answer's event said it completed (an agent's)
-            actions.route = route
-            await self._emit(fact_event(invocation, author=author, path=path, status="completed", output=output, actions=actions))
+            # The run's end rides on its last output/route/state event (ADK's last event), else on
+            # an event of its own; what that event does not say, its fact does.
+            said_output = as_json(held.output) if held is not None else None
+            actions.route = held.actions.route if held is not None else None
+            completed = fact_event(invocation, author=author, path=path, status="completed", output=said_output, actions=actions)
+            fact = node_fact(completed)
+            if said_output != output:
+                fact["output"] = output
+            if actions.route != route:
+                fact["route"] = route
+            await self._emit(completed)
             return output, route
 
     async def _attempt(self, node: BaseNode, ctx: Context, path: str, node_input: Any) -> tuple[Any, Any]:
@@ -274,9 +284,9 @@ class GraphRun:
                     item.custom_metadata = {NODE_FACT_KEY: {"status": "waiting", "interrupts": list(ctx.interrupts)}}
                     ctx.waiting_told = list(ctx.interrupts)
                 elif not isinstance(item, Event):
-                    output = item
-                    continue
+                    item = Event(output=item)  # as ADK: a value is an event with that output
                 if item.node_info.path:  # already placed: an event of a node inside this one
+                    await self._send_held(ctx, path, node)
                     await self._emit(item)
                     continue
                 fact = (item.custom_metadata or {}).get(NODE_FACT_KEY)
@@ -289,8 +299,13 @@ class GraphRun:
                     ctx.route = item.actions.route
                 check_state_delta(ctx.state_schema, item.actions.state_delta)
                 if item.content is None and _only_output_route_state(item):
-                    ctx.state.update(item.actions.state_delta)  # output/route/state only: goes on "completed"
+                    # held until the next one, so that the run's end may ride on the last (code after the
+                    # yield sees its state through ctx.state's pending changes)
+                    await self._send_held(ctx, path, node)
+                    ctx.state.update(item.actions.state_delta)
+                    ctx.held = Event(output=item.output, actions=EventActions(route=item.actions.route))
                     continue
+                await self._send_held(ctx, path, node)
                 pending = ctx.take_actions()
                 item.actions.state_delta = {**pending.state_delta, **item.actions.state_delta}
                 item.actions.artifact_delta = {**pending.artifact_delta, **item.actions.artifact_delta}
@@ -302,6 +317,18 @@ class GraphRun:
         finally:
             await agen.aclose()
         return (ctx.output if ctx.output is not None else output), ctx.route
+
+    async def _send_held(self, ctx: Context, path: str, node: BaseNode) -> None:
+        """Sends the run's held output/route/state event as an event of its own (another follows)."""
+        held, ctx.held = ctx.held, None
+        if held is None:
+            return
+        actions = ctx.take_actions()
+        actions.route = held.actions.route
+        await self._emit(Event(
+            invocation_id=self.ctx.invocation_id, author=self._author(node), branch=ctx.invocation_context.branch,
+            output=as_json(held.output), actions=actions, node_info=NodeInfo(path=path),
+        ))
 
     def _wait_on(self, path: str, interrupts: list[str]) -> None:
         """The run at `path` waits on these requests; so does the invocation (a parent waits on its
