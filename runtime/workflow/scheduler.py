@@ -252,7 +252,7 @@ class GraphRun:
                 return output, route  # its answer's event said it completed (an agent's)
             # The run's end rides on its last output/route/state event (ADK's last event), else on
             # an event of its own; what that event does not say, its fact does.
-            said_output = as_json(held.output) if held is not None else None
+            said_output = as_json(held.output) if held is not None and not ctx.output_delegated else None
             actions.route = held.actions.route if held is not None else None
             completed = fact_event(invocation, author=author, path=path, status="completed", output=said_output, actions=actions)
             fact = node_fact(completed)
@@ -286,7 +286,7 @@ class GraphRun:
                 elif not isinstance(item, Event):
                     item = Event(output=item)  # as ADK: a value is an event with that output
                 if item.node_info.path:  # already placed: an event of a node inside this one
-                    await self._send_held(ctx, path, node)
+                    await self._send_held(ctx, path)
                     await self._emit(item)
                     continue
                 fact = (item.custom_metadata or {}).get(NODE_FACT_KEY)
@@ -301,11 +301,11 @@ class GraphRun:
                 if item.content is None and _only_output_route_state(item):
                     # held until the next one, so that the run's end may ride on the last (code after the
                     # yield sees its state through ctx.state's pending changes)
-                    await self._send_held(ctx, path, node)
+                    await self._send_held(ctx, path)
                     ctx.state.update(item.actions.state_delta)
                     ctx.held = Event(output=item.output, actions=EventActions(route=item.actions.route))
                     continue
-                await self._send_held(ctx, path, node)
+                await self._send_held(ctx, path)
                 pending = ctx.take_actions()
                 item.actions.state_delta = {**pending.state_delta, **item.actions.state_delta}
                 item.actions.artifact_delta = {**pending.artifact_delta, **item.actions.artifact_delta}
@@ -318,7 +318,7 @@ class GraphRun:
             await agen.aclose()
         return (ctx.output if ctx.output is not None else output), ctx.route
 
-    async def _send_held(self, ctx: Context, path: str, node: BaseNode) -> None:
+    async def _send_held(self, ctx: Context, path: str) -> None:
         """Sends the run's held output/route/state event as an event of its own (another follows)."""
         held, ctx.held = ctx.held, None
         if held is None:
@@ -326,7 +326,7 @@ class GraphRun:
         actions = ctx.take_actions()
         actions.route = held.actions.route
         await self._emit(Event(
-            invocation_id=self.ctx.invocation_id, author=self._author(node), branch=ctx.invocation_context.branch,
+            invocation_id=self.ctx.invocation_id, author=self.author, branch=ctx.invocation_context.branch,
             output=as_json(held.output), actions=actions, node_info=NodeInfo(path=path),
         ))
 
@@ -337,16 +337,22 @@ class GraphRun:
         self.interrupts.extend(i for i in interrupts if i not in self.interrupts)
 
     def _child_runner(self, parent_path: str) -> Callable[..., Any]:
-        async def run_child(node_like: Any, node_input: Any, *, name: Optional[str] = None) -> Any:
+        async def run_child(
+            node_like: Any, node_input: Any, *, name: Optional[str] = None, parent: Optional[Context] = None,
+            use_sub_branch: bool = False, use_as_output: bool = False,
+        ) -> Any:
             from runtime.workflow.graph import as_node
 
             child = as_node(node_like)
             if name is not None:
                 child = child.model_copy(update={"name": name})
+            if parent is not None:
+                await self._send_held(parent, parent_path)  # what the parent said before it, goes first
+                parent.output_delegated = parent.output_delegated or use_as_output
             key = f"{parent_path}/{child.name}"
             self._runs[key] += 1
             path = f"{key}@{self._runs[key]}"
-            self._branches[path] = self._branches.get(parent_path, "")
+            self._branches[path] = _branch(self._branches.get(parent_path, ""), use_sub_branch, f"{child.name}@{self._runs[key]}")
             output, _ = await self.run_node(child, path, node_input, [parent_path])
             if output is WAITING:
                 raise NodeInterruptedError(self._waiting[path])
