@@ -10,18 +10,23 @@ from domain.events import Event
 
 class NodeSessionView:
     """The session as seen from the node run at `path`: `events` are `first` (its input as the
-    user's turn) and the session's events of that run and of the runs inside it, read afresh on
+    user's turn) and the session's events of that run and of the runs inside it in this invocation
+    (a path repeats in the next one), read afresh on
     each access (the Runner commits to the session itself); every other attribute is the session's."""
 
-    def __init__(self, session: Any, path: str, first: Optional[Event]) -> None:
+    def __init__(self, session: Any, path: str, first: Optional[Event], invocation_id: str) -> None:
         object.__setattr__(self, "_session", session)
+        object.__setattr__(self, "_invocation", invocation_id)
         object.__setattr__(self, "_path", path)
         object.__setattr__(self, "_first", [first] if first is not None else [])
 
     @property
     def events(self) -> list[Event]:
         path, inside = self._path, self._path + "/"
-        own = [e for e in self._session.events if e.node_info.path == path or e.node_info.path.startswith(inside)]
+        own = [
+            e for e in self._session.events
+            if e.invocation_id == self._invocation and (e.node_info.path == path or e.node_info.path.startswith(inside))
+        ]
         return self._first + own
 
     def __getattr__(self, name: str) -> Any:
