@@ -422,9 +422,9 @@ def _fold_node(view: AnalyticsView, cursor: _Cursor, path: str, fact: dict[str, 
     status = fact.get("status")
     if starts_run(fact):
         stats.runs += 1
-    if status in ("started", "resumed"):
-        cursor.nodes[path] = ts
-    elif status == "retried":
+    if "input" in fact:  # a (re)start, which may ride on the run's first event of any kind
+        cursor.nodes[path] = fact.get("started_at", ts)
+    if status == "retried":
         stats.retries += 1
     elif status == "completed":
         stats.completed += 1

@@ -240,13 +240,13 @@ def _track_calls(invocation: Invocation, step: Step, event: LogEvent) -> None:
 
 def _node_step(invocation: Invocation, path: str, fact: dict[str, Any], event: LogEvent) -> NodeStep:
     status = fact.get("status", "")
-    node = NodeStep(path, status, fact.get("input"), event.data.get("output"), event.actions.get("route"),
+    output = fact["output"] if "output" in fact else event.data.get("output")  # an agent's text rides in its fact
+    node = NodeStep(path, status, fact.get("input"), output, event.actions.get("route"),
                     fact.get("error"), fact.get("attempt"))
     if status in ("completed", "failed"):
         started = fact.get("started_at")
-        if started is None:  # a run that took a while: its start is an earlier step of the invocation
-            started = next((s.timestamp for s in reversed(invocation.steps)
-                            if s.node and s.node.path == path and s.node.status in ("started", "resumed")), None)
+        if started is None:  # a run that said something first: its start rides on its first step
+            started = next((s.timestamp for s in invocation.steps if s.node and s.node.path == path), None)
         node.seconds = None if started is None else event.timestamp - started
     return node
 

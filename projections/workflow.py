@@ -1,11 +1,14 @@
 """Workflow runs, folded from a session's events: every node's life as the log records it.
 
 A workflow node's life is written as ordinary ADK events the workflow yields. Each carries
-`node_info.path` (``wf/A@1/B@2``: the workflow, then each node with its run id) and, under the one
+`node_info.path` (``wf@1/A@1/B@2``: the workflow, then each node with its run id) and, under the one
 key `NODE_FACT_KEY` of `custom_metadata`, the fact:
 
     {"status": "started",   "input": <json>, "attempt": 1, "sources": [<paths of the runs that triggered it>]}
-    {"status": "completed"}            (with the output in `Event.output`, the route in `actions.route`)
+                                       (on the run's first event: a message it yields, say)
+    {"status": "completed"}            (with the output in `Event.output`, the route in `actions.route`;
+                                        what the event does not say of the run's output or route -- an
+                                        agent's text, an output an earlier event gave -- in "output", "route")
     {"status": "completed", "input": ..., "sources": [...], "attempt": 1, "started_at": <ts>}
                                        (a quick node's start and end in one event: one commit, not two)
     {"status": "failed",    "error": "ValueError: ...", "attempt": n}
@@ -111,6 +114,12 @@ def fold(runs: WorkflowRuns, event: Event) -> WorkflowRuns:
     run = nodes.get(path)
     if run is None:
         run = nodes[path] = NodeRun(path=path, started_at=fact.get("started_at", event.timestamp))
+        if len(nodes) > 1 and run.started_at < next(reversed(list(nodes.values())[:-1])).started_at:
+            # a run's start is recorded with its first event, so one that started earlier (a nested
+            # workflow, a slow sibling) may be seen later: keep the runs in the order they started
+            ordered = sorted(nodes.values(), key=lambda r: r.started_at)
+            nodes.clear()
+            nodes.update((r.path, r) for r in ordered)
     if "input" in fact:  # started, resumed, or a quick node's completed fact that says both
         run.input = fact.get("input")
         run.sources = list(fact.get("sources", ()))
@@ -121,8 +130,8 @@ def fold(runs: WorkflowRuns, event: Event) -> WorkflowRuns:
         run.attempts = fact.get("attempt", run.attempts) + 1
         run.error = fact.get("error")
     elif status == FINISHED:
-        run.output = event.output
-        run.route = event.actions.route
+        run.output = fact["output"] if "output" in fact else event.output  # an agent's text output rides in its fact
+        run.route = fact["route"] if "route" in fact else event.actions.route
         run.ended_at = event.timestamp
     elif status == "waiting":
         run.interrupts = list(fact.get("interrupts", ()))

@@ -94,9 +94,9 @@ async def test_a_workflow_declared_in_yaml_builds_its_graph_and_runs(app_dir, st
     assert isinstance(workflow, Workflow) and workflow.name == "triage"
     assert edges_of(workflow) == TRIAGE_EDGES
     assert await run(store_url, workflow, "large") == {
-        "triage/classify@1": "large", "triage/shout@1": "LARGE", "triage/finish@1": "done: LARGE"}
+        "triage@1/classify@1": "large", "triage@1/shout@1": "LARGE", "triage@1/finish@1": "done: LARGE"}
     assert await run(store_url, agent_from_config(str(app_dir / "root_agent.yaml")), "Ab") == {
-        "triage/classify@1": "Ab", "triage/whisper@1": "ab", "triage/tagger@1": "[Ab]", "triage/finish@1": "done: ab"}
+        "triage@1/classify@1": "Ab", "triage@1/whisper@1": "ab", "triage@1/tagger@1": "[Ab]", "triage@1/finish@1": "done: ab"}
 
 
 def test_agents_from_other_config_files_by_code_and_inline_are_nodes(app_dir):

@@ -42,5 +42,5 @@ def test_a_request_input_event_has_adk_wire_shape():
     )
     [call] = event.get_function_calls()
     assert call.name == "adk_request_input" and call.id == "i1" and event.long_running_tool_ids == {"i1"}
-    assert call.args == {"interruptId": "i1", "payload": {"n": 1}, "message": "Approve?", "responseSchema": {"type": "boolean"}}
+    assert call.args == {"interruptId": "i1", "payload": {"n": 1}, "message": "Approve?", "response_schema": {"type": "boolean"}}
     assert open_requests([event])["i1"].asks == "Approve?"

@@ -50,16 +50,16 @@ async def test_the_command_shows_each_node_run_and_draws_the_path_taken(shared_s
 
     table = cli("workflow", SESSION, store=shared_store_url).stdout
     assert f"workflow run of invocation {invocation}" in table
-    lines = {line.split()[0]: line for line in table.splitlines() if line.startswith("wf/")}
-    assert list(lines) == ["wf/classify@1", "wf/long@1", "wf/extra@1", "wf/join@1"]
+    lines = {line.split()[0]: line for line in table.splitlines() if line.startswith("wf@1/")}
+    assert list(lines) == ["wf@1/classify@1", "wf@1/long@1", "wf@1/extra@1", "wf@1/join@1"]
     assert all(" completed " in line for line in lines.values())
-    assert '"lengthy"' in lines["wf/classify@1"] and " 2 " in lines["wf/long@1"]  # two attempts
+    assert '"lengthy"' in lines["wf@1/classify@1"] and " 2 " in lines["wf@1/long@1"]  # two attempts
 
     data = cli_json("workflow", SESSION, store=shared_store_url)
     assert data["invocation_id"] == invocation
-    join = next(n for n in data["nodes"] if n["path"] == "wf/join@1")
+    join = next(n for n in data["nodes"] if n["path"] == "wf@1/join@1")
     assert join["output"] == {"long": "L", "extra": "E"}
-    assert sorted(join["sources"]) == ["wf/extra@1", "wf/long@1"]
+    assert sorted(join["sources"]) == ["wf@1/extra@1", "wf@1/long@1"]
 
     mermaid = cli("workflow", SESSION, "--format", "mermaid", store=shared_store_url).stdout
     assert mermaid.startswith("flowchart TD")
@@ -69,8 +69,8 @@ async def test_the_command_shows_each_node_run_and_draws_the_path_taken(shared_s
 
     dot = cli("workflow", SESSION, "--format", "dot", store=shared_store_url).stdout
     assert dot.startswith("digraph workflow {") and dot.rstrip().endswith("}")
-    assert '"wf/classify@1" -> "wf/long@1" [label="long"];' in dot
-    assert '"wf/long@1" [shape=box, style=filled, fillcolor="#c8f0c8", label="long@1\\ncompleted x2"];' in dot
+    assert '"wf@1/classify@1" -> "wf@1/long@1" [label="long"];' in dot
+    assert '"wf@1/long@1" [shape=box, style=filled, fillcolor="#c8f0c8", label="long@1\\ncompleted x2"];' in dot
 
 
 async def test_the_command_explains_a_session_without_a_workflow_or_a_wrong_invocation(shared_store_url):
@@ -89,13 +89,13 @@ async def test_history_shows_each_node_run_and_analytics_count_runs_retries_and_
     await record_run(shared_store_url)
 
     history = cli("history", SESSION, "--full", store=shared_store_url).stdout
-    assert '◆ wf/classify@1 completed in ' in history and 'in "lengthy" → out "lengthy" route long' in history
-    assert "◆ wf/long@1 retried ConnectionError: flaky" in history
-    assert '◆ wf/join@1 completed in ' in history and 'in {"long": "L", "extra": "E"}' in history
+    assert '◆ wf@1/classify@1 completed in ' in history and 'in "lengthy" → out "lengthy" route long' in history
+    assert '◆ wf@1/long@1 retried in "lengthy" ConnectionError: flaky' in history  # its start rides on it
+    assert '◆ wf@1/join@1 completed in ' in history and 'in {"long": "L", "extra": "E"}' in history
     steps = [s for inv in cli_json("history", SESSION, store=shared_store_url)["timeline"]["invocations"]
              for s in inv["steps"] if s["node"]]
     statuses = [(s["node"]["path"], s["node"]["status"]) for s in steps]
-    assert ("wf/long@1", "retried") in statuses and statuses[-1] == ("wf/join@1", "completed")
+    assert ("wf@1/long@1", "retried") in statuses and statuses[-1] == ("wf@1/join@1", "completed")
     assert all(s["node"]["seconds"] >= 0 for s in steps if s["node"]["status"] == "completed")
 
     table = cli("analytics", "--by", "nodes", store=shared_store_url).stdout

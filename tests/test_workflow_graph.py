@@ -97,29 +97,30 @@ async def test_a_chain_hands_each_output_to_the_next_node(store_url):
 
     events, session = await run_workflow(store_url, Workflow(name="wf", edges=[(START, double, shout)]), "ab")
     outputs = {e.node_info.path: e.output for e in session.events if e.output is not None}
-    assert outputs == {"wf/double@1": "abab", "wf/shout@1": "ABAB"}
+    assert outputs == {"wf@1/double@1": "abab", "wf@1/shout@1": "ABAB"}
     # a quick node's start and end are one event (one commit): its completed fact says both
     facts = [(e.node_info.path, e.custom_metadata[NODE_FACT_KEY]) for e in session.events if e.node_info.path]
     assert [(path, f["status"], f["input"]) for path, f in facts] == [
-        ("wf/double@1", "completed", "ab"), ("wf/shout@1", "completed", "abab"),
+        ("wf@1/double@1", "completed", "ab"), ("wf@1/shout@1", "completed", "abab"),
     ]
-    assert [e.author for e in session.events[1:]] == ["double", "shout"]
+    assert [e.author for e in session.events[1:]] == ["wf", "wf"]  # as ADK: a function node's events are the workflow's
     assert [e.id for e in events] == [e.id for e in session.events[1:]]  # every event was committed
 
 
-async def test_a_slow_node_has_its_start_recorded_while_it_runs(store_url):
+async def test_a_slow_node_has_its_start_recorded_with_its_first_event(store_url):
     import asyncio
 
     seen = []
 
     async def slow(ctx, node_input):
+        yield Event(message="on it")
         await asyncio.sleep(0.3)
         seen.extend(e.custom_metadata[NODE_FACT_KEY]["status"] for e in ctx.session.events if e.custom_metadata)
-        return node_input
+        yield node_input
 
     _, session = await run_workflow(store_url, Workflow(name="wf", edges=[(START, slow)]), "zz")
-    assert seen == ["started"]  # committed before the node finished
-    run = fold_all(session.events).nodes["wf/slow@1"]
+    assert seen == ["started"]  # committed with its message, before the node finished
+    run = fold_all(session.events).nodes["wf@1/slow@1"]
     assert (run.status, run.input, run.output) == ("completed", "zz", "zz") and run.seconds >= 0.3
 
 
@@ -140,8 +141,8 @@ async def test_fan_out_then_join_waits_for_every_branch(store_url):
     wf = Workflow(name="wf", edges=[(START, split, (left, right), join, finish)])
     _, session = await run_workflow(store_url, wf, "x")
     runs = fold_all(session.events).nodes
-    assert runs["wf/both@1"].output == {"left": "Lx", "right": "Rx"}
-    assert runs["wf/finish@1"].output == [["left", "Lx"], ["right", "Rx"]]
+    assert runs["wf@1/both@1"].output == {"left": "Lx", "right": "Rx"}
+    assert runs["wf@1/finish@1"].output == [["left", "Lx"], ["right", "Rx"]]
     assert set(statuses(session).values()) == {"completed"}
     assert len(runs) == 5  # the join ran once, after both branches
 
@@ -162,11 +163,11 @@ async def test_routes_choose_the_branch_and_default_route_catches_the_rest(store
     def wf():
         return Workflow(name="wf", edges=[(START, classify, {"big": big, "a": small, DEFAULT_ROUTE: fallback})])
 
-    for text, expected in [("large", "wf/big@1"), ("a", "wf/small@1"), ("b", "wf/fallback@1")]:
+    for text, expected in [("large", "wf@1/big@1"), ("a", "wf@1/small@1"), ("b", "wf@1/fallback@1")]:
         _, session = await run_workflow(store_url, wf(), text, session_id="s-" + text)
-        ran = [p for p in statuses(session) if p != "wf/classify@1"]
+        ran = [p for p in statuses(session) if p != "wf@1/classify@1"]
         assert ran == [expected]
-        assert fold_all(session.events).nodes["wf/classify@1"].route == ("big" if text == "large" else text)
+        assert fold_all(session.events).nodes["wf@1/classify@1"].route == ("big" if text == "large" else text)
 
 
 async def test_a_loop_gives_each_run_of_a_node_its_own_run_id(store_url):
@@ -178,9 +179,9 @@ async def test_a_loop_gives_each_run_of_a_node_its_own_run_id(store_url):
 
     wf = Workflow(name="wf", edges=[(START, count, {"again": count, "done": end})])
     _, session = await run_workflow(store_url, wf)
-    assert list(statuses(session)) == ["wf/count@1", "wf/count@2", "wf/count@3", "wf/end@1"]
+    assert list(statuses(session)) == ["wf@1/count@1", "wf@1/count@2", "wf@1/count@3", "wf@1/end@1"]
     assert session.state["counter"] == 3
-    assert fold_all(session.events).nodes["wf/end@1"].output == "ended at 3"
+    assert fold_all(session.events).nodes["wf@1/end@1"].output == "ended at 3"
 
 
 async def test_parameters_come_from_state_and_ctx_writes_state(store_url):
@@ -203,8 +204,11 @@ async def test_a_node_may_yield_messages_and_they_carry_its_node_info(store_url)
     events, session = await run_workflow(store_url, Workflow(name="wf", edges=[(START, talk)]), "it")
     message = [e for e in session.events if e.text()][1]
     assert message.text() == "thinking about it"
-    assert message.node_info.path == "wf/talk@1" and message.author == "talk"
-    assert fold_all(session.events).nodes["wf/talk@1"].output == "answer"
+    assert message.node_info.path == "wf@1/talk@1" and message.author == "wf"  # as ADK: by the workflow
+    assert fold_all(session.events).nodes["wf@1/talk@1"].output == "answer"
+    # as ADK: the message, then the output; the run's start rides on its first event
+    assert [(e.text(), e.output) for e in session.events[1:]] == [("thinking about it", None), ("", "answer")]
+    assert message.custom_metadata[NODE_FACT_KEY] == {"status": "started", "input": "it", "attempt": 1, "sources": []}
 
 
 async def test_a_nested_workflow_runs_under_its_node_path(store_url):
@@ -218,6 +222,6 @@ async def test_a_nested_workflow_runs_under_its_node_path(store_url):
 
     _, session = await run_workflow(store_url, Workflow(name="outer", edges=[(START, inner, after)]), "hi")
     runs = fold_all(session.events).nodes
-    assert list(runs) == ["outer/inner@1", "outer/inner@1/inner_step@1", "outer/after@1"]
-    assert runs["outer/inner@1"].output == "hi!"
-    assert runs["outer/after@1"].output == "hi!?"
+    assert list(runs) == ["outer@1/inner@1", "outer@1/inner@1/inner_step@1", "outer@1/after@1"]
+    assert runs["outer@1/inner@1"].output == "hi!"
+    assert runs["outer@1/after@1"].output == "hi!?"

@@ -54,7 +54,7 @@ async def test_a_node_asks_for_input_and_the_answer_after_a_restart_resumes_the_
     [ask] = [e for e in events if e.get_function_calls()]
     call = ask.get_function_calls()[0]
     assert (call.name, call.id, call.args["message"]) == ("adk_request_input", "ask-1", "Approve draft of the post?")
-    assert ask.long_running_tool_ids == {"ask-1"} and ask.node_info.path == "wf/review@1/approve@1"
+    assert ask.long_running_tool_ids == {"ask-1"} and ask.node_info.path == "wf@1/review@1/approve@1"
     assert ran == ["draft", "approve"]
     assert not any(e.actions.end_of_agent for e in events)  # paused, not finished
 
@@ -62,14 +62,14 @@ async def test_a_node_asks_for_input_and_the_answer_after_a_restart_resumes_the_
     ran.clear()
     sessions = session_service_from_url(shared_store_url)
     paused = await sessions.get_session(app_name=APP, user_id=USER, session_id=SESSION)
-    assert fold_all(paused.events).nodes["wf/review@1/approve@1"].status == "waiting"
+    assert fold_all(paused.events).nodes["wf@1/review@1/approve@1"].status == "waiting"
     runner = Runner(app=app(build(ran, rerun=True)), session_service=sessions)
     events = [e async for e in runner.run_async(user_id=USER, session_id=SESSION, new_message=answer("yes"))]
     assert ran == ["approve", "publish"]  # draft finished before the pause: not run again
     session = await sessions.get_session(app_name=APP, user_id=USER, session_id=SESSION)
     runs = fold_all(session.events).nodes
-    assert runs["wf/publish@1"].output == "draft of the post: yes"
-    assert runs["wf/review@1/approve@1"].status == "completed"
+    assert runs["wf@1/publish@1"].output == "draft of the post: yes"
+    assert runs["wf@1/review@1/approve@1"].status == "completed"
     assert {e.invocation_id for e in session.events} == {events[0].invocation_id}
     assert session.events[-1].actions.end_of_agent
     await sessions.close()
@@ -86,5 +86,5 @@ async def test_without_rerun_on_resume_the_answer_is_the_nodes_output(store_url)
     [e async for e in runner.run_async(user_id=USER, session_id=SESSION, new_message=answer("no"))]
     assert ran == ["publish"]  # approve was not run again
     session = await sessions.get_session(app_name=APP, user_id=USER, session_id=SESSION)
-    assert fold_all(session.events).nodes["wf/publish@1"].output == {"verdict": "no"}
+    assert fold_all(session.events).nodes["wf@1/publish@1"].output == {"verdict": "no"}
     await sessions.close()

@@ -72,7 +72,7 @@ async def test_a_node_that_requires_confirmation_waits_for_it_across_a_restart(s
     events = await run(sessions, payments(paid), text("250"))
     assert paid == []
     [request] = open_requests((await runs_of(sessions))[1].events).values()
-    assert (request.kind, request.call_id, request.agent) == ("input", "wf_tool_confirmation:wf/pay@1", "pay")
+    assert (request.kind, request.call_id, request.agent) == ("input", "wf_tool_confirmation:wf@1/pay@1", "wf")
     assert request.args["payload"] == {"tool_name": "pay", "args": {"node_input": 250}}
     assert not any(e.actions.end_of_agent for e in events)  # paused
     await sessions.close()
@@ -82,8 +82,8 @@ async def test_a_node_that_requires_confirmation_waits_for_it_across_a_restart(s
     await run(sessions, payments(paid), confirmation_answer(request.call_id, confirmed), create=False)
     nodes, session = await runs_of(sessions)
     assert paid == ([250] if confirmed else [])
-    assert nodes["wf/pay@1"].output == ("paid 250" if confirmed else {"error": "This tool call is rejected."})
-    assert nodes["wf/amount@1"].status == "completed" and not open_requests(session.events)
+    assert nodes["wf@1/pay@1"].output == ("paid 250" if confirmed else {"error": "This tool call is rejected."})
+    assert nodes["wf@1/amount@1"].status == "completed" and not open_requests(session.events)
     await sessions.close()
 
 
@@ -92,7 +92,7 @@ async def test_a_confirmation_policy_that_says_no_lets_the_node_run_at_once(stor
     sessions = session_service_from_url(store_url)
     await run(sessions, payments(paid), text("40"))
     nodes, session = await runs_of(sessions)
-    assert paid == [40] and nodes["wf/pay@1"].output == "paid 40" and not open_requests(session.events)
+    assert paid == [40] and nodes["wf@1/pay@1"].output == "paid 40" and not open_requests(session.events)
     await sessions.close()
 
 
@@ -130,8 +130,8 @@ async def test_a_parallel_worker_runs_once_per_item_at_most_n_at_once(store_url)
     await run(sessions, Workflow(name="wf", edges=[(START, items, square)]), text("1,2,3,4,5"))
     nodes, _ = await runs_of(sessions)
     assert isinstance(square, ParallelWorker) and square.name == "square"
-    assert nodes["wf/square@1"].output == [1, 4, 9, 16, 25]  # in input order
-    assert [nodes[f"wf/square@1/square@{k}"].input for k in range(1, 6)] == [1, 2, 3, 4, 5]
+    assert nodes["wf@1/square@1"].output == [1, 4, 9, 16, 25]  # in input order
+    assert [nodes[f"wf@1/square@1/square@{k}"].input for k in range(1, 6)] == [1, 2, 3, 4, 5]
     assert most[0] == 2
     await sessions.close()
 
@@ -157,13 +157,13 @@ async def test_a_failing_item_fails_the_worker_and_a_resume_runs_only_the_unfini
     with pytest.raises(ValueError, match="item 3"):
         await run(sessions, build(), text("go"))
     nodes, session = await runs_of(sessions)
-    assert ran == [1, 2, 3] and nodes["wf/check@1"].status == "failed"
+    assert ran == [1, 2, 3] and nodes["wf@1/check@1"].status == "failed"
     broken.clear()
     ran.clear()
     runner = Runner(app=app(build()), session_service=sessions)
     [e async for e in runner.run_async(user_id=USER, session_id=SESSION, invocation_id=session.events[-1].invocation_id)]
     nodes, _ = await runs_of(sessions)
-    assert ran == [3, 4] and nodes["wf/check@1"].output == [1, 2, 3, 4]
+    assert ran == [3, 4] and nodes["wf@1/check@1"].output == [1, 2, 3, 4]
     await sessions.close()
 
 
@@ -185,15 +185,15 @@ async def test_items_of_a_parallel_worker_that_need_confirmation_wait_together_a
     await run(sessions, build(), text("50,500,700"))
     nodes, session = await runs_of(sessions)
     asked = sorted(open_requests(session.events))
-    assert asked == ["wf_tool_confirmation:wf/pay@1/pay@2", "wf_tool_confirmation:wf/pay@1/pay@3"]
-    assert paid == [50] and nodes["wf/pay@1"].status == "waiting" and sorted(nodes["wf/pay@1"].interrupts) == asked
+    assert asked == ["wf_tool_confirmation:wf@1/pay@1/pay@2", "wf_tool_confirmation:wf@1/pay@1/pay@3"]
+    assert paid == [50] and nodes["wf@1/pay@1"].status == "waiting" and sorted(nodes["wf@1/pay@1"].interrupts) == asked
 
     answers = [types.Part(function_response=types.FunctionResponse(id=i, name="adk_request_input", response={"confirmed": ok}))
                for i, ok in zip(asked, (True, False))]
     await run(sessions, build(), types.Content(role="user", parts=answers), create=False)
     nodes, _ = await runs_of(sessions)
     assert paid == [50, 500]  # the first item did not run again; the rejected one never ran
-    assert nodes["wf/pay@1"].output == [50, 500, {"error": "This tool call is rejected."}]
+    assert nodes["wf@1/pay@1"].output == [50, 500, {"error": "This tool call is rejected."}]
     await sessions.close()
 
 
@@ -224,7 +224,7 @@ async def test_a_tool_in_the_edges_runs_as_a_node_with_its_arguments_from_input_
     await sessions.create_session(app_name=APP, user_id=USER, session_id=SESSION, state={"currency": "EUR"})
     await run(sessions, Workflow(name="wf", edges=[(START, order, tool)]), text("21"), create=False)
     nodes, session = await runs_of(sessions)
-    assert nodes["wf/convert@1"].output == {"value": 42.0, "currency": "EUR"}
+    assert nodes["wf@1/convert@1"].output == {"value": 42.0, "currency": "EUR"}
     assert session.state["converted"] is True
     await sessions.close()
 
@@ -244,7 +244,7 @@ async def test_a_tool_that_requires_confirmation_asks_before_it_runs(store_url):
     assert deleted == [] and request.args["payload"] == {"tool_name": "delete", "args": {"path": "/tmp/x"}}
     await run(sessions, workflow, confirmation_answer(request.call_id, True), create=False)
     nodes, _ = await runs_of(sessions)
-    assert deleted == ["/tmp/x"] and nodes["wf/delete@1"].output == "deleted"
+    assert deleted == ["/tmp/x"] and nodes["wf@1/delete@1"].output == "deleted"
     await sessions.close()
 
 
@@ -273,7 +273,7 @@ async def test_a_node_with_wait_for_output_waits_until_a_run_gives_an_output(sto
     sessions = session_service_from_url(store_url)
     await run(sessions, Workflow(name="wf", edges=[(START, (left, right), collect, report)]), text("go"))
     nodes, session = await runs_of(sessions)
-    assert nodes["wf/gather@1"].status == "waiting" and nodes["wf/gather@2"].status == "completed"
+    assert nodes["wf@1/gather@1"].status == "waiting" and nodes["wf@1/gather@2"].status == "completed"
     assert reported == [["L", "R"]]  # triggered once, by the run that gave an output
     assert session.events[-1].actions.end_of_agent  # a node waiting for output does not pause the run
     await sessions.close()

@@ -52,7 +52,7 @@ async def test_a_failed_invocation_resumes_without_rerunning_finished_nodes(stor
     assert sorted(ran) == ["a", "b", "c", "d"]
     session = await sessions.get_session(app_name=APP, user_id=USER, session_id=SESSION)
     invocation = session.events[0].invocation_id
-    assert fold_all(session.events).nodes["wf/d@1"].status == "failed"
+    assert fold_all(session.events).nodes["wf@1/d@1"].status == "failed"
 
     ran.clear()
     runner = Runner(app=resumable(build(ran, broken=set())), session_service=sessions)
@@ -61,7 +61,7 @@ async def test_a_failed_invocation_resumes_without_rerunning_finished_nodes(stor
     assert [e.output for e in events if e.output is not None] == ["d['b', 'c']"]
     session = await sessions.get_session(app_name=APP, user_id=USER, session_id=SESSION)
     runs = fold_all(session.events).nodes
-    assert runs["wf/d@1"].status == "completed" and runs["wf/d@1"].input == {"b": "b(a(x))", "c": "c(a(x))"}
+    assert runs["wf@1/d@1"].status == "completed" and runs["wf@1/d@1"].input == {"b": "b(a(x))", "c": "c(a(x))"}
     # finished now: resuming again runs nothing
     assert [e async for e in runner.run_async(user_id=USER, session_id=SESSION, invocation_id=invocation)] == []
     assert ran == ["d"]
@@ -140,8 +140,8 @@ async def test_a_process_killed_mid_workflow_is_resumed_by_another_without_rerun
     session = await sessions.get_session(app_name=APP, user_id=USER, session_id=SESSION)
     node_runs = fold_all(session.events).nodes
     assert [r.status for r in node_runs.values()] == ["completed"] * nodes
-    assert node_runs[f"wf/n{nodes - 1}@1"].output == nodes
-    assert node_runs[f"wf/n{die_at}@1"].input == die_at
+    assert node_runs[f"wf@1/n{nodes - 1}@1"].output == nodes
+    assert node_runs[f"wf@1/n{die_at}@1"].input == die_at
     assert {e.invocation_id for e in session.events} == {session.events[0].invocation_id}
     assert session.events[-1].actions.end_of_agent
     await sessions.close()

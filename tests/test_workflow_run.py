@@ -91,7 +91,7 @@ async def test_a_state_change_outside_the_schema_raises_and_writes_nothing(setup
     assert "steps" not in session.state and "colour" not in session.state
     assert "topic" not in session.state  # the node failed: none of its changes were committed
     [failed] = facts(session, "failed")
-    assert "StateSchemaError" in failed.error_message and failed.node_info.path == "wf/plan@1"
+    assert failed.error_code == "StateSchemaError" and failed.node_info.path == "wf@1/plan@1"
 
 
 # -- retries and timeouts --------------------------------------------------------------------
@@ -110,7 +110,7 @@ async def test_a_failing_node_is_retried_and_each_retry_recorded(setup):
     await setup.run(Workflow(name="wf", edges=[(START, flaky)]))
     session = await setup.session()
     assert attempts == [1, 2, 3]
-    run = fold_all(session.events).nodes["wf/flaky@1"]
+    run = fold_all(session.events).nodes["wf@1/flaky@1"]
     assert (run.status, run.output, run.retries, run.attempts) == ("completed", "ok", 2, 3)
     assert [e.custom_metadata[NODE_FACT_KEY]["attempt"] for e in facts(session, "retried")] == [1, 2]
 
@@ -127,7 +127,7 @@ async def test_retries_stop_at_max_attempts_and_skip_other_errors(setup):
         await setup.run(Workflow(name="wf", edges=[(START, broken)]), "net")
     assert len(calls) == 2
     session = await setup.session()
-    assert fold_all(session.events).nodes["wf/broken@1"].status == "failed"
+    assert fold_all(session.events).nodes["wf@1/broken@1"].status == "failed"
 
 
 async def test_a_slow_node_times_out_and_a_retry_can_save_it(setup):
@@ -148,7 +148,7 @@ async def test_a_slow_node_times_out_and_a_retry_can_save_it(setup):
     session = await setup.session()
     [retried] = facts(session, "retried")
     assert "NodeTimeoutError" in retried.custom_metadata[NODE_FACT_KEY]["error"]
-    assert fold_all(session.events).nodes["wf/slow@1"].output == "fast enough"
+    assert fold_all(session.events).nodes["wf@1/slow@1"].output == "fast enough"
 
     with pytest.raises(NodeTimeoutError, match="hopeless"):
         await setup.run(Workflow(name="wf", edges=[(START, hopeless)]), session_id="s2")
@@ -160,14 +160,20 @@ async def test_a_failure_cancels_the_running_siblings_and_records_it(setup):
         raise ValueError("bad")
 
     async def sleeps():
+        yield Event(message="working on it")  # its start is recorded with this message
+        await asyncio.sleep(5)
+
+    async def waits():  # says nothing before it is stopped: the log has nothing of it to close
         await asyncio.sleep(5)
 
     with pytest.raises(ValueError, match="bad"):
-        await setup.run(Workflow(name="wf", edges=[(START, (fails, sleeps))]))
+        await setup.run(Workflow(name="wf", edges=[(START, (fails, sleeps, waits))]))
     session = await setup.session()
     assert {p: r.status for p, r in fold_all(session.events).nodes.items()} == {
-        "wf/fails@1": "failed", "wf/sleeps@1": "cancelled",
+        "wf@1/sleeps@1": "cancelled", "wf@1/fails@1": "failed",
     }
+    [failed] = facts(session, "failed")  # as ADK's error event: the error's class and message
+    assert (failed.author, failed.error_code, failed.error_message) == ("wf", "ValueError", "bad")
 
 
 # -- concurrency and dynamic children ----------------------------------------------------------
@@ -191,7 +197,7 @@ async def test_fan_out_runs_concurrently_up_to_max_concurrency(setup):
     await setup.run(Workflow(name="wf", edges=[(START, workers, JoinNode(name="all"))], max_concurrency=2))
     session = await setup.session()
     assert peak[0] == 2
-    assert fold_all(session.events).nodes["wf/all@1"].output == {f"w{i}": i for i in range(6)}
+    assert fold_all(session.events).nodes["wf@1/all@1"].output == {f"w{i}": i for i in range(6)}
 
 
 async def test_a_node_runs_dynamic_children_recorded_under_its_path(setup):
@@ -204,9 +210,9 @@ async def test_a_node_runs_dynamic_children_recorded_under_its_path(setup):
 
     await setup.run(Workflow(name="wf", edges=[(START, fan)]))
     runs = fold_all((await setup.session()).events).nodes
-    assert list(runs) == ["wf/fan@1", "wf/fan@1/square@1", "wf/fan@1/square@2"]
+    assert list(runs) == ["wf@1/fan@1", "wf@1/fan@1/square@1", "wf@1/fan@1/square@2"]
     assert [runs[p].input for p in list(runs)[1:]] == [2, 3]
-    assert runs["wf/fan@1"].output == 13
+    assert runs["wf@1/fan@1"].output == 13
 
 
 # -- agents as nodes, and the Runner forms ------------------------------------------------------
@@ -221,8 +227,8 @@ async def test_an_llm_agent_is_a_node_whose_answer_is_its_output(setup):
     events = await setup.run(Workflow(name="wf", edges=[(START, agent, publish)]))
     session = await setup.session()
     answer = [e for e in session.events if e.text() == "a haiku about tea"]
-    assert answer and answer[0].author == "writer" and answer[0].node_info.path == "wf/writer@1"
-    assert fold_all(session.events).nodes["wf/publish@1"].output == "A HAIKU ABOUT TEA"
+    assert answer and answer[0].author == "writer" and answer[0].node_info.path == "wf@1/writer@1"
+    assert fold_all(session.events).nodes["wf@1/publish@1"].output == "A HAIKU ABOUT TEA"
     assert [e.id for e in events] == [e.id for e in session.events[1:]]
 
 
@@ -261,7 +267,7 @@ async def test_any_node_can_be_the_runner_root_as_a_one_node_workflow(store_url,
     assert runner.app.name == APP and runner.agent.name == "answer"
     message = types.Content(role="user", parts=[types.Part(text="abc")])
     events = [e async for e in runner.run_async(user_id=USER, session_id=SESSION, new_message=message)]
-    assert [(e.node_info.path, e.output) for e in events if e.output is not None] == [("answer/answer@1", "cba")]
+    assert [(e.node_info.path, e.output) for e in events if e.output is not None] == [("answer@1/answer@1", "cba")]
     await sessions.close()
 
 
@@ -290,7 +296,7 @@ async def test_parameters_are_coerced_to_their_type_hints_or_refused(setup):
         return n
 
     await setup.run(Workflow(name="wf", edges=[(START, add_one)]), "41")
-    assert fold_all((await setup.session()).events).nodes["wf/add_one@1"].output == 42
+    assert fold_all((await setup.session()).events).nodes["wf@1/add_one@1"].output == 42
 
     with pytest.raises(WorkflowDataError, match="'n' of node 'ok'"):
         await setup.run(Workflow(name="wf", edges=[(START, ok)]), state={"n": "many"}, session_id="s2")
@@ -309,6 +315,6 @@ async def test_a_node_may_set_ctx_output_and_ctx_route_instead_of_yielding_them(
 
     await setup.run(Workflow(name="wf", edges=[(START, decide, {"high": high, "low": low})]))
     runs = fold_all((await setup.session()).events).nodes
-    assert list(runs) == ["wf/decide@1", "wf/high@1"]
-    assert (runs["wf/decide@1"].output, runs["wf/decide@1"].route) == ({"score": 7}, "high")
-    assert runs["wf/high@1"].output == "high 7"
+    assert list(runs) == ["wf@1/decide@1", "wf@1/high@1"]
+    assert (runs["wf@1/decide@1"].output, runs["wf@1/decide@1"].route) == ({"score": 7}, "high")
+    assert runs["wf@1/high@1"].output == "high 7"

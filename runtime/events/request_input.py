@@ -36,7 +36,7 @@ class RequestInput(BaseModel):
 
 def request_input_event(request: RequestInput, *, invocation_id: str, author: str, branch: Optional[str] = None) -> Event:
     args = request.model_dump(by_alias=True, exclude={"response_schema"})
-    args["responseSchema"] = request.schema_json()
+    args["response_schema"] = request.schema_json()  # as ADK: this key is not camelCased
     call = types.FunctionCall(id=request.interrupt_id, name=REQUEST_INPUT, args=args)
     return Event(
         invocation_id=invocation_id,

@@ -48,6 +48,10 @@ class Context(CallbackContext):
         """The client's answers to this node's input requests (interrupt id -> response), when a
         node with rerun_on_resume=True runs again after them."""
         self.interrupts: list[str] = []  # the input requests this run made
+        self.waiting_told: list[str] = []  # the requests the run's events already said it waits on
+        self.held: Any = None  # the run's last output/route/state-only Event, not sent yet: its end may ride on it
+        self.answered = False
+        self.output_delegated = False  # a child run with use_as_output gave the output (its events said it)  # the run's output was recorded on an event it yielded (an agent's answer)
 
     @property
     def invocation_context(self) -> InvocationContext:
@@ -62,7 +66,14 @@ class Context(CallbackContext):
         )
         return actions
 
-    async def run_node(self, node: BaseNode | Callable[..., Any], node_input: Any = None, *, name: Optional[str] = None) -> Any:
+    async def run_node(
+        self, node: BaseNode | Callable[..., Any], node_input: Any = None, *, name: Optional[str] = None,
+        use_sub_branch: bool = False, use_as_output: bool = False,
+    ) -> Any:
         """Runs `node` as a dynamic child of this node and returns its output. Its life is
-        recorded under this node's path; a resumed run takes a finished child's output from the log."""
-        return await self._run_child(node, node_input, name=name)
+        recorded under this node's path; a resumed run takes a finished child's output from the log.
+        As ADK: `use_sub_branch` runs it on a branch of its own (parallel children that must not
+        see each other), `use_as_output` makes its output this node's (not said again by this node)."""
+        return await self._run_child(
+            node, node_input, name=name, parent=self, use_sub_branch=use_sub_branch, use_as_output=use_as_output
+        )

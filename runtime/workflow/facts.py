@@ -42,9 +42,9 @@ def fact_event(
         node_info=NodeInfo(path=path),
         custom_metadata={NODE_FACT_KEY: fact},
     )
-    if error is not None:
+    if error is not None:  # as ADK's error event: the error's own status, else its class
         fact["error"] = describe(error)
-        if status == "failed":
-            event.error_code = "NODE_FAILED"
-            event.error_message = fact["error"]
+        code = getattr(error, "status", None)
+        event.error_code = code if isinstance(code, str) else type(error).__name__
+        event.error_message = str(error)
     return event

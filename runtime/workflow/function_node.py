@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import typing
-from typing import Any, AsyncGenerator, Callable, Literal, Optional
+from typing import Any, AsyncGenerator, Callable, Generator, Literal, Optional
 
 from pydantic import ConfigDict, PrivateAttr, TypeAdapter, ValidationError
 
@@ -22,8 +22,8 @@ _CONTEXT_NAMES = ("ctx", "context")
 class FunctionNode(BaseNode):
     """Calls `func`. Its parameters are bound by name: `ctx` gets the node's Context, `node_input`
     the node's input, the others come from session state (`parameter_binding="state"`, the default)
-    or from the keys of a dict input (`"node_input"`). What it returns is the node's output; an
-    async generator function may yield several Events and values instead.
+    or from the keys of a dict input (`"node_input"`). What it returns is the node's output; a
+    generator function (sync or async) yields Events, input requests and values as it goes.
 
     `require_confirmation` (True, or a function of the call's arguments that says whether this
     call needs it): a person approves the run before the function is called (see
@@ -114,10 +114,24 @@ class FunctionNode(BaseNode):
         if inspect.isasyncgenfunction(self.func):
             async for item in self.func(**arguments):
                 yield item
+        elif inspect.isgeneratorfunction(self.func):
+            async for item in _stepped_in_threads(self.func(**arguments)):
+                yield item
         elif inspect.iscoroutinefunction(self.func):
             yield await self.func(**arguments)
         else:
             yield await asyncio.to_thread(self.func, **arguments)  # a sync function must not block the loop
+
+
+async def _stepped_in_threads(generator: Generator[Any, None, None]) -> AsyncGenerator[Any, None]:
+    """A sync generator's items as they come, each step run in a thread (a step must not block
+    the loop); closed when the node stops, whatever the reason."""
+    done = object()
+    try:
+        while (item := await asyncio.to_thread(next, generator, done)) is not done:
+            yield item
+    finally:
+        await asyncio.to_thread(generator.close)
 
 
 def node(

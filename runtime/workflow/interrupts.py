@@ -6,6 +6,7 @@ of that id; the resumed invocation reads the answer from the log.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from domain.events import Event
@@ -30,5 +31,19 @@ def answers(events: list[Event]) -> dict[str, Any]:
             continue
         for response in event.get_function_responses():
             if response.name == REQUEST_INPUT and response.id:
-                found[response.id] = response.response
+                found[response.id] = unwrapped(response.response)
     return found
+
+
+def unwrapped(response: Any) -> Any:
+    """The answer a node gets, as ADK gives it: `{"result": x}` is x (text that is JSON, parsed:
+    a web form sends every answer as text); any other response as it is."""
+    if not (isinstance(response, dict) and len(response) == 1 and "result" in response):
+        return response
+    value = response["result"]
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value

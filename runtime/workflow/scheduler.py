@@ -5,16 +5,23 @@ waits until the Runner has committed it (so code after a `yield` sees the stored
 crash never loses a fact a later one relies on). A resumed invocation passes the fold of its
 events (`WorkflowRuns`): a node whose path finished there is not run; its output and route come
 from the log.
+
+The events are google-adk 2.13's: a node's messages, its output, route and state changes, its
+input requests and its error, authored by the workflow (an agent's by the agent), at
+``wf@1/node@1``. The node's life rides on them: its start (input, triggering runs) on its first
+event, its end on the event that carries its output; only a node that ends with nothing to say
+gets an event of its own for it (see docs/workflows.md).
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import Counter
 from typing import TYPE_CHECKING, Any, AsyncGenerator, Callable, Optional
 
-from domain.events import Event, NodeInfo
-from projections.workflow import WorkflowRuns, node_fact
+from domain.events import Event, EventActions, NodeInfo
+from projections.workflow import NODE_FACT_KEY, WorkflowRuns, node_fact
 from runtime.invocation_context import InvocationContext
 from runtime.workflow.base_node import START, BaseNode
 from runtime.workflow.context import Context
@@ -27,9 +34,6 @@ if TYPE_CHECKING:
     from runtime.workflow.graph import Graph
 
 
-HOLD_STARTED = 0.05
-"""Seconds a node's started fact may wait to be merged into its completed fact (one commit, not
-two, for a quick node); a node still running after that has its start committed on its own."""
 
 WAITING = object()
 """What a node waiting for input returns instead of an output: its successors do not run yet."""
@@ -44,6 +48,7 @@ class GraphRun:
         *,
         ctx: InvocationContext,
         path: str,
+        author: str,
         log: WorkflowRuns,
         answers: dict[str, Any],
         state_schema: Any,
@@ -52,6 +57,7 @@ class GraphRun:
         self.graph = graph
         self.ctx = ctx
         self.path = path
+        self.author = author  # who the events of the graph's nodes are by: the workflow (as ADK)
         self.log = log
         self.answers = answers  # the client's answers to input requests, by interrupt id
         self.interrupts: list[str] = []  # input requests still unanswered: the invocation pauses
@@ -60,24 +66,28 @@ class GraphRun:
         self._queue: asyncio.Queue = asyncio.Queue()
         self._runs: Counter = Counter()
         self._waiting: dict[str, list[str]] = {}  # path -> the requests its run waits on
+        self._starts: dict[str, tuple[dict[str, Any], float]] = {}
+        self._branches: dict[str, str] = {}  # path -> the branch its run is on ("" for none)  # path -> its start fact, until its first event
         self.terminal_outputs: dict[str, Any] = {}
 
     # -- the generator the workflow yields from ---------------------------------------------
 
     async def events(self, node_input: Any) -> AsyncGenerator[Event, None]:
-        # (node name, its input, the paths of the runs that triggered it)
-        pending: list[tuple[str, Any, list[str]]] = [
-            (name, node_input, []) for name in self.graph.next_nodes(START.name, None)
+        # (node name, its input, the paths of the runs that triggered it, its branch: see _branch)
+        starts = self.graph.next_nodes(START.name, None)
+        base = self.ctx.branch or ""
+        pending: list[tuple[str, Any, list[str], tuple[str, bool]]] = [
+            (name, node_input, [], (base, len(starts) > 1)) for name in starts
         ]
         arrivals: dict[str, dict[str, tuple[str, Any]]] = {}  # join -> predecessor -> (its path, output)
         tasks: dict[asyncio.Task, str] = {}
-        held: dict[str, Event] = {}  # path -> started fact not yet yielded
         try:
             while pending or tasks:
                 while pending and (self.max_concurrency is None or len(tasks) < self.max_concurrency):
-                    name, value, sources = pending.pop(0)
+                    name, value, sources, lane = pending.pop(0)
                     self._runs[name] += 1
                     path = f"{self.path}/{name}@{self._runs[name]}"
+                    self._branches[path] = _branch(*lane, f"{name}@{self._runs[name]}")
                     done = self._finished_run(path)
                     if done is not None:  # no task for a node the log says finished: a resume costs its read only
                         pending.extend(self._successors(name, path, done.output, done.route, arrivals))
@@ -87,25 +97,9 @@ class GraphRun:
                     task.add_done_callback(lambda t: self._queue.put_nowait(("done", t)))
                 if not tasks:
                     continue  # the log had the rest: nothing runs, nothing to wait for
-                try:
-                    kind, item = await (asyncio.wait_for(self._queue.get(), HOLD_STARTED) if held else self._queue.get())
-                except TimeoutError:
-                    for event in _flush(held):
-                        yield event
-                    continue
+                kind, item = await self._queue.get()
                 if kind == "event":
                     event, committed = item
-                    if committed is None:
-                        held[event.node_info.path] = event
-                        continue
-                    path = event.node_info.path
-                    if path in held and _status(event) == "completed":
-                        for earlier in _flush_before(held, path):  # starts made before this one's go first
-                            yield earlier
-                        event = _merged(held.pop(path), event)
-                    else:
-                        for earlier in _flush(held):
-                            yield earlier
                     yield event
                     if not committed.done():
                         committed.set_result(None)
@@ -115,8 +109,6 @@ class GraphRun:
                     continue
                 error = item.exception()
                 if error is not None:
-                    for event in _flush(held):
-                        yield event
                     async for event in self._cancel(tasks):
                         yield event
                     raise error
@@ -133,21 +125,26 @@ class GraphRun:
 
     def _successors(
         self, name: str, path: str, output: Any, route: Any, arrivals: dict[str, dict[str, tuple[str, Any]]]
-    ) -> list[tuple[str, Any, list[str]]]:
-        """What the finished run of `name` at `path` triggers: (node, its input, the triggering paths).
-        A join is triggered once every predecessor has arrived (`arrivals` keeps those that have)."""
+    ) -> list[tuple[str, Any, list[str], tuple[str, bool]]]:
+        """What the finished run of `name` at `path` triggers: (node, its input, the triggering paths,
+        its lane). A join is triggered once every predecessor has arrived (`arrivals` keeps those
+        that have), on the branch its predecessors share; as ADK, a run that triggers several
+        nodes puts each on a branch of its own."""
         if name in self.graph.terminal:
             self.terminal_outputs[name] = output
         triggered = []
-        for target in self.graph.next_nodes(name, route):
+        targets = self.graph.next_nodes(name, route)
+        for target in targets:
             if not self.graph.nodes[target].requires_all_predecessors:
-                triggered.append((target, output, [path]))
+                triggered.append((target, output, [path], (self._branches[path], len(targets) > 1)))
                 continue
             waiting = arrivals.setdefault(target, {})
             waiting[name] = (path, output)
             expected = [p for p in self.graph.predecessors[target] if p != START.name]
             if all(p in waiting for p in expected):
-                triggered.append((target, {p: waiting[p][1] for p in expected}, [waiting[p][0] for p in expected]))
+                paths = [waiting[p][0] for p in expected]
+                shared = _common_branch([self._branches[p] for p in paths])
+                triggered.append((target, {p: waiting[p][1] for p in expected}, paths, (shared, False)))
                 del arrivals[target]
         return triggered
 
@@ -157,19 +154,30 @@ class GraphRun:
         return earlier if earlier is not None and earlier.finished else None
 
     async def _cancel(self, tasks: dict[asyncio.Task, str]) -> AsyncGenerator[Event, None]:
-        """Stops the nodes still running (another one failed) and records that they were cancelled."""
+        """Stops the nodes still running (another one failed); a run the log has seen start is
+        recorded as cancelled (one that made no event yet left nothing to close)."""
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         for path in tasks.values():
-            name = path.rsplit("/", 1)[-1].split("@", 1)[0]
-            yield fact_event(self.ctx, author=name, path=path, status="cancelled")
+            if self._starts.pop(path, None) is None:
+                yield fact_event(self.ctx, author=self.author, path=path, status="cancelled")
         tasks.clear()
 
     async def _emit(self, event: Event) -> None:
+        """Hands `event` to the Runner and waits until it is committed; the first event of a run
+        carries the run's start."""
+        start = self._starts.pop(event.node_info.path, None)
+        if start is not None:
+            _with_start(event, *start)
         committed = asyncio.get_running_loop().create_future()
         self._queue.put_nowait(("event", (event, committed)))
         await committed
+
+    def _author(self, node: BaseNode) -> str:
+        """Who a node's own events are by: the agent for an agent node, else the workflow (as ADK)."""
+        agent = getattr(node, "agent", None)
+        return agent.name if agent is not None else self.author
 
     # -- one node -------------------------------------------------------------------------
 
@@ -179,6 +187,7 @@ class GraphRun:
         done = self._finished_run(path)
         if done is not None:  # a dynamic child that finished before a crash or pause: from the log
             return done.output, done.route
+        invocation = self.ctx.model_copy(update={"branch": self._branches.get(path) or None})
         earlier = self.log.nodes.get(path)
         resume_inputs: dict[str, Any] = {}
         if earlier is not None and earlier.status == "waiting":
@@ -188,17 +197,18 @@ class GraphRun:
                 return WAITING, None  # still unanswered
             if not node.rerun_on_resume:  # the answer is the node's output
                 answer = next(iter(resume_inputs.values())) if len(resume_inputs) == 1 else resume_inputs
-                await self._emit(fact_event(self.ctx, author=node.name, path=path, status="completed", output=answer))
+                await self._emit(fact_event(invocation, author=self._author(node), path=path, status="completed", output=answer))
                 return answer, None
         # A node run again takes the input the log recorded for it (the same a live run would get).
         node_input = earlier.input if earlier is not None and earlier.input is not None else as_json(node_input)
         status = "resumed" if earlier is not None else "started"
-        started = fact_event(self.ctx, author=node.name, path=path, status=status, input=node_input, attempt=1, sources=sources)
-        self._queue.put_nowait(("event", (started, None)))  # not awaited: see HOLD_STARTED
+        start = {"status": status, "input": node_input, "attempt": 1, "sources": sources}
+        self._starts[path] = (start, time.time())  # recorded on the run's first event (see _emit)
+        author = self._author(node)
         attempt = 1
         while True:
             ctx = Context(
-                self.ctx,
+                invocation,
                 node_path=path,
                 attempt_count=attempt,
                 state_schema=node.state_schema or self.state_schema,
@@ -216,25 +226,41 @@ class GraphRun:
                 retry = node.retry_config
                 if retry is not None and attempt < retry.attempts and retry.retries_on(error):
                     await self._emit(
-                        fact_event(self.ctx, author=node.name, path=path, status="retried", error=error, attempt=attempt)
+                        fact_event(invocation, author=author, path=path, status="retried", error=error, attempt=attempt)
                     )
                     await asyncio.sleep(retry.delay(attempt))
                     attempt += 1
                     continue
-                await self._emit(fact_event(self.ctx, author=node.name, path=path, status="failed", error=error, attempt=attempt))
+                await self._emit(fact_event(invocation, author=author, path=path, status="failed", error=error, attempt=attempt))
                 raise
             if ctx.interrupts or (node.wait_for_output and output is None and route is None):
                 # waiting for a person's input; or, with wait_for_output, for a later trigger of the node
+                actions = ctx.take_actions()
+                if ctx.interrupts and ctx.waiting_told == ctx.interrupts and not actions.state_delta and not actions.artifact_delta:
+                    self._wait_on(path, ctx.interrupts)  # its last request's event said so
+                    return WAITING, None
                 await self._emit(
-                    fact_event(self.ctx, author=node.name, path=path, status="waiting", actions=ctx.take_actions(),
+                    fact_event(invocation, author=author, path=path, status="waiting", actions=actions,
                                interrupts=ctx.interrupts)
                 )
                 self._wait_on(path, ctx.interrupts)
                 return WAITING, None
             output = as_json(output)
             actions = ctx.take_actions()
-            actions.route = route
-            await self._emit(fact_event(self.ctx, author=node.name, path=path, status="completed", output=output, actions=actions))
+            held = ctx.held
+            if held is None and ctx.answered and route is None and not actions.state_delta and not actions.artifact_delta:
+                return output, route  # its answer's event said it completed (an agent's)
+            # The run's end rides on its last output/route/state event (ADK's last event), else on
+            # an event of its own; what that event does not say, its fact does.
+            said_output = as_json(held.output) if held is not None and not ctx.output_delegated else None
+            actions.route = held.actions.route if held is not None else None
+            completed = fact_event(invocation, author=author, path=path, status="completed", output=said_output, actions=actions)
+            fact = node_fact(completed)
+            if said_output != output:
+                fact["output"] = output
+            if actions.route != route:
+                fact["route"] = route
+            await self._emit(completed)
             return output, route
 
     async def _attempt(self, node: BaseNode, ctx: Context, path: str, node_input: Any) -> tuple[Any, Any]:
@@ -254,31 +280,55 @@ class GraphRun:
                 if is_request_input(item):
                     ctx.interrupts.append(item.interrupt_id)
                     item = request_event(item)
+                    # the run waits on it: said on the request's event (ADK's only event for it)
+                    item.custom_metadata = {NODE_FACT_KEY: {"status": "waiting", "interrupts": list(ctx.interrupts)}}
+                    ctx.waiting_told = list(ctx.interrupts)
                 elif not isinstance(item, Event):
-                    output = item
-                    continue
+                    item = Event(output=item)  # as ADK: a value is an event with that output
                 if item.node_info.path:  # already placed: an event of a node inside this one
+                    await self._send_held(ctx, path)
                     await self._emit(item)
                     continue
-                if item.output is not None:
+                fact = (item.custom_metadata or {}).get(NODE_FACT_KEY)
+                if fact is not None and fact.get("status") == "completed":  # an answer that is the node's output
+                    ctx.answered = True
+                    output = fact.get("output", item.output)
+                elif item.output is not None:
                     output = item.output
                 if item.actions.route is not None:
                     ctx.route = item.actions.route
                 check_state_delta(ctx.state_schema, item.actions.state_delta)
                 if item.content is None and _only_output_route_state(item):
-                    ctx.state.update(item.actions.state_delta)  # output/route/state only: goes on "completed"
+                    # held until the next one, so that the run's end may ride on the last (code after the
+                    # yield sees its state through ctx.state's pending changes)
+                    await self._send_held(ctx, path)
+                    ctx.state.update(item.actions.state_delta)
+                    ctx.held = Event(output=item.output, actions=EventActions(route=item.actions.route))
                     continue
+                await self._send_held(ctx, path)
                 pending = ctx.take_actions()
                 item.actions.state_delta = {**pending.state_delta, **item.actions.state_delta}
                 item.actions.artifact_delta = {**pending.artifact_delta, **item.actions.artifact_delta}
                 item.invocation_id = item.invocation_id or self.ctx.invocation_id
-                item.author = item.author or node.name
+                item.author = item.author or self._author(node)
+                item.branch = item.branch or ctx.invocation_context.branch
                 item.node_info = NodeInfo(path=path)
-                item.output = None
                 await self._emit(item)
         finally:
             await agen.aclose()
         return (ctx.output if ctx.output is not None else output), ctx.route
+
+    async def _send_held(self, ctx: Context, path: str) -> None:
+        """Sends the run's held output/route/state event as an event of its own (another follows)."""
+        held, ctx.held = ctx.held, None
+        if held is None:
+            return
+        actions = ctx.take_actions()
+        actions.route = held.actions.route
+        await self._emit(Event(
+            invocation_id=self.ctx.invocation_id, author=self.author, branch=ctx.invocation_context.branch,
+            output=as_json(held.output), actions=actions, node_info=NodeInfo(path=path),
+        ))
 
     def _wait_on(self, path: str, interrupts: list[str]) -> None:
         """The run at `path` waits on these requests; so does the invocation (a parent waits on its
@@ -287,15 +337,22 @@ class GraphRun:
         self.interrupts.extend(i for i in interrupts if i not in self.interrupts)
 
     def _child_runner(self, parent_path: str) -> Callable[..., Any]:
-        async def run_child(node_like: Any, node_input: Any, *, name: Optional[str] = None) -> Any:
+        async def run_child(
+            node_like: Any, node_input: Any, *, name: Optional[str] = None, parent: Optional[Context] = None,
+            use_sub_branch: bool = False, use_as_output: bool = False,
+        ) -> Any:
             from runtime.workflow.graph import as_node
 
             child = as_node(node_like)
             if name is not None:
                 child = child.model_copy(update={"name": name})
+            if parent is not None:
+                await self._send_held(parent, parent_path)  # what the parent said before it, goes first
+                parent.output_delegated = parent.output_delegated or use_as_output
             key = f"{parent_path}/{child.name}"
             self._runs[key] += 1
             path = f"{key}@{self._runs[key]}"
+            self._branches[path] = _branch(self._branches.get(parent_path, ""), use_sub_branch, f"{child.name}@{self._runs[key]}")
             output, _ = await self.run_node(child, path, node_input, [parent_path])
             if output is WAITING:
                 raise NodeInterruptedError(self._waiting[path])
@@ -304,32 +361,36 @@ class GraphRun:
         return run_child
 
 
-def _status(event: Event) -> str:
+def _branch(base: str, sub: bool, run: str) -> str:
+    """A run's branch: its trigger's, or (`sub`: one of several lanes) a branch of it named by the run."""
+    if not sub:
+        return base
+    return f"{base}.{run}" if base else run
+
+
+def _common_branch(branches: list[str]) -> str:
+    """The branch that `branches` all lie on (a join's: where its lanes meet)."""
+    parts = [b.split(".") if b else [] for b in branches]
+    common = []
+    for segments in zip(*parts):
+        if len(set(segments)) > 1:
+            break
+        common.append(segments[0])
+    return ".".join(common)
+
+
+def _with_start(event: Event, start: dict[str, Any], started_at: float) -> None:
+    """`event`, the first of a run, also says the run started: its fact gains the start's input
+    and triggering runs (a quick node's whole life is then one event), or, on a message, is the
+    start itself."""
     fact = node_fact(event)
-    return fact.get("status", "") if fact else ""
-
-
-def _flush(held: dict[str, Event]) -> list[Event]:
-    """The held started facts, in the order they were made; `held` is emptied."""
-    events = list(held.values())
-    held.clear()
-    return events
-
-
-def _flush_before(held: dict[str, Event], path: str) -> list[Event]:
-    """The held started facts made before `path`'s, taken out of `held`."""
-    earlier = list(held)[: list(held).index(path)]
-    return [held.pop(p) for p in earlier]
-
-
-def _merged(started: Event, completed: Event) -> Event:
-    """One event for a quick node's whole life: its completed fact carrying what started said."""
-    start = dict(node_fact(started))
-    fact = node_fact(completed)
-    fact.update({k: v for k, v in start.items() if k != "status"}, started_at=started.timestamp)
+    if fact is None:
+        event.custom_metadata = {**(event.custom_metadata or {}), NODE_FACT_KEY: dict(start)}
+        return
+    fact.update({k: v for k, v in start.items() if k not in ("status", "attempt")}, started_at=started_at)
+    fact.setdefault("attempt", start["attempt"])
     if start["status"] == "resumed":
         fact["resumed"] = True
-    return completed
 
 
 def _only_output_route_state(event: Event) -> bool:

@@ -42,7 +42,7 @@ class Workflow(BaseAgent, BaseNode):
         self, ctx: InvocationContext, path: str, log: WorkflowRuns, answers: dict[str, Any], state_schema: Any
     ) -> GraphRun:
         return GraphRun(
-            self._graph, ctx=ctx, path=path, log=log, answers=answers, state_schema=self.state_schema or state_schema,
+            self._graph, ctx=ctx, path=path, author=self.name, log=log, answers=answers, state_schema=self.state_schema or state_schema,
             max_concurrency=self.max_concurrency,
         )
 
@@ -50,13 +50,15 @@ class Workflow(BaseAgent, BaseNode):
         """As the Runner's agent: a resumed invocation reads its events once, folded."""
         if self._graph is None:
             return
-        events = ctx.invocation_events() if ctx.resuming else []
+        # A resumed invocation, or one whose message answers a node's request, goes on from its log.
+        answering = ctx.user_content is not None and any(p.function_response for p in ctx.user_content.parts or [])
+        events = ctx.invocation_events() if ctx.resuming or answering else []
         log, found = fold_all(events), answers(events)
         # The workflow's input is the invocation's message, not an answer that resumes it.
         message = next((e.content for e in events if e.author == "user" and e.content and not e.get_function_responses()),
                        ctx.user_content)
         text = "".join(p.text or "" for p in message.parts or []) if message is not None else None
-        run = self._graph_run(ctx, self.name, log, found, None)
+        run = self._graph_run(ctx, f"{self.name}@1", log, found, None)  # as ADK: the root's run id too
         async for event in run.events(text):
             yield event
         if run.interrupts:

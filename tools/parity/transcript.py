@@ -10,8 +10,9 @@ and its files' versions in its transcript. The transcript keeps what a user reli
 leaves out what is random by design (ids, timestamps): per event its author, invocation (as an
 ordinal), texts, calls, responses, state delta, artifact keys, transfer, escalation, error,
 whether it waits for the client and a resumable app's checkpoints (agent_state, end_of_agent);
-the state at the end; and what the model was shown each time (and, for an app that sets
-`SHOW_PATHS = True`, each event's node_info.path). A turn that raises is a row of its
+the state at the end; and what the model was shown each time. An app that sets `SHOW_PATHS = True`
+also gets each event's node_info.path; a workflow app (`SHOW_NODES = True`) each event's node path,
+branch, output and route, and the session's stored events. A turn that raises is a row of its
 own (the exception's class and message); then the session's stored events are kept too, so what
 the log records of a failure is compared.
 """
@@ -98,12 +99,18 @@ def _contents(contents: list) -> list:
 SHOW_PATHS = False  # set by an app with `SHOW_PATHS = True`: its events' node_info.path is compared too
 
 
-def _event(event: Any, invocations: dict[str, int]) -> dict[str, Any]:
+def _event(event: Any, invocations: dict[str, int], nodes: bool = False) -> dict[str, Any]:
     number = invocations.setdefault(event.invocation_id, len(invocations) + 1)
     actions = event.actions
     row: dict[str, Any] = {"author": event.author, "invocation": number}
     if SHOW_PATHS:
         row["path"] = event.node_info.path
+    if nodes:  # a workflow app's: where each event was made, and what it says of the node's output
+        row.update(path=event.node_info.path, branch=event.branch)
+        if event.output is not None:
+            row["output"] = _plain(event.output)
+        if actions.route is not None:
+            row["route"] = actions.route
     if event.content is not None:
         row["parts"] = [p for p in map(_part, event.content.parts or []) if p is not None]
     if actions.state_delta:
@@ -152,6 +159,7 @@ async def transcript(app_name: str, prefix: str) -> dict[str, Any]:
     global SHOW_PATHS
     module = importlib.import_module(f"{APPS_PACKAGE}.{app_name}")
     SHOW_PATHS = bool(getattr(module, "SHOW_PATHS", False))
+    nodes = getattr(module, "SHOW_NODES", False)
     seen = importlib.import_module(f"{APPS_PACKAGE}.rule_model").SEEN
     runners = importlib.import_module(f"{prefix}.runners")
     if hasattr(module, "app"):
@@ -185,15 +193,19 @@ async def transcript(app_name: str, prefix: str) -> dict[str, Any]:
                 if event.partial:
                     continue
                 events.append(event)
-                rows.append(_event(event, invocations))
+                rows.append(_event(event, invocations, nodes))
         except Exception as error:  # noqa: BLE001 - a turn that raises is part of the transcript
             rows.append({"raised": type(error).__name__, "message": str(error)})
     session = await service.get_session(**scope)
+    if nodes:  # and what the session holds
+        result_events = [_event(e, invocations, nodes) for e in (await service.get_session(**scope)).events]
     result = {
         "events": rows,
         "state": _plain({k: session.state[k] for k in sorted(session.state)}),
         "model_saw": [_contents(contents) for contents in seen],
     }
+    if nodes:
+        result["session_events"] = result_events
     if rewinds:  # what get_session returns after rewinds, and the files' versions
         result["session_events"] = [_event(e, invocations) for e in session.events]
         artifacts = runner.artifact_service
