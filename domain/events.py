@@ -24,6 +24,7 @@ from pydantic_core import PydanticSerializationError, to_jsonable_python
 
 from domain.errors import InvalidArgumentError
 from domain.json_content import content_from_json
+from domain.ui_widget import UiWidget
 from domain.validation import check_event_id, check_storable
 
 logger = logging.getLogger("chronicle.events")
@@ -96,7 +97,7 @@ class EventActions(BaseModel):
     rewind_before_invocation_id: Optional[str] = None
     route: Optional[Union[bool, int, str, list[Union[bool, int, str]]]] = None
     # ADK 2.13's, stored so that stock ADK's events round-trip (runtime/adk_bridge); JSON as given.
-    render_ui_widgets: Optional[list[dict[str, Any]]] = None
+    render_ui_widgets: Optional[list[UiWidget]] = None
     set_model_response: Optional[Any] = None
 
 

@@ -37,6 +37,7 @@ class PluginManager:
     def __init__(self, plugins: Optional[Sequence[BasePlugin]] = None, close_timeout: float = 5.0):
         self.plugins: list[BasePlugin] = []
         self.close_timeout = close_timeout
+        self._skip_closing_plugins = False
         # Per hook, only the plugins that override it: the hot path skips no-op hooks.
         self._by_hook: dict[str, list[BasePlugin]] = {hook: [] for hook in HOOKS}
         for plugin in plugins or []:
@@ -126,8 +127,15 @@ class PluginManager:
             except Exception:  # noqa: BLE001 - the error being reported is what propagates
                 logger.exception("Plugin %r failed in %s; the original error propagates.", plugin.name, hook)
 
+    def set_skip_closing_plugins(self, value: bool) -> None:
+        """With True, `close()` leaves the plugins open: another component (a parent Runner whose
+        plugins this manager shares) owns them and closes them."""
+        self._skip_closing_plugins = bool(value)
+
     async def close(self) -> None:
         """Closes every plugin, each within `close_timeout` seconds; reports failures together."""
+        if self._skip_closing_plugins:
+            return
         failures = []
         for plugin in self.plugins:
             try:

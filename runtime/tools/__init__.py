@@ -14,10 +14,12 @@ from runtime.tools.google_search_tool import GoogleSearchTool, google_search
 from runtime.tools.load_artifacts_tool import LoadArtifactsTool, load_artifacts_tool
 from runtime.tools.load_memory import LoadMemoryTool, load_memory_tool
 from runtime.tools.preload_memory import PreloadMemoryTool, preload_memory_tool
+from runtime.tools.request_input_tool import request_input
 from runtime.tools.tool_confirmation import ToolConfirmation
 from runtime.tools.tool_context import ToolContext
 from runtime.tools.transfer_to_agent_tool import TransferToAgentTool, transfer_to_agent
 from runtime.tools.url_context_tool import UrlContextTool, url_context
+from runtime.tools.vertex_ai_search_tool import VertexAiSearchTool
 
 # ADK's names for the ready-made tool instances.
 get_user_choice = get_user_choice_tool
@@ -59,6 +61,7 @@ __all__ = [
     "ToolPredicate",
     "TransferToAgentTool",
     "UrlContextTool",
+    "VertexAiSearchTool",
     "build_function_declaration",
     "exit_loop",
     "get_user_choice",
@@ -66,6 +69,7 @@ __all__ = [
     "load_artifacts",
     "load_memory",
     "preload_memory",
+    "request_input",
     "transfer_to_agent",
     "url_context",
 ]

@@ -1,0 +1,252 @@
+"""The names a ported google-adk 2.13 app imports beyond the core (issue 28): each at ADK's path
+and doing what ADK does with it, or refusing with a typed error that says why."""
+
+from __future__ import annotations
+
+import logging
+import os
+
+import pytest
+from google.genai import types
+from pydantic import ValidationError
+
+from domain.errors import InvalidArgumentError
+from runtime import LlmAgent, Runner, ScriptedLlm
+from runtime.agents import RunConfig
+from runtime.agents.context_cache_config import ContextCacheConfig
+from runtime.apps import App
+from runtime.artifacts import artifact_service_from_url
+from runtime.artifacts.base_artifact_service import ensure_part
+from runtime.contexts import ServiceNotConfiguredError
+from runtime.events import Event, EventActions
+from runtime.events.ui_widget import UiWidget
+from runtime.memory.service import memory_service_from_url
+from runtime.plugins import BasePlugin, PluginManager
+from runtime.sessions import InMemorySessionService, session_service_from_url
+from runtime.tools import AgentTool, ToolContext, VertexAiSearchTool, request_input
+from runtime.tools.vertex_ai_search_tool import VertexAiSearchUnavailableError
+from tests.rt_helpers import SESSION, USER, content_texts, new_runner, send, stored
+
+
+def test_callback_aliases_are_one_object_at_both_paths():
+    from runtime.agents import base_agent, callback_types, llm_agent
+
+    for name in ("BeforeAgentCallback", "AfterAgentCallback"):
+        assert getattr(base_agent, name) is getattr(llm_agent, name) is getattr(callback_types, name)
+    for name in ("BeforeModelCallback", "AfterModelCallback", "OnModelErrorCallback", "BeforeToolCallback",
+                 "AfterToolCallback", "OnToolErrorCallback"):
+        assert getattr(llm_agent, name) is getattr(callback_types, name)
+
+
+# -- RunConfig -----------------------------------------------------------------------------------
+
+async def test_model_input_context_goes_before_the_user_message_and_is_never_stored(store_url):
+    sessions = session_service_from_url(store_url)
+    await sessions.create_session(app_name="app", user_id=USER, session_id=SESSION)
+    model = ScriptedLlm(["first", "second"])
+    runner = Runner(agent=LlmAgent(name="a", model=model), app_name="app", session_service=sessions)
+    note = types.Content(role="user", parts=[types.Part(text="today is Friday")])
+    await send(runner, "hello")
+    await send(runner, "and now?", run_config=RunConfig(model_input_context=[note]))
+    assert content_texts(model.requests[1].contents) == [
+        "user:hello", "model:first", "user:today is Friday", "user:and now?"]
+    session = await stored(runner)
+    assert "today is Friday" not in [e.text() for e in session.events]
+
+
+def test_run_config_takes_adks_live_fields_and_refuses_other_agents_thoughts():
+    config = RunConfig(enable_affective_dialog=True, avatar_config=types.AvatarConfig(),
+                       translation_config=types.TranslationConfig())
+    assert config.enable_affective_dialog is True
+    with pytest.raises(ValidationError, match="never shows one agent's thoughts"):
+        RunConfig(include_thoughts_from_other_agents=True)
+
+
+# -- Context -------------------------------------------------------------------------------------
+
+async def test_custom_metadata_starts_from_run_config_and_is_shared_in_the_invocation():
+    seen = []
+
+    def first(tool_context: ToolContext) -> str:
+        """Marks the metadata."""
+        tool_context.custom_metadata["step"] = "one"
+        return "ok"
+
+    def second(tool_context: ToolContext) -> str:
+        """Reads the metadata."""
+        seen.append(dict(tool_context.custom_metadata))
+        return "ok"
+
+    model = ScriptedLlm([ScriptedLlm.call("first"), ScriptedLlm.call("second"), "done"])
+    runner = await new_runner(LlmAgent(name="a", model=model, tools=[first, second]))
+    await send(runner, "go", run_config=RunConfig(custom_metadata={"tenant": "acme"}))
+    assert seen == [{"tenant": "acme", "step": "one"}]
+
+
+async def test_a_tool_adds_events_and_memories_through_its_context(store_url):
+    memory = memory_service_from_url(store_url)
+    remembered = Event(author="user", content=types.Content(role="user", parts=[types.Part(text="I like kayaks")]))
+
+    async def remember(tool_context: ToolContext) -> str:
+        """Remembers."""
+        await tool_context.add_events_to_memory(events=[remembered])
+        with pytest.raises(NotImplementedError, match="does not take memories directly"):
+            await tool_context.add_memory(memories=[])
+        return "ok"
+
+    model = ScriptedLlm([ScriptedLlm.call("remember"), "done"])
+    sessions = session_service_from_url(store_url)
+    await sessions.create_session(app_name="app", user_id=USER, session_id=SESSION)
+    runner = Runner(agent=LlmAgent(name="a", model=model, tools=[remember]), app_name="app",
+                    session_service=sessions, memory_service=memory)
+    await send(runner, "go")
+    found = await memory.search_memory(app_name="app", user_id=USER, query="kayaks")
+    assert [m.content.parts[0].text for m in found.memories] == ["I like kayaks"]
+    await memory.close()
+
+
+async def test_without_a_memory_service_adding_memory_is_a_typed_error():
+    errors = []
+
+    async def remember(tool_context: ToolContext) -> str:
+        """Remembers."""
+        try:
+            await tool_context.add_events_to_memory(events=[])
+        except ServiceNotConfiguredError as e:
+            errors.append(e)
+        return "ok"
+
+    sessions = InMemorySessionService()
+    await sessions.create_session(app_name="app", user_id=USER, session_id=SESSION)
+    runner = Runner(agent=LlmAgent(name="a", model=ScriptedLlm([ScriptedLlm.call("remember"), "done"]),
+                                   tools=[remember]), app_name="app", session_service=sessions)
+    await send(runner, "go")
+    assert len(errors) == 1 and isinstance(errors[0], ValueError)
+
+
+# -- events, artifacts, plugins ------------------------------------------------------------------
+
+async def test_ui_widgets_and_message_round_trip_through_the_store(store_url):
+    sessions = session_service_from_url(store_url)
+    session = await sessions.create_session(app_name="app", user_id=USER, session_id=SESSION)
+    widget = UiWidget(id="w1", provider="mcp", payload={"resource_uri": "ui://chart"})
+    event = Event(author="a", message="a chart", actions=EventActions(render_ui_widgets=[widget]))
+    assert event.content.parts[0].text == "a chart"
+    await sessions.append_event(session, event)
+    read = (await sessions.get_session(app_name="app", user_id=USER, session_id=SESSION)).events[0]
+    assert read.actions.render_ui_widgets == [widget] and read.message.parts[0].text == "a chart"
+    with pytest.raises(ValidationError):
+        UiWidget(id="w2", provider="mcp", colour="red")
+
+
+async def test_ensure_part_takes_json_parts_and_refuses_the_rest(store_url):
+    part = ensure_part({"inlineData": {"mimeType": "text/plain", "data": "aGk="}})
+    assert part.inline_data.data == b"hi"
+    with pytest.raises(InvalidArgumentError, match="not a valid Part"):
+        ensure_part({"inlineData": 3})
+    with pytest.raises(InvalidArgumentError, match="must be a google.genai types.Part"):
+        ensure_part("hi")
+    artifacts = artifact_service_from_url(store_url)
+    scope = dict(app_name="app", user_id=USER, session_id=SESSION)
+    assert await artifacts.save_artifact(**scope, filename="f.txt", artifact={"text": "hello"}) == 0
+    assert (await artifacts.load_artifact(**scope, filename="f.txt")).text == "hello"
+
+
+async def test_a_plugin_manager_that_skips_closing_leaves_shared_plugins_open():
+    closed = []
+
+    class Owned(BasePlugin):
+        async def close(self) -> None:
+            closed.append(self.name)
+
+    manager = PluginManager(plugins=[Owned("shared")])
+    manager.set_skip_closing_plugins(True)
+    await manager.close()
+    assert closed == []
+    manager.set_skip_closing_plugins(False)
+    await manager.close()
+    assert closed == ["shared"]
+
+
+# -- agents, apps, tools -------------------------------------------------------------------------
+
+def test_context_cache_config_is_checked_and_reaches_the_runner():
+    config = ContextCacheConfig(cache_intervals=5, ttl_seconds=600)
+    app = App(name="app", root_agent=LlmAgent(name="a", model=ScriptedLlm([])), context_cache_config=config)
+    runner = Runner(app=app, session_service=InMemorySessionService())
+    assert runner.context_cache_config is config
+    assert Runner(agent=LlmAgent(name="b", model=ScriptedLlm([])), app_name="app",
+                  session_service=InMemorySessionService()).context_cache_config is None
+    with pytest.raises(ValidationError):
+        ContextCacheConfig(cache_intervals=0)
+
+
+def test_canonical_live_model_comes_from_the_agent_an_ancestor_or_the_live_default():
+    own = ScriptedLlm([])
+    child = LlmAgent(name="child")
+    parent = LlmAgent(name="parent", model=own, sub_agents=[child])
+    assert parent.canonical_live_model is own and child.canonical_live_model is own
+    alone = LlmAgent(name="alone")
+    assert alone.canonical_live_model.model == LlmAgent._default_live_model
+
+
+def test_rerun_on_resume_reaches_the_agents_workflow_node():
+    from runtime.workflow.graph import as_node
+
+    assert LlmAgent(name="a").rerun_on_resume is False
+    assert as_node(LlmAgent(name="b", rerun_on_resume=True)).rerun_on_resume is True
+
+
+def test_agent_tool_refuses_grounding_propagation_it_does_not_do():
+    agent = LlmAgent(name="helper", model=ScriptedLlm([]))
+    assert AgentTool(agent, propagate_grounding_metadata=False).propagate_grounding_metadata is False
+    with pytest.raises(InvalidArgumentError, match="propagate_grounding_metadata"):
+        AgentTool(agent, propagate_grounding_metadata=True)
+
+
+async def test_request_input_is_adks_long_running_tool():
+    assert request_input.name == "adk_request_input" and request_input.is_long_running
+    model = ScriptedLlm([ScriptedLlm.call("adk_request_input", message="Which city?")])
+    runner = await new_runner(LlmAgent(name="a", model=model, tools=[request_input]))
+    events = await send(runner, "book a trip")
+    assert events[0].long_running_tool_ids == {events[0].get_function_calls()[0].id}
+
+
+async def test_vertex_ai_search_asks_gemini_to_search_and_refuses_the_cloud_api():
+    from runtime.models import LlmRequest
+
+    with pytest.raises(InvalidArgumentError, match="Either data_store_id or search_engine_id"):
+        VertexAiSearchTool()
+    store = "projects/p/locations/global/collections/c/dataStores/d"
+    tool = VertexAiSearchTool(data_store_id=store, max_results=3)
+    request = LlmRequest(model="gemini-2.5-flash")
+    await tool.process_llm_request(tool_context=None, llm_request=request)
+    assert request.config.tools[0].retrieval.vertex_ai_search == types.VertexAISearch(datastore=store, max_results=3)
+    with pytest.raises(InvalidArgumentError, match="built into Gemini"):
+        await tool.process_llm_request(tool_context=None, llm_request=LlmRequest(model="openai/gpt-4o"))
+    bypass = VertexAiSearchTool(search_engine_id="engines/e", bypass_multi_tools_limit=True)
+    with pytest.raises(VertexAiSearchUnavailableError, match="Discovery Engine"):
+        await bypass.process_llm_request(tool_context=None, llm_request=LlmRequest(model="gemini-2.5-flash"))
+
+
+def test_log_to_tmp_folder_sends_logging_to_a_file(tmp_path, monkeypatch):
+    from runtime.cli.utils import logs
+
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    import tempfile
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    root = logging.getLogger()
+    saved = (root.handlers[:], root.level)
+    try:
+        path = logs.log_to_tmp_folder(logging.DEBUG, log_file_prefix="t", log_file_timestamp="x")
+        logging.getLogger("runtime.test").debug("written")
+        root.handlers[0].flush()
+        assert path == str(tmp_path / "agents_log" / "t.x.log")
+        assert "written" in open(path).read()
+        assert os.readlink(tmp_path / "agents_log" / "t.latest.log") == path
+    finally:
+        for handler in root.handlers:
+            handler.close()
+        root.handlers, _ = saved
+        root.setLevel(saved[1])
+        logs._set_chronicle_level(logging.NOTSET)
