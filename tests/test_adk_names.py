@@ -32,7 +32,7 @@ def test_callback_aliases_are_one_object_at_both_paths():
     from runtime.agents import base_agent, callback_types, llm_agent
 
     for name in ("BeforeAgentCallback", "AfterAgentCallback"):
-        assert getattr(base_agent, name) is getattr(llm_agent, name) is getattr(callback_types, name)
+        assert getattr(base_agent, name) is getattr(callback_types, name)
     for name in ("BeforeModelCallback", "AfterModelCallback", "OnModelErrorCallback", "BeforeToolCallback",
                  "AfterToolCallback", "OnToolErrorCallback"):
         assert getattr(llm_agent, name) is getattr(callback_types, name)

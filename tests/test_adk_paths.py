@@ -196,8 +196,6 @@ ADK_PATHS = [
     ("google.adk.agents.context_cache_config", "ContextCacheConfig"),
     ("google.adk.agents.base_agent", "BeforeAgentCallback"),
     ("google.adk.agents.base_agent", "AfterAgentCallback"),
-    ("google.adk.agents.llm_agent", "BeforeAgentCallback"),
-    ("google.adk.agents.llm_agent", "AfterAgentCallback"),
     ("google.adk.agents.llm_agent", "BeforeModelCallback"),
     ("google.adk.agents.llm_agent", "AfterModelCallback"),
     ("google.adk.agents.llm_agent", "OnModelErrorCallback"),

@@ -690,10 +690,8 @@ def _transfer_instructions(agent: LlmAgent, targets: list[BaseAgent]) -> str:
 
 # google-adk 2.13's callback type aliases at its path (their home: runtime.agents.callback_types).
 from runtime.agents.callback_types import (  # noqa: E402
-    AfterAgentCallback,
     AfterModelCallback,
     AfterToolCallback,
-    BeforeAgentCallback,
     BeforeModelCallback,
     BeforeToolCallback,
     OnModelErrorCallback,
