@@ -109,6 +109,12 @@ def test_the_registry_resolves_provider_names_through_litellm():
         LLMRegistry.resolve("nosuchprovider/model")
 
 
+def test_adks_package_export_leads_to_the_same_class():
+    import runtime.models
+
+    assert runtime.models.LiteLlm is LiteLlm
+
+
 def test_a_model_as_a_string_in_an_agent_resolves_to_lite_llm():
     assert isinstance(LlmAgent(name="a", model="openai/gpt-4o").canonical_model, LiteLlm)
 

@@ -17,10 +17,10 @@ def __getattr__(name: str):
         from .lite_llm import LiteLlm
 
         return LiteLlm
-    if name == "AnthropicLlm":
-        from .anthropic_llm import AnthropicLlm
+    if name in ("AnthropicLlm", "Claude"):
+        from . import anthropic_llm
 
-        return AnthropicLlm
+        return getattr(anthropic_llm, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
