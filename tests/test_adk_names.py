@@ -250,3 +250,41 @@ def test_log_to_tmp_folder_sends_logging_to_a_file(tmp_path, monkeypatch):
         root.handlers, _ = saved
         root.setLevel(saved[1])
         logs._set_chronicle_level(logging.NOTSET)
+
+
+async def test_a_live_request_queue_keeps_the_order_and_closes():
+    from runtime.agents import LiveRequest, LiveRequestQueue
+
+    queue = LiveRequestQueue()
+    queue.send_content(types.Content(role="user", parts=[types.Part(text="hi")]))
+    queue.send_realtime(types.Blob(mime_type="audio/pcm", data=b"\x00\x01"))
+    queue.close()
+    got = [await queue.get() for _ in range(3)]
+    assert got[0].content.parts[0].text == "hi" and got[1].blob.data == b"\x00\x01" and got[2].close
+    assert queue.closed
+    assert LiveRequest.model_validate_json(got[1].model_dump_json()) == got[1]
+
+
+def test_a_live_connection_must_implement_every_method():
+    from runtime.models.base_llm_connection import BaseLlmConnection
+
+    with pytest.raises(TypeError):
+        BaseLlmConnection()
+
+
+async def test_aclosing_closes_a_generator_left_early():
+    from runtime.utils.context_utils import Aclosing
+
+    closed = []
+
+    async def numbers():
+        try:
+            yield 1
+            yield 2
+        finally:
+            closed.append(True)
+
+    async with Aclosing(numbers()) as agen:
+        async for _ in agen:
+            break
+    assert closed == [True]

@@ -209,6 +209,11 @@ ADK_PATHS = [
     ("google.adk.tools.vertex_ai_search_tool", "VertexAiSearchTool"),
     ("google.adk.cli.utils.logs", "setup_adk_logger"),
     ("google.adk.cli.utils.logs", "log_to_tmp_folder"),
+    ("google.adk.agents", "LiveRequest"),
+    ("google.adk.agents", "LiveRequestQueue"),
+    ("google.adk.agents.live_request_queue", "LiveRequestQueue"),
+    ("google.adk.models.base_llm_connection", "BaseLlmConnection"),
+    ("google.adk.utils.context_utils", "Aclosing"),
 ]
 
 
