@@ -288,3 +288,17 @@ async def test_aclosing_closes_a_generator_left_early():
         async for _ in agen:
             break
     assert closed == [True]
+
+
+@pytest.mark.parametrize("path, name, kwargs", [
+    ("runtime.artifacts.gcs_artifact_service", "GcsArtifactService", {"bucket_name": "b"}),
+    ("runtime.sessions.vertex_ai_session_service", "VertexAiSessionService", {"project": "p", "location": "l"}),
+])
+def test_cloud_backed_services_import_and_refuse_when_built(path, name, kwargs):
+    import importlib
+
+    from runtime.cloud_services import CloudServiceUnavailableError
+
+    cls = getattr(importlib.import_module(path), name)
+    with pytest.raises(CloudServiceUnavailableError, match="which Chronicle does not call"):
+        cls(**kwargs)

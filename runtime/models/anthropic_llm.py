@@ -16,6 +16,7 @@ from google.genai import types
 from pydantic import Field
 
 from domain.errors import ChronicleError
+from runtime.cloud_services import CloudServiceUnavailableError
 
 from . import provider_request as common
 from .base_llm import BaseLlm
@@ -37,7 +38,7 @@ class AnthropicNotInstalledError(ChronicleError, ImportError):
     """AnthropicLlm needs the optional `anthropic` package."""
 
 
-class ClaudeOnVertexUnavailableError(ChronicleError):
+class ClaudeOnVertexUnavailableError(CloudServiceUnavailableError):
     """ADK's `Claude` calls Claude on Google Cloud's Vertex AI, which Chronicle does not call."""
 
 

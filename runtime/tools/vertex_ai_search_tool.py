@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Optional
 
 from google.genai import types
 
-from domain.errors import ChronicleError, InvalidArgumentError
+from domain.errors import InvalidArgumentError
+from runtime.cloud_services import CloudServiceUnavailableError
 from runtime.tools.builtin import BuiltInTool, require_gemini
 
 if TYPE_CHECKING:
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
     from runtime.tools.tool_context import ToolContext
 
 
-class VertexAiSearchUnavailableError(ChronicleError):
+class VertexAiSearchUnavailableError(CloudServiceUnavailableError):
     """The search needs Google Cloud's Discovery Engine API, which Chronicle does not call."""
 
 
