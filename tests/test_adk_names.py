@@ -177,6 +177,8 @@ def test_context_cache_config_is_checked_and_reaches_the_runner():
     assert runner.context_cache_config is config
     assert Runner(agent=LlmAgent(name="b", model=ScriptedLlm([])), app_name="app",
                   session_service=InMemorySessionService()).context_cache_config is None
+    assert str(config) == ("ContextCacheConfig(cache_intervals=5, ttl=600s, min_tokens=0, "
+                           "create_http_options=None)")
     with pytest.raises(ValidationError):
         ContextCacheConfig(cache_intervals=0)
 

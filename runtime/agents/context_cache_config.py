@@ -25,5 +25,14 @@ class ContextCacheConfig(BaseModel):
     create_http_options: Optional[types.HttpOptions] = None
     """HTTP options for the cache-creation call."""
 
+    @property
+    def ttl_string(self) -> str:
+        """The TTL as Gemini's cache API writes it ("1800s")."""
+        return f"{self.ttl_seconds}s"
+
+    def __str__(self) -> str:  # ADK's form, which its logs and tests show
+        return (f"ContextCacheConfig(cache_intervals={self.cache_intervals}, ttl={self.ttl_string}, "
+                f"min_tokens={self.min_tokens}, create_http_options={self.create_http_options})")
+
 
 __all__ = ["ContextCacheConfig"]
