@@ -304,3 +304,32 @@ def test_cloud_backed_services_import_and_refuse_when_built(path, name, kwargs):
     cls = getattr(importlib.import_module(path), name)
     with pytest.raises(CloudServiceUnavailableError, match="which Chronicle does not call"):
         cls(**kwargs)
+
+
+def test_artifact_uris_parse_and_build_as_adks():
+    from runtime.artifacts.artifact_util import (
+        ParsedArtifactUri, get_artifact_uri, is_artifact_ref, parse_artifact_uri, validate_path_segment)
+
+    uri = get_artifact_uri("app", "group/ann", "docs/report.txt", 2, session_id="s1")
+    assert uri == "artifact://apps/app/users/group/ann/sessions/s1/artifacts/docs/report.txt/versions/2"
+    assert parse_artifact_uri(uri) == ParsedArtifactUri("app", "group/ann", "s1", "docs/report.txt", 2)
+    assert parse_artifact_uri(get_artifact_uri("app", "ann", "f", 0)) == ParsedArtifactUri("app", "ann", None, "f", 0)
+    assert parse_artifact_uri("file:///tmp/x") is None and parse_artifact_uri("artifact://apps/a") is None
+    assert is_artifact_ref(types.Part(file_data=types.FileData(file_uri=uri)))
+    assert not is_artifact_ref(types.Part(text="hi"))
+    validate_path_segment("group/ann", "user_id")
+    for bad, why in [("../x", "traversal"), ("/etc", "absolute"), ("", "empty"), ("a\x00b", "null bytes"),
+                     ("C:x", "drive"), ("x/sessions/y", "reserved")]:
+        with pytest.raises(InvalidArgumentError, match=why):
+            validate_path_segment(bad, "user_id")
+
+
+async def test_a_reference_part_is_saved_as_a_link_to_the_version(store_url):
+    from runtime.artifacts.artifact_util import get_artifact_uri
+
+    artifacts = artifact_service_from_url(store_url)
+    scope = dict(app_name="app", user_id=USER, session_id=SESSION)
+    await artifacts.save_artifact(**scope, filename="a.txt", artifact=types.Part(text="original"))
+    link = types.Part(file_data=types.FileData(file_uri=get_artifact_uri("app", USER, "a.txt", 0, SESSION)))
+    await artifacts.save_artifact(**scope, filename="b.txt", artifact=link)
+    assert (await artifacts.load_artifact(**scope, filename="b.txt")).text == "original"

@@ -214,6 +214,13 @@ ADK_PATHS = [
     ("google.adk.agents.live_request_queue", "LiveRequestQueue"),
     ("google.adk.models.base_llm_connection", "BaseLlmConnection"),
     ("google.adk.utils.context_utils", "Aclosing"),
+    ("google.adk.artifacts.artifact_util", "parse_artifact_uri"),
+    ("google.adk.artifacts.artifact_util", "get_artifact_uri"),
+    ("google.adk.artifacts.artifact_util", "is_artifact_ref"),
+    ("google.adk.artifacts.artifact_util", "validate_path_segment"),
+    ("google.adk.plugins.plugin_manager", "PluginCallbackName"),
+    ("google.adk.artifacts.gcs_artifact_service", "GcsArtifactService"),
+    ("google.adk.sessions.vertex_ai_session_service", "VertexAiSessionService"),
 ]
 
 

@@ -25,6 +25,7 @@ from google.genai import types
 from domain.errors import InvalidArgumentError, StoreError
 from domain.state import check_json_value
 from domain.validation import check_ids
+from runtime.artifacts.artifact_util import is_artifact_ref
 from runtime.artifacts.base import BaseArtifactService, ensure_part
 from runtime.artifacts.blobs import BlobStore, FileBlobStore, check_blob, store_bytes
 from domain.artifact_log import ArtifactLog
@@ -235,7 +236,7 @@ class LogArtifactService(BaseArtifactService):
         elif artifact.text is not None:
             data = artifact.text.encode("utf-8")
             content = _Content(data, TEXT, "text/plain")
-        elif artifact.file_data is not None and (artifact.file_data.file_uri or "").startswith("artifact://"):
+        elif is_artifact_ref(artifact):
             return _Content(None, BYTES, "", reference=caller.reference(artifact.file_data.file_uri))
         else:
             raise InvalidArgumentError(
