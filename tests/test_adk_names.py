@@ -224,7 +224,7 @@ async def test_vertex_ai_search_asks_gemini_to_search_and_refuses_the_cloud_api(
     request = LlmRequest(model="gemini-2.5-flash")
     await tool.process_llm_request(tool_context=None, llm_request=request)
     assert request.config.tools[0].retrieval.vertex_ai_search == types.VertexAISearch(datastore=store, max_results=3)
-    with pytest.raises(InvalidArgumentError, match="built into Gemini"):
+    with pytest.raises(InvalidArgumentError, match="is not supported for model"):
         await tool.process_llm_request(tool_context=None, llm_request=LlmRequest(model="openai/gpt-4o"))
     bypass = VertexAiSearchTool(search_engine_id="engines/e", bypass_multi_tools_limit=True)
     with pytest.raises(VertexAiSearchUnavailableError, match="Discovery Engine"):

@@ -40,7 +40,8 @@ class VertexAiSearchTool(BuiltInTool):
             raise InvalidArgumentError("Either data_store_id or search_engine_id must be specified.")
         if data_store_specs is not None and search_engine_id is None:
             raise InvalidArgumentError("search_engine_id must be specified if data_store_specs is specified.")
-        super().__init__(name=name or "vertex_ai_search", field="retrieval", value=types.Retrieval())
+        super().__init__(name=name or "vertex_ai_search", field="retrieval", value=types.Retrieval(),
+                         label="Vertex AI search tool")
         self.description = description or "vertex_ai_search"
         self.data_store_id = data_store_id
         self.data_store_specs = data_store_specs
@@ -66,7 +67,7 @@ class VertexAiSearchTool(BuiltInTool):
                 "Discovery Engine API from the process, which Chronicle does not call. Leave "
                 "bypass_multi_tools_limit off: Gemini on Vertex AI then runs the search itself."
             )
-        require_gemini(llm_request.model, f"The {self.name} tool")
+        require_gemini(llm_request.model, self.label)
         search = self._build_vertex_ai_search_config(tool_context)
         tool = types.Tool(retrieval=types.Retrieval(vertex_ai_search=search))
         llm_request.config.tools = [*(llm_request.config.tools or []), tool]
