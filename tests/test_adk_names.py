@@ -333,3 +333,17 @@ async def test_a_reference_part_is_saved_as_a_link_to_the_version(store_url):
     link = types.Part(file_data=types.FileData(file_uri=get_artifact_uri("app", USER, "a.txt", 0, SESSION)))
     await artifacts.save_artifact(**scope, filename="b.txt", artifact=link)
     assert (await artifacts.load_artifact(**scope, filename="b.txt")).text == "original"
+
+
+def test_adk_feature_switches_are_recorded_and_say_they_change_nothing(caplog):
+    from runtime.features import FeatureName, _overrides, is_feature_enabled, override_feature_enabled
+
+    try:
+        with caplog.at_level(logging.WARNING, logger="runtime.features"):
+            override_feature_enabled(FeatureName.JSON_SCHEMA_FOR_FUNC_DECL, True)
+        assert is_feature_enabled("JSON_SCHEMA_FOR_FUNC_DECL") is True
+        assert "changes nothing" in caplog.text
+        with pytest.raises(ValueError):
+            override_feature_enabled("NO_SUCH_FEATURE", True)
+    finally:
+        _overrides.clear()

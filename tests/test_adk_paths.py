@@ -219,6 +219,9 @@ ADK_PATHS = [
     ("google.adk.artifacts.artifact_util", "is_artifact_ref"),
     ("google.adk.artifacts.artifact_util", "validate_path_segment"),
     ("google.adk.plugins.plugin_manager", "PluginCallbackName"),
+    ("google.adk.features", "FeatureName"),
+    ("google.adk.features", "override_feature_enabled"),
+    ("google.adk.features", "is_feature_enabled"),
     ("google.adk.artifacts.gcs_artifact_service", "GcsArtifactService"),
     ("google.adk.sessions.vertex_ai_session_service", "VertexAiSessionService"),
 ]
