@@ -347,3 +347,21 @@ def test_adk_feature_switches_are_recorded_and_say_they_change_nothing(caplog):
             override_feature_enabled("NO_SUCH_FEATURE", True)
     finally:
         _overrides.clear()
+
+
+async def test_sqlite_urls_and_async_with_as_adk_takes_them(tmp_path, monkeypatch):
+    from runtime.sessions import DatabaseSessionService
+    from runtime.sessions.sqlite_session_service import SqliteSessionService
+
+    monkeypatch.chdir(tmp_path)
+    for url, file in [("sqlite+aiosqlite:///./a.db", "a.db"), ("sqlite:///./b.db", "b.db"),
+                      ("sqlite+aiosqlite:///" + str(tmp_path / "c.db"), "c.db")]:
+        service = SqliteSessionService(url)
+        await service.create_session(app_name="app", user_id="u")
+        await service.close()
+        assert (tmp_path / file).exists()
+    async with DatabaseSessionService(f"sqlite+aiosqlite:///{tmp_path}/d.db") as service:
+        session = await service.create_session(app_name="app", user_id="u")
+    reopened = DatabaseSessionService(f"sqlite+aiosqlite:///{tmp_path}/d.db")
+    assert (await reopened.get_session(app_name="app", user_id="u", session_id=session.id)).id == session.id
+    await reopened.close()

@@ -515,7 +515,9 @@ class SqliteSessionService(LogSessionService):
     """Sessions in one SQLite file (WAL mode); several processes may share it."""
 
     def __init__(self, path_or_url: str = "chronicle.db"):
-        super().__init__(open_store(path_or_url if path_or_url.startswith("sqlite:") else f"sqlite:///{path_or_url}"))
+        """A path, or a sqlite URL (``sqlite:///app.db``, ``sqlite+aiosqlite:///app.db``, as in ADK)."""
+        is_url = path_or_url.startswith(("sqlite:", "sqlite+"))
+        super().__init__(open_store(path_or_url if is_url else f"sqlite:///{path_or_url}"))
 
 
 class PostgresSessionService(LogSessionService):
