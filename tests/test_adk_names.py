@@ -365,3 +365,14 @@ async def test_sqlite_urls_and_async_with_as_adk_takes_them(tmp_path, monkeypatc
     reopened = DatabaseSessionService(f"sqlite+aiosqlite:///{tmp_path}/d.db")
     assert (await reopened.get_session(app_name="app", user_id="u", session_id=session.id)).id == session.id
     await reopened.close()
+
+
+async def test_enterprise_web_search_is_declared_to_gemini_and_refused_elsewhere():
+    from runtime.models import LlmRequest
+    from runtime.tools import enterprise_web_search
+
+    request = LlmRequest(model="gemini-2.5-flash")
+    await enterprise_web_search.process_llm_request(tool_context=None, llm_request=request)
+    assert request.config.tools[0].enterprise_web_search == types.EnterpriseWebSearch()
+    with pytest.raises(InvalidArgumentError, match="Enterprise Web Search tool is not supported for model gpt-4o"):
+        await enterprise_web_search.process_llm_request(tool_context=None, llm_request=LlmRequest(model="gpt-4o"))

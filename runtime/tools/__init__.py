@@ -6,6 +6,7 @@ from runtime.tools.agent_tool import AgentTool
 from runtime.tools.base_tool import BaseTool
 from runtime.tools.base_toolset import BaseToolset, ToolPredicate
 from runtime.tools.declarations import build_function_declaration
+from runtime.tools.enterprise_search_tool import EnterpriseWebSearchTool, enterprise_web_search_tool
 from runtime.tools.example_tool import ExampleTool
 from runtime.tools.exit_loop_tool import exit_loop
 from runtime.tools.function_tool import FunctionTool, LongRunningFunctionTool
@@ -22,6 +23,7 @@ from runtime.tools.url_context_tool import UrlContextTool, url_context
 from runtime.tools.vertex_ai_search_tool import VertexAiSearchTool
 
 # ADK's names for the ready-made tool instances.
+enterprise_web_search = enterprise_web_search_tool
 get_user_choice = get_user_choice_tool
 load_artifacts = load_artifacts_tool
 load_memory = load_memory_tool
@@ -44,6 +46,7 @@ __all__ = [
     "AgentTool",
     "BaseTool",
     "BaseToolset",
+    "EnterpriseWebSearchTool",
     "ExampleTool",
     "FunctionTool",
     "GoogleSearchTool",
@@ -63,6 +66,7 @@ __all__ = [
     "UrlContextTool",
     "VertexAiSearchTool",
     "build_function_declaration",
+    "enterprise_web_search",
     "exit_loop",
     "get_user_choice",
     "google_search",
