@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import copy
 import threading
 import time
@@ -496,12 +497,15 @@ class LogSessionService(BaseSessionService):
 
     @staticmethod
     def _run_sync(coroutine: Any) -> Any:
+        """Runs the call to its end. Inside a running event loop (ADK allows that) it runs on a
+        loop of its own in a worker thread, and this thread waits: the store's work is done in
+        its own threads, so nothing it needs is left waiting on the blocked loop."""
         try:
             asyncio.get_running_loop()
         except RuntimeError:
             return asyncio.run(coroutine)
-        coroutine.close()
-        raise InvalidArgumentError("The *_sync session methods cannot run inside an event loop; await the async ones.")
+        with concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="session-sync") as worker:
+            return worker.submit(asyncio.run, coroutine).result()
 
 
 class InMemorySessionService(LogSessionService):
