@@ -24,6 +24,7 @@ from pydantic_core import PydanticSerializationError, to_jsonable_python
 
 from domain.errors import InvalidArgumentError
 from domain.json_content import content_from_json
+from domain.ui_widget import UiWidget
 from domain.validation import check_event_id, check_storable
 
 logger = logging.getLogger("chronicle.events")
@@ -96,7 +97,7 @@ class EventActions(BaseModel):
     rewind_before_invocation_id: Optional[str] = None
     route: Optional[Union[bool, int, str, list[Union[bool, int, str]]]] = None
     # ADK 2.13's, stored so that stock ADK's events round-trip (runtime/adk_bridge); JSON as given.
-    render_ui_widgets: Optional[list[dict[str, Any]]] = None
+    render_ui_widgets: Optional[list[UiWidget]] = None
     set_model_response: Optional[Any] = None
 
 
@@ -170,21 +171,34 @@ class Event(BaseModel):
 
     def __init__(self, /, **data: Any) -> None:
         if data.keys() & _SHORTCUTS:
-            _apply_shortcuts(data)  # ADK's constructor shortcuts: message=, state=, route=, node_path=
+            _apply_shortcuts(data, type(self).model_fields)  # ADK's shortcuts: message=, state=, route=, node_path=
         super().__init__(**data)
+
+    @classmethod
+    def model_validate(cls, obj: Any, **kwargs: Any) -> Any:
+        """Takes the shortcuts in a dict too, as ADK's Event does (without changing the dict)."""
+        if isinstance(obj, dict) and obj.keys() & _SHORTCUTS:
+            obj = dict(obj)
+            _apply_shortcuts(obj, cls.model_fields)
+        return super().model_validate(obj, **kwargs)
 
     # Marks __init__ as only forwarding to validation (pydantic's RootModel does the same), so
     # reading the log (model_validate_json) skips it and keeps the fast JSON path.
     __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
 
     @property
-    def message(self) -> Optional[types.Content]:
-        """ADK's alias of ``content``."""
+    def message(self) -> Any:
+        """ADK's alias of ``content`` (a subclass's own ``message`` field, if it declares one)."""
+        if "message" in type(self).model_fields:
+            return self.__dict__.get("message")
         return self.content
 
     @message.setter
     def message(self, value: Any) -> None:
-        self.content = None if value is None else as_content(value)
+        if "message" in type(self).model_fields:
+            self.__pydantic_validator__.validate_assignment(self, "message", value)
+        else:
+            self.content = None if value is None else as_content(value)
 
     @property
     def node_name(self) -> str:
@@ -309,13 +323,14 @@ EVENT_FRAME = 6
 _SHORTCUTS = frozenset({"message", "state", "route", "node_path"})
 
 
-def _apply_shortcuts(data: dict[str, Any]) -> None:
+def _apply_shortcuts(data: dict[str, Any], fields: dict[str, Any]) -> None:
     """message= (content), state= (actions.state_delta), route= (actions.route),
-    node_path= (node_info.path), in place."""
-    message, state, route, node_path = (data.pop(k, None) for k in ("message", "state", "route", "node_path"))
+    node_path= (node_info.path), in place; a subclass's own field of one of these names stays."""
+    message, state, route, node_path = (
+        None if k in fields else data.pop(k, None) for k in ("message", "state", "route", "node_path"))
     if message is not None:
         if data.get("content") is not None:
-            raise InvalidArgumentError("Give an Event either message= or content=, not both.")
+            raise InvalidArgumentError("message= and content= are mutually exclusive: give an Event one of them.")
         data["content"] = as_content(message)
     if state is not None or route is not None:
         actions = data.get("actions")

@@ -9,6 +9,7 @@ from typing import Any, Optional
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from domain.errors import InvalidArgumentError
+from runtime.agents.context_cache_config import ContextCacheConfig
 from runtime.compaction import EventsCompactionConfig
 
 _APP_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9_-]*$")
@@ -42,7 +43,8 @@ class App(BaseModel):
     plugins: list[Any] = Field(default_factory=list)
     events_compaction_config: Optional[EventsCompactionConfig] = None
     """Summarise long sessions for the model (see runtime.compaction); the log keeps every event."""
-    context_cache_config: Optional[Any] = None
+    context_cache_config: Optional[ContextCacheConfig] = None
+    """Held for ADK's API; Chronicle sends every request whole (runtime.agents.context_cache_config)."""
     resumability_config: Optional[ResumabilityConfig] = None
 
     @model_validator(mode="after")

@@ -8,12 +8,12 @@ As in ADK 2.x, one class, `Context`, is what callbacks and tools get: `CallbackC
 from __future__ import annotations
 
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Mapping, Optional, Sequence
 
 from google.genai import types
 
 from domain.errors import ChronicleError, InvalidArgumentError
-from domain.events import EventActions
+from domain.events import Event, EventActions
 from domain.session import Session
 from domain.state import State
 
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from runtime.auth.auth_tool import AuthConfig
     from runtime.invocation_context import InvocationContext
     from runtime.tools.tool_confirmation import ToolConfirmation
-    from runtime.memory.base import SearchMemoryResponse
+    from runtime.memory.base import MemoryEntry, SearchMemoryResponse
 
 
 class ServiceNotConfiguredError(ChronicleError, ValueError):
@@ -71,6 +71,11 @@ class ReadonlyContext:
         """The session state as this invocation sees it (read-only)."""
         return MappingProxyType(self._invocation_context.session.state)
 
+    @property
+    def custom_metadata(self) -> Mapping[str, Any]:
+        """The invocation's shared metadata (read-only here; a Context can change it)."""
+        return MappingProxyType(self._invocation_context.custom_metadata)
+
 
 class Context(ReadonlyContext):
     """What callbacks and tools get: delta-tracking `state`, the `actions` of the event being
@@ -117,7 +122,7 @@ class Context(ReadonlyContext):
         service = self._invocation_context.artifact_service
         if service is None:
             raise ServiceNotConfiguredError(
-                "This Runner has no artifact service; pass artifact_service=... to the Runner "
+                "Artifact service is not initialized. Pass artifact_service=... to the Runner "
                 "(InMemoryRunner provides one)."
             )
         return service
@@ -171,27 +176,54 @@ class Context(ReadonlyContext):
 
     # -- memory ------------------------------------------------------------------------------
 
+    @property
+    def custom_metadata(self) -> dict[str, Any]:  # type: ignore[override]
+        """The invocation's shared metadata, starting from RunConfig's ``custom_metadata``."""
+        return self._invocation_context.custom_metadata
+
+    def _memory_service(self, refusal: str) -> Any:
+        """The memory service; without one, ADK's `refusal` and how to give one."""
+        service = self._invocation_context.memory_service
+        if service is None:
+            raise ServiceNotConfiguredError(f"{refusal} Pass memory_service=... to the Runner.")
+        return service
+
     async def search_memory(self, query: str) -> SearchMemoryResponse:
         ctx = self._invocation_context
-        if ctx.memory_service is None:
-            raise ServiceNotConfiguredError(
-                "This Runner has no memory service; pass memory_service=... to the Runner."
-            )
-        return await ctx.memory_service.search_memory(app_name=ctx.app_name, user_id=ctx.user_id, query=query)
+        service = self._memory_service("Memory service is not available.")
+        return await service.search_memory(app_name=ctx.app_name, user_id=ctx.user_id, query=query)
 
     async def add_session_to_memory(self) -> None:
+        service = self._memory_service("Cannot add session to memory: memory service is not available.")
+        await service.add_session_to_memory(self._invocation_context.session)
+
+    async def add_events_to_memory(
+        self, *, events: Sequence[Event], custom_metadata: Optional[Mapping[str, object]] = None
+    ) -> None:
+        """Adds these events to the memory of this session's user (scoped to this session)."""
         ctx = self._invocation_context
-        if ctx.memory_service is None:
-            raise ServiceNotConfiguredError(
-                "This Runner has no memory service; pass memory_service=... to the Runner."
-            )
-        await ctx.memory_service.add_session_to_memory(ctx.session)
+        await self._memory_service("Cannot add events to memory: memory service is not available.").add_events_to_memory(
+            app_name=ctx.app_name, user_id=ctx.user_id, session_id=ctx.session.id,
+            events=events, custom_metadata=custom_metadata,
+        )
+
+    async def add_memory(
+        self, *, memories: Sequence[MemoryEntry], custom_metadata: Optional[Mapping[str, object]] = None
+    ) -> None:
+        """Writes these memories for this session's user, for services that take them directly."""
+        ctx = self._invocation_context
+        await self._memory_service("Cannot add memory: memory service is not available.").add_memory(
+            app_name=ctx.app_name, user_id=ctx.user_id, memories=memories, custom_metadata=custom_metadata
+        )
 
     # -- asking a person (tools only) ---------------------------------------------------------
 
     def _require_call(self, method: str) -> str:
         if not self.function_call_id:
-            raise InvalidArgumentError(f"{method}() can only be called from a tool (it needs a function call id).")
+            raise InvalidArgumentError(
+                f"{method} requires function_call_id. This method can only be used in a tool context, "
+                "not a callback context."
+            )
         return self.function_call_id
 
     def request_confirmation(self, *, hint: Optional[str] = None, payload: Any = None) -> None:
@@ -224,7 +256,7 @@ class Context(ReadonlyContext):
         service = self._invocation_context.credential_service
         if service is None:
             raise ServiceNotConfiguredError(
-                "This Runner has no credential service; pass credential_service=... to the Runner "
+                "Credential service is not initialized. Pass credential_service=... to the Runner "
                 "(InMemoryCredentialService, or credential_service_from_url(store_url))."
             )
         return service

@@ -40,6 +40,7 @@ class _InvocationShared:
         "started_agents",
         "restarted_agents",
         "trace",
+        "custom_metadata",
     )
 
     def __init__(self, llm_context: Optional[LlmContextTracker] = None):
@@ -55,6 +56,7 @@ class _InvocationShared:
         self.started_agents: set[str] = set()
         self.restarted_agents: set[str] = set()
         self.trace: Any = None  # the invocation's live spans when tracing is on (runtime.telemetry)
+        self.custom_metadata: dict[str, Any] = {}
 
 
 class InvocationContext:
@@ -102,8 +104,15 @@ class InvocationContext:
         self._shared = _InvocationShared(llm_context)
         self._shared.end_invocation = end_invocation
         self._shared.resumable = bool(is_resumable)
+        self._shared.custom_metadata.update(self.run_config.custom_metadata or {})
 
     # -- shared across the invocation's copies --------------------------------------------
+
+    @property
+    def custom_metadata(self) -> dict[str, Any]:
+        """Metadata the invocation's callbacks and tools share, starting from RunConfig's
+        ``custom_metadata`` (ADK's ``Context.custom_metadata``); not stored."""
+        return self._shared.custom_metadata
 
     @property
     def end_invocation(self) -> bool:

@@ -6,8 +6,9 @@ from enum import Enum
 from typing import Any, Optional
 
 from google.genai import types
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from domain.errors import InvalidArgumentError
 from runtime.sessions.base import GetSessionConfig
 
 
@@ -40,3 +41,24 @@ class RunConfig(BaseModel):
     support_cfc: bool = False
     extra: dict[str, Any] = Field(default_factory=dict)
     """Free-form settings for custom agents and plugins."""
+    model_input_context: Optional[list[types.Content]] = None
+    """Contents put before this invocation's user message in every model request of the
+    invocation, and never stored: per-turn context that leaves the history as it is."""
+    include_thoughts_from_other_agents: bool = False
+    """ADK's switch to show other agents' thoughts to the model. Chronicle always leaves them out
+    (True is refused: runtime.agents.llm_context drops them by one rule)."""
+    # Live (run_live) settings, which ADK sends only to a live connection; Chronicle has no
+    # live mode yet, so they are held for ADK's API.
+    avatar_config: Optional[types.AvatarConfig] = None
+    enable_affective_dialog: Optional[bool] = None
+    translation_config: Optional[types.TranslationConfig] = None
+
+    @field_validator("include_thoughts_from_other_agents")
+    @classmethod
+    def _refuse_others_thoughts(cls, value: bool) -> bool:
+        if value:
+            raise InvalidArgumentError(
+                "RunConfig(include_thoughts_from_other_agents=True) is not supported: Chronicle "
+                "never shows one agent's thoughts to another. Leave it False."
+            )
+        return value

@@ -97,6 +97,7 @@ class Runner:
         # As in ADK 2.13, a Runner always has an App: a bare agent or node is wrapped in one.
         self.app: App = app or App.model_construct(name=app_name, root_agent=agent, plugins=list(plugins or []))
         self.app_name: str = app_name
+        self.context_cache_config = self.app.context_cache_config
         self.agent: BaseAgent = agent
         self.session_service = session_service
         self.artifact_service = artifact_service

@@ -114,7 +114,7 @@ async def test_google_search_and_url_context_are_declared_as_gemini_built_ins():
 
 async def test_built_ins_refuse_other_models_and_search_can_pick_its_model():
     runner = await new_runner(LlmAgent(name="a", model=ScriptedLlm(["x"]), tools=[url_context]))
-    with pytest.raises(InvalidArgumentError, match="built into Gemini"):
+    with pytest.raises(InvalidArgumentError, match="is not supported for model"):
         await send(runner, "hi")
     model = ScriptedLlm(["x"])
     runner = await new_runner(LlmAgent(name="b", model=model, tools=[GoogleSearchTool(model="gemini-2.5-pro")]))

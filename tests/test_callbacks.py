@@ -194,7 +194,7 @@ async def test_callback_context_artifacts_need_an_artifact_service():
     service = InMemorySessionService()
     runner = Runner(app_name="app", agent=agent, session_service=service)
     await service.create_session(app_name="app", user_id="u1", session_id="s1")
-    with pytest.raises(ServiceNotConfiguredError, match="artifact service"):
+    with pytest.raises(ServiceNotConfiguredError, match="Artifact service is not initialized"):
         await send(runner, "q")
 
 

@@ -52,8 +52,21 @@ def test_constructor_shortcuts():
     assert merged.actions.escalate and merged.actions.skip_summarization and merged.actions.state_delta == {"k": 1}
     event.message = types.Part(text="changed")
     assert event.content.parts[0].text == "changed"
-    with pytest.raises(InvalidArgumentError, match="message= or content="):
+    with pytest.raises(InvalidArgumentError, match="mutually exclusive"):  # ADK's words
         Event(message="a", content=types.Content(role="user", parts=[types.Part(text="b")]))
+    # A dict takes the shortcuts too, and is left as it was.
+    data = {"author": "flow", "message": "hi", "state": {"k": 1}}
+    assert Event.model_validate(data).actions.state_delta == {"k": 1} and "message" in data
+
+
+@pytest.mark.filterwarnings("ignore:Field name .message.")
+def test_a_subclass_field_named_message_is_its_own():
+    class Note(Event):
+        message: str = ""
+
+    note = Note(author="a", message="hello")
+    assert note.message == "hello" and note.content is None
+    assert Note.model_validate(note.model_dump()).message == "hello"
 
 
 def test_an_event_stored_before_the_new_fields_is_stored_and_hashed_as_before():

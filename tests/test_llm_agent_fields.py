@@ -180,7 +180,7 @@ async def test_built_in_code_executor_declares_geminis_code_execution():
     await send(await new_runner(LlmAgent(name="a", model=model, code_executor=BuiltInCodeExecutor())), "6*7?")
     assert [t.code_execution is not None for t in model.requests[0].config.tools] == [True]
     refused = LlmAgent(name="b", model=ScriptedLlm(["x"]), code_executor=BuiltInCodeExecutor())
-    with pytest.raises(ValueError, match="built into Gemini"):
+    with pytest.raises(ValueError, match="is not supported for model"):
         await send(await new_runner(refused), "hi")
 
 

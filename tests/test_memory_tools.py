@@ -102,6 +102,6 @@ async def test_memory_tools_without_a_memory_service_say_so():
     agent = LlmAgent(name="assistant", model=model, tools=[preload_memory_tool])
     runner = Runner(agent=agent, app_name=APP, session_service=InMemorySessionService())
     await runner.session_service.create_session(app_name=APP, user_id=USER, session_id="s")
-    with pytest.raises(ServiceNotConfiguredError, match="memory service"):
+    with pytest.raises(ServiceNotConfiguredError, match="(?i)memory service"):
         await run(runner, "s", "hello")
     await runner.close()

@@ -207,7 +207,7 @@ async def test_plugin_failures_name_the_plugin_and_hook():
             raise KeyError("nope")
 
     runner = await runner_for(LlmAgent(name="a", model=ScriptedLlm(["x"])), [Broken("broken")])
-    with pytest.raises(PluginError, match="'broken' failed in before_model_callback"):
+    with pytest.raises(PluginError, match="Error in plugin 'broken' during 'before_model_callback' callback"):
         await send(runner, "q")
 
 

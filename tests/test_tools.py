@@ -129,7 +129,7 @@ async def test_arguments_are_converted_filtered_and_checked():
     assert received == {"address": Address(street="1 Main", city="Oslo"), "color": Color.RED, "count": 2}
     assert events[1].get_function_responses()[0].response == {"ok": True}
     error = events[3].get_function_responses()[0].response["error"]
-    assert "mandatory input parameters are not present: address, count" in error
+    assert "mandatory input parameters are not present:\naddress\ncount\nYou could retry" in error
 
 
 async def test_sync_tools_run_in_a_thread_async_tools_on_the_loop_and_results_are_wrapped():

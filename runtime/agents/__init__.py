@@ -2,6 +2,7 @@
 
 from runtime.agents.base_agent import BaseAgent
 from runtime.agents.instructions import InstructionVariableError
+from runtime.agents.live_request_queue import LiveRequest, LiveRequestQueue
 from runtime.agents.llm_agent import Agent, InstructionProvider, LlmAgent
 from runtime.agents.loop_agent import LoopAgent
 from runtime.agents.parallel_agent import ParallelAgent
@@ -15,6 +16,8 @@ __all__ = [
     "InstructionProvider",
     "InstructionVariableError",
     "InvocationContext",
+    "LiveRequest",
+    "LiveRequestQueue",
     "LlmAgent",
     "LoopAgent",
     "ParallelAgent",

@@ -57,6 +57,9 @@ class BaseAgent(BaseModel):
     """Runs before the agent; returning a Content skips the agent and answers with that content."""
     after_agent_callback: Optional[Union[AgentCallback, list[AgentCallback]]] = None
     """Runs after the agent; returning a Content adds it as the agent's last event."""
+    rerun_on_resume: bool = False
+    """As a workflow node: whether the agent runs again when its workflow resumes after it paused
+    (google-adk 2.13's node field; runtime.workflow.graph carries it to the agent's node)."""
 
     @field_validator("name")
     @classmethod
@@ -307,3 +310,7 @@ def _warn_duplicate_names(agent: BaseAgent) -> None:
             "find_agent() returns the first match in a depth-first walk.",
             ", ".join(f"`{name}`" for name in sorted(duplicates)),
         )
+
+
+# google-adk 2.13's callback type aliases at its path (their home: runtime.agents.callback_types).
+from runtime.agents.callback_types import AfterAgentCallback, BeforeAgentCallback  # noqa: E402

@@ -19,6 +19,7 @@ from runtime.agents.tool_calls import (
     run_function_calls_as_completed,
 )
 from runtime.agents.instructions import inject_session_state
+from runtime.agents.model_input_context import insert_model_input_context
 from runtime.agents import llm_agent_fields as fields, llm_planning as planning, static_instruction as static
 from runtime.callbacks import as_list, call_user
 from runtime.contexts import CallbackContext, ReadonlyContext
@@ -93,6 +94,7 @@ class LlmAgent(BaseAgent):
     on_tool_error_callback: Callbacks = None
 
     _llm: Optional[BaseLlm] = PrivateAttr(default=None)
+    _live_llm: Optional[BaseLlm] = PrivateAttr(default=None)
     _wrapped_tools: dict[int, BaseTool] = PrivateAttr(default_factory=dict)
     _transfer_tool: Optional[TransferToAgentTool] = PrivateAttr(default=None)
 
@@ -153,6 +155,24 @@ class LlmAgent(BaseAgent):
         if self._llm is None or self._llm.model != default:
             self._llm = LLMRegistry.new_llm(default)
         return self._llm
+
+    @property
+    def canonical_live_model(self) -> BaseLlm:
+        """The model for live (run_live) mode: the agent's or an ancestor's, else the default
+        live model (``set_default_live_model``)."""
+        if isinstance(self.model, BaseLlm) or self.model:
+            return self.canonical_model
+        ancestor = self.parent_agent
+        while ancestor is not None:
+            if isinstance(ancestor, LlmAgent):
+                return ancestor.canonical_live_model
+            ancestor = ancestor.parent_agent
+        default = type(self)._default_live_model
+        if isinstance(default, BaseLlm):
+            return default
+        if self._live_llm is None or self._live_llm.model != default:
+            self._live_llm = LLMRegistry.new_llm(default)
+        return self._live_llm
 
     async def canonical_model_async(self, ctx: ReadonlyContext) -> BaseLlm:
         """The model for one invocation (google-adk 2.13's async form of canonical_model)."""
@@ -470,6 +490,7 @@ class LlmAgent(BaseAgent):
             # Callbacks may edit the request in place; the folded context must not change with it.
             contents = [c.model_copy(deep=True) for c in contents]
         request.contents = list(contents)  # tools below may append to it (load_artifacts does)
+        insert_model_input_context(request.contents, ctx.user_content, ctx.run_config.model_input_context)
         if self.static_instruction and dynamic:
             static.insert_before_current_turn(request.contents, static.labelled(dynamic))
 
@@ -688,3 +709,14 @@ def _transfer_instructions(agent: LlmAgent, targets: list[BaseAgent]) -> str:
     if parent is not None and not agent.disallow_transfer_to_parent:
         text += f"\nIf neither you nor the other agents are best for the question, transfer to your parent agent {parent.name}.\n"
     return text
+
+
+# google-adk 2.13's callback type aliases at its path (their home: runtime.agents.callback_types).
+from runtime.agents.callback_types import (  # noqa: E402
+    AfterModelCallback,
+    AfterToolCallback,
+    BeforeModelCallback,
+    BeforeToolCallback,
+    OnModelErrorCallback,
+    OnToolErrorCallback,
+)

@@ -4,11 +4,28 @@ filenames that start with ``user:``."""
 from __future__ import annotations
 
 import abc
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 from google.genai import types
 
 from domain.artifact_versions import ArtifactVersion
+from domain.errors import InvalidArgumentError
+
+
+def ensure_part(artifact: Union[types.Part, dict[str, Any]], filename: str = "") -> types.Part:
+    """The artifact as a Part: a dict (camelCase ``inlineData`` or snake_case, as clients send
+    JSON) is validated into one; a Part is returned as it is. Anything else, or a dict that is not
+    a Part, is an InvalidArgumentError (a ValueError, as google-adk raises)."""
+    if isinstance(artifact, dict):
+        try:
+            artifact = types.Part.model_validate(artifact)
+        except Exception as e:
+            raise InvalidArgumentError(f"Artifact {filename!r} is not a valid Part: {e}") from None
+    if not isinstance(artifact, types.Part):
+        raise InvalidArgumentError(
+            f"Artifact {filename!r} must be a google.genai types.Part, got {type(artifact).__name__}."
+        )
+    return artifact
 
 
 class BaseArtifactService(abc.ABC):

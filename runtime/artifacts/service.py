@@ -25,7 +25,8 @@ from google.genai import types
 from domain.errors import InvalidArgumentError, StoreError
 from domain.state import check_json_value
 from domain.validation import check_ids
-from runtime.artifacts.base import BaseArtifactService
+from runtime.artifacts.artifact_util import is_artifact_ref
+from runtime.artifacts.base import BaseArtifactService, ensure_part
 from runtime.artifacts.blobs import BlobStore, FileBlobStore, check_blob, store_bytes
 from domain.artifact_log import ArtifactLog
 from domain.artifact_names import ArtifactScope, artifact_scope
@@ -227,15 +228,7 @@ class LogArtifactService(BaseArtifactService):
     def _content(self, caller: ArtifactScope, filename: str, artifact: Any) -> _Content:
         """The Part as stored. A reference may name the caller's session's files or the user's, as
         in ADK, whichever scope the new version goes to."""
-        if isinstance(artifact, dict):
-            try:
-                artifact = types.Part.model_validate(artifact)
-            except Exception as e:
-                raise InvalidArgumentError(f"Artifact {filename!r} is not a valid Part: {e}") from None
-        if not isinstance(artifact, types.Part):
-            raise InvalidArgumentError(
-                f"Artifact {filename!r} must be a google.genai types.Part, got {type(artifact).__name__}."
-            )
+        artifact = ensure_part(artifact, filename)
         if artifact.inline_data is not None and artifact.inline_data.data is not None:
             blob = artifact.inline_data
             data = bytes(blob.data)
@@ -243,7 +236,7 @@ class LogArtifactService(BaseArtifactService):
         elif artifact.text is not None:
             data = artifact.text.encode("utf-8")
             content = _Content(data, TEXT, "text/plain")
-        elif artifact.file_data is not None and (artifact.file_data.file_uri or "").startswith("artifact://"):
+        elif is_artifact_ref(artifact):
             return _Content(None, BYTES, "", reference=caller.reference(artifact.file_data.file_uri))
         else:
             raise InvalidArgumentError(

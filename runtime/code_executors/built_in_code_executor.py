@@ -18,7 +18,7 @@ class BuiltInCodeExecutor(BaseCodeExecutor):
     and its code and results come back as parts of the model's answer."""
 
     def process_llm_request(self, llm_request: LlmRequest) -> None:
-        require_gemini(llm_request.model, "BuiltInCodeExecutor's code execution")
+        require_gemini(llm_request.model, "Gemini code execution tool")
         llm_request.config = llm_request.config or types.GenerateContentConfig()
         llm_request.config.tools = list(llm_request.config.tools or [])
         llm_request.config.tools.append(types.Tool(code_execution=types.ToolCodeExecution()))

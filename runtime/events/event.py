@@ -1,5 +1,5 @@
-"""ADK's module path for Event."""
+"""ADK's module path for Event (which, as in ADK, also gives EventActions)."""
 
-from domain.events import Event, NodeInfo
+from domain.events import Event, EventActions, NodeInfo
 
-__all__ = ["Event", "NodeInfo"]
+__all__ = ["Event", "EventActions", "NodeInfo"]

@@ -10,6 +10,19 @@ from .streaming import StreamingAggregator
 
 LLMRegistry.register(Gemini)
 
+
+def __getattr__(name: str):
+    # ADK's package exports of the optional models, loaded (with their package) on first use.
+    if name == "LiteLlm":
+        from .lite_llm import LiteLlm
+
+        return LiteLlm
+    if name in ("AnthropicLlm", "Claude"):
+        from . import anthropic_llm
+
+        return getattr(anthropic_llm, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 __all__ = [
     "BaseLlm",
     "Gemini",

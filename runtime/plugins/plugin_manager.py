@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any, Optional, Sequence
+from typing import Any, Literal, Optional, Sequence
 
 from domain.errors import ChronicleError, InvalidArgumentError
 from runtime.plugins.base_plugin import BasePlugin
@@ -27,16 +27,23 @@ HOOKS = (
     "on_agent_error_callback",
     "on_run_error_callback",
 )
+PluginCallbackName = Literal[HOOKS]  # ADK's type for a hook's name
 
 
 class PluginError(ChronicleError, RuntimeError):
     """A plugin hook raised; the message names the plugin and the hook."""
 
 
+def _hook_failed(plugin: BasePlugin, hook: str, error: Exception) -> PluginError:
+    """ADK's message for a hook that raised."""
+    return PluginError(f"Error in plugin '{plugin.name}' during '{hook}' callback: {error}")
+
+
 class PluginManager:
     def __init__(self, plugins: Optional[Sequence[BasePlugin]] = None, close_timeout: float = 5.0):
         self.plugins: list[BasePlugin] = []
         self.close_timeout = close_timeout
+        self._skip_closing_plugins = False
         # Per hook, only the plugins that override it: the hot path skips no-op hooks.
         self._by_hook: dict[str, list[BasePlugin]] = {hook: [] for hook in HOOKS}
         for plugin in plugins or []:
@@ -47,7 +54,7 @@ class PluginManager:
             raise InvalidArgumentError(f"Plugins must subclass BasePlugin, got {type(plugin).__name__}")
         if any(p.name == plugin.name for p in self.plugins):
             raise InvalidArgumentError(
-                f"A plugin named {plugin.name!r} is already registered; give each plugin its own name."
+                f"Plugin with name '{plugin.name}' already registered. Give each plugin its own name."
             )
         self.plugins.append(plugin)
         for hook in HOOKS:
@@ -65,7 +72,7 @@ class PluginManager:
             try:
                 result = await getattr(plugin, hook)(**kwargs)
             except Exception as e:
-                raise PluginError(f"Plugin {plugin.name!r} failed in {hook}: {e}") from e
+                raise _hook_failed(plugin, hook, e) from e
             if result is not None:
                 return result
         return None
@@ -85,7 +92,7 @@ class PluginManager:
             try:
                 await plugin.after_run_callback(**kwargs)
             except Exception as e:
-                raise PluginError(f"Plugin {plugin.name!r} failed in after_run_callback: {e}") from e
+                raise _hook_failed(plugin, "after_run_callback", e) from e
 
     async def run_before_agent_callback(self, **kwargs: Any) -> Any:
         return await self._run("before_agent_callback", **kwargs) if self._by_hook["before_agent_callback"] else None
@@ -126,15 +133,23 @@ class PluginManager:
             except Exception:  # noqa: BLE001 - the error being reported is what propagates
                 logger.exception("Plugin %r failed in %s; the original error propagates.", plugin.name, hook)
 
+    def set_skip_closing_plugins(self, value: bool) -> None:
+        """With True, `close()` leaves the plugins open: another component (a parent Runner whose
+        plugins this manager shares) owns them and closes them."""
+        self._skip_closing_plugins = bool(value)
+
     async def close(self) -> None:
         """Closes every plugin, each within `close_timeout` seconds; reports failures together."""
+        if self._skip_closing_plugins:
+            return
         failures = []
         for plugin in self.plugins:
             try:
                 await asyncio.wait_for(plugin.close(), timeout=self.close_timeout)
             except asyncio.TimeoutError:
-                failures.append(f"{plugin.name}: did not close within {self.close_timeout}s")
+                failures.append(f"'{plugin.name}': TimeoutError (did not close within {self.close_timeout}s)")
             except Exception as e:  # noqa: BLE001 - collect and report all
-                failures.append(f"{plugin.name}: {e}")
+                failures.append(f"'{plugin.name}': {type(e).__name__} ({e})")
         if failures:
-            raise PluginError("Some plugins failed to close: " + "; ".join(failures))
+            # ADK's wording first, so code that matches on it keeps working.
+            raise PluginError("Failed to close plugins: " + ", ".join(failures))

@@ -40,7 +40,7 @@ class SaveFilesAsArtifactsPlugin(BasePlugin):
         service = invocation_context.artifact_service
         if service is None:
             logger.warning("SaveFilesAsArtifactsPlugin needs an artifact service on the Runner; files are kept inline")
-            return None
+            return user_message  # as google-adk 2.13 answers: the message as it came
         if not user_message.parts or not any(p.inline_data for p in user_message.parts):
             return None
         parts: list[types.Part] = []
@@ -71,6 +71,8 @@ class SaveFilesAsArtifactsPlugin(BasePlugin):
             reference = await self._reference(invocation_context, filename, version, blob.mime_type)
             if reference is not None:
                 parts.append(reference)
+        if not saved and parts == list(user_message.parts):
+            return None  # nothing could be saved: the message stays as it came (ADK's answer)
         self._pending.setdefault(invocation_context.invocation_id, {}).update(saved)
         return types.Content(role=user_message.role, parts=parts)
 

@@ -24,3 +24,10 @@ class DatabaseSessionService(LogSessionService):
                 "Chronicle's stores manage their own connections. Pass only the database URL."
             )
         super().__init__(open_store(db_url))
+
+    async def __aenter__(self) -> DatabaseSessionService:
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        """`async with DatabaseSessionService(url) as service:` closes it at the end, as in ADK."""
+        await self.close()

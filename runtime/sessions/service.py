@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import copy
 import threading
 import time
@@ -497,12 +498,15 @@ class LogSessionService(BaseSessionService):
 
     @staticmethod
     def _run_sync(coroutine: Any) -> Any:
+        """Runs the call to its end. Inside a running event loop (ADK allows that) it runs on a
+        loop of its own in a worker thread, and this thread waits: the store's work is done in
+        its own threads, so nothing it needs is left waiting on the blocked loop."""
         try:
             asyncio.get_running_loop()
         except RuntimeError:
             return asyncio.run(coroutine)
-        coroutine.close()
-        raise InvalidArgumentError("The *_sync session methods cannot run inside an event loop; await the async ones.")
+        with concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="session-sync") as worker:
+            return worker.submit(asyncio.run, coroutine).result()
 
 
 class InMemorySessionService(LogSessionService):
@@ -516,7 +520,9 @@ class SqliteSessionService(LogSessionService):
     """Sessions in one SQLite file (WAL mode); several processes may share it."""
 
     def __init__(self, path_or_url: str = "chronicle.db"):
-        super().__init__(open_store(path_or_url if path_or_url.startswith("sqlite:") else f"sqlite:///{path_or_url}"))
+        """A path, or a sqlite URL (``sqlite:///app.db``, ``sqlite+aiosqlite:///app.db``, as in ADK)."""
+        is_url = path_or_url.startswith(("sqlite:", "sqlite+"))
+        super().__init__(open_store(path_or_url if is_url else f"sqlite:///{path_or_url}"))
 
 
 class PostgresSessionService(LogSessionService):

@@ -6,6 +6,7 @@ from runtime.tools.agent_tool import AgentTool
 from runtime.tools.base_tool import BaseTool
 from runtime.tools.base_toolset import BaseToolset, ToolPredicate
 from runtime.tools.declarations import build_function_declaration
+from runtime.tools.enterprise_search_tool import EnterpriseWebSearchTool, enterprise_web_search_tool
 from runtime.tools.example_tool import ExampleTool
 from runtime.tools.exit_loop_tool import exit_loop
 from runtime.tools.function_tool import FunctionTool, LongRunningFunctionTool
@@ -14,15 +15,17 @@ from runtime.tools.google_search_tool import GoogleSearchTool, google_search
 from runtime.tools.load_artifacts_tool import LoadArtifactsTool, load_artifacts_tool
 from runtime.tools.load_memory import LoadMemoryTool, load_memory_tool
 from runtime.tools.preload_memory import PreloadMemoryTool, preload_memory_tool
+from runtime.tools.request_input_tool import request_input
 from runtime.tools.tool_confirmation import ToolConfirmation
 from runtime.tools.tool_context import ToolContext
 from runtime.tools.transfer_to_agent_tool import TransferToAgentTool, transfer_to_agent
 from runtime.tools.url_context_tool import UrlContextTool, url_context
 from runtime.tools.google_maps_grounding_tool import GoogleMapsGroundingTool, google_maps_grounding
-from runtime.tools.enterprise_search_tool import EnterpriseWebSearchTool, enterprise_web_search
-from runtime.tools.request_input_tool import request_input
+from runtime.tools.enterprise_search_tool import EnterpriseWebSearchTool, enterprise_web_search_tool
+from runtime.tools.vertex_ai_search_tool import VertexAiSearchTool
 
 # ADK's names for the ready-made tool instances.
+enterprise_web_search = enterprise_web_search_tool
 get_user_choice = get_user_choice_tool
 load_artifacts = load_artifacts_tool
 load_memory = load_memory_tool
@@ -50,6 +53,7 @@ __all__ = [
     "AgentTool",
     "BaseTool",
     "BaseToolset",
+    "EnterpriseWebSearchTool",
     "ExampleTool",
     "FunctionTool",
     "GoogleSearchTool",
@@ -67,13 +71,16 @@ __all__ = [
     "ToolPredicate",
     "TransferToAgentTool",
     "UrlContextTool",
+    "VertexAiSearchTool",
     "build_function_declaration",
+    "enterprise_web_search",
     "exit_loop",
     "get_user_choice",
     "google_search",
     "load_artifacts",
     "load_memory",
     "preload_memory",
+    "request_input",
     "transfer_to_agent",
     "url_context",
 ]

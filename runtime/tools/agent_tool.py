@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 from google.genai import types
 
+from domain.errors import InvalidArgumentError
 from runtime.artifacts.base import BaseArtifactService
 from runtime.tools.base_tool import BaseTool
 from runtime.tools.declarations import schema_for
@@ -21,8 +22,22 @@ class AgentTool(BaseTool):
     the caller's state; the state changes it makes are copied back into the caller's state, and
     its artifacts are saved in the caller's session."""
 
-    def __init__(self, agent: BaseAgent, skip_summarization: bool = False, *, include_plugins: bool = True):
+    def __init__(
+        self,
+        agent: BaseAgent,
+        skip_summarization: bool = False,
+        *,
+        include_plugins: bool = True,
+        propagate_grounding_metadata: bool = False,
+    ):
+        if propagate_grounding_metadata:
+            # ADK copies the sub-agent's search grounding onto the tool's response event; not done yet.
+            raise InvalidArgumentError(
+                "AgentTool(propagate_grounding_metadata=True) is not supported yet: Chronicle does not "
+                "copy the sub-agent's grounding metadata onto the tool's response event. Leave it False."
+            )
         super().__init__(name=agent.name, description=agent.description)
+        self.propagate_grounding_metadata = propagate_grounding_metadata
         self.agent = agent
         self.skip_summarization = skip_summarization
         self.include_plugins = include_plugins

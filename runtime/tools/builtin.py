@@ -26,10 +26,11 @@ def is_gemini_model(model: str | None) -> bool:
 
 
 def require_gemini(model: str | None, what: str) -> None:
-    """Refuses a model that cannot run what Gemini runs itself (unless DISABLE_MODEL_CHECK is set)."""
+    """Refuses a model that cannot run what Gemini runs itself (unless DISABLE_MODEL_CHECK is set).
+    The message starts as google-adk's does ("Google search tool is not supported for model x")."""
     if not is_gemini_model(model) and os.environ.get(DISABLE_MODEL_CHECK, "").lower() not in ("1", "true", "yes"):
         raise InvalidArgumentError(
-            f"{what} is built into Gemini and cannot run with model {model!r}; use a gemini-* model "
+            f"{what} is not supported for model {model}: it is built into Gemini. Use a gemini-* model "
             f"(or set {DISABLE_MODEL_CHECK}=1 for a Gemini model under another name)."
         )
 
@@ -37,10 +38,11 @@ def require_gemini(model: str | None, what: str) -> None:
 class BuiltInTool(BaseTool):
     """A tool the model runs: adding it puts ``types.Tool(**{field: value})`` in the config."""
 
-    def __init__(self, *, name: str, field: str, value: Any):
+    def __init__(self, *, name: str, field: str, value: Any, label: str):
         super().__init__(name=name, description=name)
         self._tool = types.Tool(**{field: value})
+        self.label = label  # how ADK's refusal names the tool, e.g. "Google search tool"
 
     async def process_llm_request(self, *, tool_context: ToolContext, llm_request: LlmRequest) -> None:
-        require_gemini(llm_request.model, f"The {self.name} tool")
+        require_gemini(llm_request.model, self.label)
         llm_request.config.tools = [*(llm_request.config.tools or []), self._tool.model_copy(deep=True)]

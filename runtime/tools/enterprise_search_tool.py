@@ -1,4 +1,5 @@
-"""enterprise_web_search: Gemini's built-in web search for enterprise compliance (ADK 2.13's name)."""
+"""enterprise_web_search: Gemini's built-in web grounding for enterprise compliance (Gemini on
+Vertex AI runs it), at google-adk 2.13's path. Not Vertex AI Search: see vertex_ai_search_tool."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from runtime.tools.builtin import BuiltInTool
 
 class EnterpriseWebSearchTool(BuiltInTool):
     def __init__(self) -> None:
-        super().__init__(name="enterprise_web_search", field="enterprise_web_search", value=types.EnterpriseWebSearch())
+        super().__init__(name="enterprise_web_search", field="enterprise_web_search",
+                         value=types.EnterpriseWebSearch(), label="Enterprise Web Search tool")
 
 
-enterprise_web_search = EnterpriseWebSearchTool()
+enterprise_web_search_tool = EnterpriseWebSearchTool()

@@ -108,10 +108,11 @@ class FunctionTool(BaseTool):
             call_args = {k: v for k, v in args.items() if k in self._params}
         missing = [n for n in self._mandatory if n not in call_args]
         if missing:
+            # google-adk 2.13's words, byte for byte: the model sees them.
             return {
                 "error": f"Invoking `{self.name}()` failed as the following mandatory input parameters "
-                f"are not present: {', '.join(missing)}. You could retry calling this tool, but it is "
-                "IMPORTANT for you to provide all the mandatory parameters."
+                "are not present:\n" + "\n".join(missing) + "\nYou could retry calling this tool, but it "
+                "is IMPORTANT for you to provide all the mandatory parameters."
             }
         hints = self._hints()
         for key, value in call_args.items():

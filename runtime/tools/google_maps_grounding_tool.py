@@ -9,7 +9,7 @@ from runtime.tools.builtin import BuiltInTool
 
 class GoogleMapsGroundingTool(BuiltInTool):
     def __init__(self) -> None:
-        super().__init__(name="google_maps", field="google_maps", value=types.GoogleMaps())
+        super().__init__(name="google_maps", field="google_maps", value=types.GoogleMaps(), label="Google maps tool")
 
 
 google_maps_grounding = GoogleMapsGroundingTool()

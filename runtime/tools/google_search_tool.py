@@ -21,7 +21,8 @@ class GoogleSearchTool(BuiltInTool):
     (ADK instead wraps search in a sub-agent for Gemini 1.x unless told to bypass)."""
 
     def __init__(self, *, bypass_multi_tools_limit: bool = False, model: Optional[str] = None):
-        super().__init__(name="google_search", field="google_search", value=types.GoogleSearch())
+        super().__init__(name="google_search", field="google_search", value=types.GoogleSearch(),
+                         label="Google search tool")
         self.bypass_multi_tools_limit = bypass_multi_tools_limit
         self.model = model
 

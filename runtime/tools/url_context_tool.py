@@ -9,7 +9,7 @@ from runtime.tools.builtin import BuiltInTool
 
 class UrlContextTool(BuiltInTool):
     def __init__(self) -> None:
-        super().__init__(name="url_context", field="url_context", value=types.UrlContext())
+        super().__init__(name="url_context", field="url_context", value=types.UrlContext(), label="Url context tool")
 
 
 url_context = UrlContextTool()

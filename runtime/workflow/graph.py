@@ -46,7 +46,8 @@ def as_node(node_like: Any) -> BaseNode:
     if node_like == "START":
         return START
     if isinstance(node_like, BaseAgent):
-        return AgentNode(name=node_like.name, description=node_like.description, agent=node_like)
+        return AgentNode(name=node_like.name, description=node_like.description, agent=node_like,
+                         rerun_on_resume=node_like.rerun_on_resume)
     if isinstance(node_like, BaseTool):
         return ToolNode(tool=node_like)
     if callable(node_like):
