@@ -31,7 +31,13 @@ from runtime.planners import BasePlanner
 from runtime.tools.base_tool import BaseTool, BaseToolset
 from runtime.tools.function_tool import FunctionTool
 from runtime.tools.tool_context import ToolContext
-from runtime.tools.transfer_to_agent_tool import TransferToAgentTool
+from runtime.tools.set_model_response_tool import (
+    INSTRUCTION as SET_MODEL_RESPONSE_INSTRUCTION,
+    SetModelResponseTool,
+    sends_schema_with_tools,
+    structured_answer,
+)
+from runtime.tools.transfer_to_agent_tool import TransferToAgentTool, transfer_instructions
 
 InstructionProvider = Callable[[ReadonlyContext], Union[str, Awaitable[str]]]
 ToolUnion = Union[Callable[..., Any], BaseTool, BaseToolset]
@@ -347,6 +353,9 @@ class LlmAgent(BaseAgent):
         redact_requested_auth(result)
         yield result
         if asks is None:
+            answer = structured_answer(ctx, self.name, result)
+            if answer is not None:  # set_model_response: its validated result is the agent's answer
+                yield answer
             return
         yield asks
         if ctx.is_resumable:
@@ -407,6 +416,10 @@ class LlmAgent(BaseAgent):
                 ctx.paused_agents.add(self.name)
 
     async def _build_request(self, ctx: InvocationContext) -> LlmRequest:
+        """The model request, built in google-adk 2.13's order (its request processors'), so the
+        model is prompted exactly as on ADK: config and output schema; the global, static and
+        dynamic instructions; identity; contents; planner and code executor; the
+        set_model_response tool (an output schema with tools); transfer; then the agent's tools."""
         llm = self.canonical_model
         config = (
             self.generate_content_config.model_copy(deep=True)
@@ -414,35 +427,27 @@ class LlmAgent(BaseAgent):
             else types.GenerateContentConfig()
         )
         request = LlmRequest(model=llm.model, config=config)
-        if self.output_schema is not None:
+        schema_tool = self.output_schema is not None and bool(self.tools) and not sends_schema_with_tools(llm)
+        if self.output_schema is not None and not schema_tool:
             request.set_output_schema(self.output_schema)
 
         readonly = ReadonlyContext(ctx)
-        instructions: list[str] = []
         root = self.root_agent
         if isinstance(root, LlmAgent) and root.global_instruction:
             text, bypass = await root.canonical_global_instruction(readonly)
-            instructions.append(text if bypass else await inject_session_state(text, ctx))
+            request.append_instructions([text if bypass else await inject_session_state(text, ctx)])
         if self.static_instruction:
-            instructions.append(static.static_text(self.static_instruction))
+            request.append_instructions([static.static_text(self.static_instruction)])
         dynamic: Optional[str] = None
         if self.instruction:
             text, bypass = await self.canonical_instruction(readonly)
             dynamic = text if bypass else await inject_session_state(text, ctx)
             if not self.static_instruction:
-                instructions.append(dynamic)
+                request.append_instructions([dynamic])
         identity = f'You are an agent. Your internal name is "{self.name}".'
         if self.description:
             identity += f' The description about you is "{self.description}".'
-        instructions.append(identity)
-
-        tools = await self.canonical_tools(readonly)
-        targets = self.transfer_targets()
-        if targets:
-            instructions.append(_transfer_instructions(self, targets))
-            # First, as google-adk declares it: a tool of the user's with the same name comes later and wins.
-            tools.insert(0, self._transfer_tool_for(targets))
-        request.append_instructions(instructions)
+        request.append_instructions([identity])
 
         contents = ctx.llm_context.contents(
             ctx.session.events, agent_name=self.name, branch=ctx.branch, include_contents=self.include_contents
@@ -453,16 +458,26 @@ class LlmAgent(BaseAgent):
         request.contents = list(contents)  # tools below may append to it (load_artifacts does)
         if self.static_instruction and dynamic:
             static.insert_before_current_turn(request.contents, static.labelled(dynamic))
-
-        plain = [t for t in tools if type(t).process_llm_request is BaseTool.process_llm_request]
-        if plain:
-            request.append_tools(plain)
-        custom = [t for t in tools if type(t).process_llm_request is not BaseTool.process_llm_request]
-        if custom:
-            tool_context = ToolContext(ctx)
-            for tool in custom:
-                await tool.process_llm_request(tool_context=tool_context, llm_request=request)
         planning.apply_to_request(self.planner, self.code_executor, readonly, request)
+
+        if schema_tool:
+            request.append_tools([SetModelResponseTool(self.output_schema)])
+            request.append_instructions([SET_MODEL_RESPONSE_INSTRUCTION])
+        tools = await self.canonical_tools(readonly)
+        targets = self.transfer_targets()
+        if targets:
+            request.append_instructions([transfer_instructions(self, targets)])
+            # Before the agent's own tools, as google-adk declares it: a tool of the user's with the
+            # same name comes later and wins.
+            tools.insert(0, self._transfer_tool_for(targets))
+        tool_context: Optional[ToolContext] = None
+        for tool in tools:  # one by one, in order: a tool may read what an earlier one added
+            if type(tool).process_llm_request is BaseTool.process_llm_request:
+                request.append_tools([tool])
+            else:
+                tool_context = tool_context or ToolContext(ctx)
+                await tool.process_llm_request(tool_context=tool_context, llm_request=request)
+        request.finalize_dynamic_instructions()
         return request
 
     def _transfer_tool_for(self, targets: list[BaseAgent]) -> TransferToAgentTool:
@@ -645,23 +660,3 @@ def _check_response(agent: LlmAgent, response: Any, where: str) -> None:
             f"The {where} of agent {agent.name!r} returned {type(response).__name__}; "
             "return an LlmResponse (or None to continue)."
         )
-
-
-def _transfer_instructions(agent: LlmAgent, targets: list[BaseAgent]) -> str:
-    lines = ["You can hand the conversation to one of these agents:", ""]
-    for target in targets:
-        lines.append(f"Agent name: {target.name}")
-        lines.append(f"Agent description: {target.description or '(none)'}")
-        lines.append("")
-    lines.append(
-        "If you are the best agent to answer according to your description, answer yourself. If "
-        "another agent is better suited according to its description, call the `transfer_to_agent` "
-        "function with that agent's name, and write nothing besides the function call."
-    )
-    parent = agent.parent_agent
-    if parent is not None and any(t is parent for t in targets):
-        lines.append(
-            f"Your parent agent is {parent.name}. If neither you nor the other agents are suited to "
-            "answer, transfer to your parent agent."
-        )
-    return "\n".join(lines)
