@@ -29,7 +29,8 @@ class LlmRequest(BaseModel):
     tools_dict: dict[str, Any] = Field(default_factory=dict, exclude=True)
     # Instructions tools add while the request is built (load_artifacts'); joined to the system
     # instruction after every tool has had its say, where google-adk 2.13 puts them.
-    _dynamic_instructions: list[str] = PrivateAttr(default_factory=list)
+    # (None until one is added: a default_factory would cost pydantic a signature check per request.)
+    _dynamic_instructions: Optional[list[str]] = PrivateAttr(default=None)
 
     def append_instructions(self, instructions: list[str]) -> None:
         """Adds instructions to the system instruction, after any already there, each joined by a
@@ -52,14 +53,12 @@ class LlmRequest(BaseModel):
             )
 
     def append_dynamic_instructions(self, instructions: list[str]) -> None:
-        self._dynamic_instructions.extend(instructions)
-
-    _append_dynamic_instructions = append_dynamic_instructions  # google-adk's name, which ported tools call
+        self._dynamic_instructions = [*(self._dynamic_instructions or []), *instructions]
 
     def finalize_dynamic_instructions(self) -> None:
         if self._dynamic_instructions:
             self.append_instructions(["\n\n".join(self._dynamic_instructions)])
-            self._dynamic_instructions.clear()
+            self._dynamic_instructions = None
 
     def append_tools(self, tools: Iterable[_DeclaresFunction]) -> None:
         """Declares the tools to the model (one types.Tool holds every function) and keeps them by name."""

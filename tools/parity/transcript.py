@@ -160,6 +160,8 @@ async def transcript(app_name: str, prefix: str, package: str = APPS_PACKAGE) ->
             continue
         if isinstance(turn, str):
             message = types.Content(role="user", parts=[types.Part(text=turn)])
+        elif isinstance(turn, types.Content):  # a message with more than text (an image, a file)
+            message = turn
         else:
             message = _answer(turn, events, types)
         try:
