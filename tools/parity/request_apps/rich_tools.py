@@ -8,7 +8,6 @@ from typing import Annotated, Any, Literal, Optional, Union
 
 from google.adk.agents import LlmAgent
 from google.adk.tools import FunctionTool, LongRunningFunctionTool, ToolContext
-from google.genai import types
 from pydantic import BaseModel, Field
 
 from tools.parity.apps.rule_model import call, model, say
