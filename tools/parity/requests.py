@@ -24,9 +24,10 @@ import json
 import os
 import pkgutil
 import re
-import subprocess
 import sys
 from typing import Any
+
+from tools.parity.check import FAILED, transcript as output_of
 
 REQUEST_APPS = "tools.parity.request_apps"
 PARITY_APPS = "tools.parity.apps"
@@ -35,7 +36,6 @@ EXCLUDED = {"live_connect_config": True, "config": {"http_options": True, "label
 RUNTIME_ID = re.compile(r"\badk-[0-9a-f-]{36}\b")  # a call id the runtime made up: random by design
 # When something happened (a memory's time): the moment is random by design, its form is compared.
 WHEN = re.compile(r"\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?")
-FAILED = "failed: "
 
 
 def snapshot(label: str, llm_request: Any) -> dict[str, Any]:
@@ -88,14 +88,7 @@ async def requests(app: str, prefix: str) -> dict[str, Any]:
 
 def side_output(python: str, app: str, side: str) -> str:
     """The app's requests on one side as text, or the error that stopped the process."""
-    from tools.parity.check import REPO
-
-    env = {**os.environ, "PYTHONPATH": REPO + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    done = subprocess.run([python, "-m", "tools.parity.requests", app, "--side", side],
-                          capture_output=True, text=True, cwd=REPO, env=env, timeout=300)
-    if done.returncode != 0:
-        return FAILED + ((done.stderr.strip().splitlines() or ["(no output)"])[-1]) + "\n"
-    return done.stdout
+    return output_of(python, app, side, module="tools.parity.requests")
 
 
 def differences(adk: str, chronicle: str, *, limit: int = 80) -> str:
