@@ -7,7 +7,7 @@ thoughts, tool calls and bytes are not.
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any, Optional
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -68,4 +68,6 @@ def content_text(content: dict[str, Any]) -> str:
 
 
 def iso_timestamp(timestamp: float) -> str:
-    return datetime.fromtimestamp(timestamp, tz=timezone.utc).isoformat()
+    """A memory's time as google-adk writes it (local time, no offset): preload_memory puts it in
+    the model's request, which must be the one ADK sends."""
+    return datetime.fromtimestamp(timestamp).isoformat()

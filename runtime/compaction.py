@@ -21,7 +21,6 @@ or to the compaction itself, hides it, and the model sees the events again.
 from __future__ import annotations
 
 import abc
-import json
 import logging
 from typing import Any, Optional, Sequence
 
@@ -35,12 +34,18 @@ logger = logging.getLogger("chronicle.compaction")
 
 _INTERNAL_CALLS = ("adk_request_confirmation", "adk_request_credential")
 
+# google-adk 2.13's prompt, word for word: the summariser is a model call like any other, and an
+# ADK app must prompt its model as it did on ADK.
 DEFAULT_PROMPT = (
-    "You are summarising the earlier part of a conversation between a user and an AI agent, so the "
-    "agent can go on without the full transcript. Keep every fact, decision, number, name, open "
-    "question and tool result the agent may need later; drop small talk. Write a concise summary "
-    "in the third person.\n\nConversation:\n{conversation_history}"
+    "The following is a conversation history between a user and an AI agent. It may or may not start from a "
+    "compacted history. Please identify and reiterate the user request, summarize the context so far, focusing "
+    "on key decisions made and information obtained, as well as any unresolved questions or tasks. "
+    "CRITICAL INSTRUCTIONS: 1. Explicitly identify and state the primary language used by the user at the top "
+    'of your summary (e.g., "Conversation Language: English"). 2. If the agent called any tools, accurately '
+    "list the exact tool names used to maintain tool grounding. The rest of the summary should be concise and "
+    "capture the essence of the interaction.\n\n{conversation_history}"
 )
+MAX_TOOL_CONTENT_CHARS = 2000  # how much of a tool call's arguments or result the summariser is shown
 
 
 class BaseEventsSummarizer(abc.ABC):
@@ -102,25 +107,35 @@ def compaction_event(events: Sequence[Event], summary: types.Content) -> Event:
 
 
 def format_events(events: Sequence[Event]) -> str:
-    """A plain transcript of events for the summariser: text, tool calls and results, summaries."""
+    """A plain transcript of events for the summariser, as google-adk 2.13 writes it: texts, thoughts,
+    tool calls and results (each capped), and earlier summaries; credential requests left out."""
     lines = []
     for event in events:
         if event.actions.compaction is not None:
-            text = "".join(p.text or "" for p in event.actions.compaction.compacted_content.parts or [])
-            lines.append(f"[summary of earlier conversation]: {text}")
+            text = "".join(p.text or "" for p in event.actions.compaction.compacted_content.parts or [] if not p.thought)
+            lines.append(f"{event.author}: {text}")
             continue
-        for part in event.content.parts if event.content and event.content.parts else []:
-            if part.thought:
-                continue
-            if part.text:
+        parts = event.content.parts if event.content and event.content.parts else []
+        if any(p.function_call and p.function_call.name == "adk_request_credential" for p in parts):
+            continue
+        for part in parts:
+            if part.thought and part.text:
+                lines.append(f"{event.author} (thought): {part.text}")
+            elif part.text:
                 lines.append(f"{event.author}: {part.text}")
-            elif part.function_call:
-                args = json.dumps(part.function_call.args or {}, sort_keys=True, default=str)
-                lines.append(f"{event.author} called tool {part.function_call.name}({args})")
-            elif part.function_response:
-                result = json.dumps(part.function_response.response or {}, sort_keys=True, default=str)
-                lines.append(f"tool {part.function_response.name} returned: {result}")
+            if part.function_call:
+                args = _capped(str(part.function_call.args))
+                lines.append(f"{event.author} called tool: {part.function_call.name}({args})")
+            if part.function_response:
+                lines.append(f"Tool response from {part.function_response.name}: "
+                             f"{_capped(str(part.function_response.response))}")
     return "\n".join(lines)
+
+
+def _capped(text: str) -> str:
+    if len(text) <= MAX_TOOL_CONTENT_CHARS:
+        return text
+    return f"{text[:MAX_TOOL_CONTENT_CHARS]}... [truncated {len(text) - MAX_TOOL_CONTENT_CHARS} chars]"
 
 
 class EventsCompactionConfig(BaseModel):

@@ -193,9 +193,13 @@ async def test_toolset_filter_and_name_prefix():
 
 async def test_transfer_to_agent_tool_with_a_reason():
     tool = TransferToAgentTool(agent_names=["billing", "support"], include_transfer_reason=True)
-    params = tool._get_declaration().parameters
-    assert params.properties["agent_name"].enum == ["billing", "support"] and "transfer_reason" in params.properties
-    assert "transfer_reason" not in TransferToAgentTool(agent_names=["billing"])._get_declaration().parameters.properties
+    declared = tool._get_declaration()
+    params = declared.parameters_json_schema["properties"]
+    assert params["agent_name"]["enum"] == ["billing", "support"] and "transfer_reason" in params
+    assert "transfer_reason:" in declared.description
+    without = TransferToAgentTool(agent_names=["billing"])._get_declaration()
+    assert "transfer_reason" not in without.parameters_json_schema["properties"]
+    assert "transfer_reason" not in without.description
 
     billing = LlmAgent(name="billing", model=ScriptedLlm(["Your invoice is paid."]))
     front = LlmAgent(name="front", model=ScriptedLlm([ScriptedLlm.call(

@@ -189,7 +189,7 @@ async def test_transfer_to_a_sub_agent_and_the_next_turn_goes_to_it():
     request = root_model.requests[0]
     assert "transfer_to_agent" in request.tools_dict
     declaration = request.config.tools[0].function_declarations[-1]
-    assert declaration.parameters.properties["agent_name"].enum == ["billing"]
+    assert declaration.parameters_json_schema["properties"]["agent_name"]["enum"] == ["billing"]
     assert "Agent name: billing" in request.config.system_instruction
 
     events = await send(runner, "thanks")

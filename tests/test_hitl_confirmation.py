@@ -213,7 +213,7 @@ async def test_context_is_injected_by_annotation_whatever_its_name(sessions):
         return "found"
 
     tool = FunctionTool(lookup)
-    assert list(tool._get_declaration().parameters.properties) == ["q"]
+    assert list(tool._get_declaration().parameters_json_schema["properties"]) == ["q"]
     runner = make_runner(sessions, [tool], tool="lookup", args={"q": "tea"})
     await run(runner, text("look"))
     assert got and got[0][0] == "tea" and got[0][1] and got[0][2] == "Context"

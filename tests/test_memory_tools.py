@@ -77,7 +77,13 @@ async def test_load_memory_results_are_stored_and_shown_in_google_adks_shape(sto
     await runner.close()
 
 
-async def test_preload_memory_puts_matching_memories_in_the_system_instruction(tmp_path):
+def memory_context(request) -> str:
+    """The text of the user content preload_memory placed before the current turn ('' if none)."""
+    texts = [p.text for c in request.contents for p in c.parts if p.text and "<PAST_CONVERSATIONS>" in p.text]
+    return texts[0] if texts else ""
+
+
+async def test_preload_memory_puts_matching_memories_before_the_current_turn(tmp_path):
     url = f"sqlite:///{tmp_path}/one.db"
     sessions = session_service_from_url(url)
     memory = LogMemoryService(sessions.store)  # one store: the index follows the sessions' logs
@@ -86,22 +92,33 @@ async def test_preload_memory_puts_matching_memories_in_the_system_instruction(t
     runner = Runner(agent=agent, app_name=APP, session_service=sessions, memory_service=memory)
     await remember_first_conversation(runner)
     await run(runner, "new", "Remind me: which colour do I like?")
-    instruction = system_text(model.requests[1])
-    assert "<PAST_CONVERSATIONS>" in instruction and "user: My favourite colour is green." in instruction
+    request = model.requests[1]
+    context = memory_context(request)
+    assert context.startswith("The following content is from your previous conversations with the user.\n")
+    assert "user: My favourite colour is green." in context
+    # google-adk 2.13's place: a user content just before the user's message, not the system instruction
+    assert request.contents[-2].parts[0].text == context and request.contents[-1].parts[0].text.startswith("Remind")
+    assert "<PAST_CONVERSATIONS>" not in system_text(request)
     assert model.requests[1].config.tools in (None, [])  # nothing for the model to call
     # nothing matches: no memory section
     await run(runner, "new", "Tell me a joke about penguins")
-    assert "<PAST_CONVERSATIONS>" not in system_text(model.requests[2])
+    assert memory_context(model.requests[2]) == ""
     await runner.close()
 
 
 async def test_memory_tools_without_a_memory_service_say_so():
     from runtime.sessions import InMemorySessionService
 
-    model = ScriptedLlm(["hi"])
+    model = ScriptedLlm(["hi", ScriptedLlm.call("load_memory", query="colour")])
+    # preload_memory only logs a failed search and leaves the request as it is (as google-adk does)
     agent = LlmAgent(name="assistant", model=model, tools=[preload_memory_tool])
     runner = Runner(agent=agent, app_name=APP, session_service=InMemorySessionService())
     await runner.session_service.create_session(app_name=APP, user_id=USER, session_id="s")
+    await run(runner, "s", "hello")
+    assert memory_context(model.requests[0]) == ""
+    # a tool the model calls says what is missing
+    agent = LlmAgent(name="assistant", model=model, tools=[load_memory_tool])
+    runner = Runner(agent=agent, app_name=APP, session_service=runner.session_service)
     with pytest.raises(ServiceNotConfiguredError, match="(?i)memory service"):
-        await run(runner, "s", "hello")
+        await run(runner, "s", "what colour?")
     await runner.close()

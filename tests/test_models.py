@@ -47,12 +47,13 @@ class Tool:
 # LlmRequest
 
 
-def test_append_instructions_joins_them_in_order():
+def test_append_instructions_joins_them_in_order_as_google_adk_does():
     llm_request = LlmRequest()
     llm_request.append_instructions(["First."])
     llm_request.append_instructions(["Second.", "", "Third."])
 
-    assert llm_request.config.system_instruction == "First.\n\nSecond.\n\nThird."
+    # An empty instruction still adds its blank line, as in google-adk 2.13 (the prompt must match).
+    assert llm_request.config.system_instruction == "First.\n\nSecond.\n\n\n\nThird."
 
 
 def test_append_instructions_extends_a_content_instruction():

@@ -46,7 +46,9 @@ async def test_tool_calling_conversation_through_the_sdk(gemini_server: GeminiSe
     assert system.startswith("You help Ada with the weather.")
     [declaration] = first.body["tools"][0]["functionDeclarations"]
     assert declaration["name"] == "get_weather"
-    assert declaration["parameters"]["properties"]["city"]["description"] == "The city's name."
+    # google-adk 2.13's declaration: the JSON schema of the parameters, the docstring as description
+    assert declaration["parameters_json_schema"]["properties"]["city"] == {"title": "City", "type": "string"}
+    assert "city: The city's name." in declaration["description"]
     # The second call carries the conversation: question, call, result (without runtime ids).
     contents = second.body["contents"]
     assert [c["role"] for c in contents] == ["user", "model", "user"]

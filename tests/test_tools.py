@@ -71,30 +71,50 @@ def book_trip(
     return {}
 
 
-def test_declaration_is_inferred_from_signature_hints_and_docstring():
+def test_declaration_is_inferred_from_signature_hints_and_docstring_as_google_adk_does():
     declaration = FunctionTool(book_trip)._get_declaration()
     assert declaration.name == "book_trip"
-    assert declaration.description.startswith("Books a trip.")
-    params = declaration.parameters
-    props = params.properties
-    assert set(props) == {
+    # The whole docstring is the description; parameters get no descriptions of their own (2.13's way).
+    assert declaration.description.startswith("Books a trip.\n\nArgs:\n  destination: Where to go.")
+    assert declaration.parameters is None
+    params = declaration.parameters_json_schema
+    assert params["title"] == "book_tripParams" and params["type"] == "object"
+    props = params["properties"]
+    assert list(props) == [
         "destination", "nights", "budget", "refundable", "tags", "color", "mode", "address", "note", "travellers",
-    }
+    ]
     assert "tool_context" not in props
-    assert params.required == ["destination", "nights", "budget", "refundable", "tags", "color", "mode", "address"]
-    T = types.Type
-    assert props["destination"].type == T.STRING and props["destination"].description == "Where to go."
-    assert props["nights"].type == T.INTEGER
-    assert props["nights"].description == "How many nights (continued on a second line)."
-    assert props["budget"].type == T.NUMBER
-    assert props["refundable"].type == T.BOOLEAN
-    assert props["tags"].type == T.ARRAY and props["tags"].items.type == T.STRING
-    assert props["color"].type == T.STRING and props["color"].enum == ["red", "blue"]
-    assert props["mode"].enum == ["train", "plane"]
-    assert props["address"].type == T.OBJECT and props["address"].required == ["street", "city"]
-    assert props["address"].properties["city"].description == "The city."
-    assert props["note"].nullable is True and props["note"].type == T.STRING
-    assert props["travellers"].default == 1
+    assert params["required"] == ["destination", "nights", "budget", "refundable", "tags", "color", "mode", "address"]
+    assert props["destination"] == {"title": "Destination", "type": "string"}
+    assert props["nights"]["type"] == "integer" and props["budget"]["type"] == "number"
+    assert props["refundable"]["type"] == "boolean"
+    assert props["tags"] == {"items": {"type": "string"}, "title": "Tags", "type": "array"}
+    assert props["color"] == {"$ref": "#/$defs/Color"} and params["$defs"]["Color"]["enum"] == ["red", "blue"]
+    assert props["mode"]["enum"] == ["train", "plane"]
+    address = params["$defs"]["Address"]
+    assert address["required"] == ["street", "city"] and address["properties"]["city"]["description"] == "The city."
+    assert props["note"]["anyOf"] == [{"type": "string"}, {"type": "null"}] and props["note"]["default"] is None
+    assert props["travellers"]["default"] == 1
+
+
+class Opaque:
+    pass
+
+
+def inspect_it(thing: Opaque, times: int = 2) -> str:
+    """Looks at a thing.
+
+    Args:
+      thing: The thing.
+    """
+    return ""
+
+
+def test_a_type_pydantic_cannot_describe_is_declared_from_the_hints():
+    declaration = FunctionTool(inspect_it)._get_declaration()
+    assert declaration.parameters_json_schema is None
+    assert declaration.parameters.required == ["thing"] and declaration.parameters.properties["times"].default == 2
+    assert declaration.parameters.properties["thing"].description == "The thing."
 
 
 def test_declaration_of_a_function_without_parameters_or_docstring():
@@ -251,7 +271,7 @@ async def test_agent_tool_runs_the_agent_and_returns_its_answer_and_state():
 
     declaration = main_model.requests[0].config.tools[0].function_declarations[0]
     assert declaration.name == "researcher" and declaration.description == "Finds facts."
-    assert declaration.parameters.required == ["request"]
+    assert declaration.parameters_json_schema["required"] == ["request"]
     assert content_texts(helper_model.requests[0].contents) == ["user:What colour is the sky?"]
     result = events[1].get_function_responses()[0]
     assert result.response == {"result": "The sky is blue."}

@@ -33,7 +33,13 @@ from runtime.planners import BasePlanner
 from runtime.tools.base_tool import BaseTool, BaseToolset
 from runtime.tools.function_tool import FunctionTool
 from runtime.tools.tool_context import ToolContext
-from runtime.tools.transfer_to_agent_tool import TransferToAgentTool
+from runtime.tools.set_model_response_tool import (
+    INSTRUCTION as SET_MODEL_RESPONSE_INSTRUCTION,
+    SetModelResponseTool,
+    sends_schema_with_tools,
+    structured_answer,
+)
+from runtime.tools.transfer_to_agent_tool import TransferToAgentTool, transfer_instructions
 
 InstructionProvider = Callable[[ReadonlyContext], Union[str, Awaitable[str]]]
 ToolUnion = Union[Callable[..., Any], BaseTool, BaseToolset]
@@ -375,6 +381,9 @@ class LlmAgent(BaseAgent):
         redact_requested_auth(result)
         if asks is None:
             yield result
+            answer = structured_answer(ctx, self.name, result)
+            if answer is not None:  # set_model_response: its validated result is the agent's answer
+                yield answer
             return
         actions = result.actions
         awaiting = actions.requested_tool_confirmations
@@ -446,6 +455,10 @@ class LlmAgent(BaseAgent):
                 ctx.paused_agents.add(self.name)
 
     async def _build_request(self, ctx: InvocationContext) -> LlmRequest:
+        """The model request, built in google-adk 2.13's order (its request processors'), so the
+        model is prompted exactly as on ADK: config and output schema; the global, static and
+        dynamic instructions; identity; contents; planner and code executor; the
+        set_model_response tool (an output schema with tools); transfer; then the agent's tools."""
         llm = self.canonical_model
         config = (
             self.generate_content_config.model_copy(deep=True)
@@ -453,35 +466,27 @@ class LlmAgent(BaseAgent):
             else types.GenerateContentConfig()
         )
         request = LlmRequest(model=llm.model, config=config)
-        if self.output_schema is not None:
+        schema_tool = self.output_schema is not None and bool(self.tools) and not sends_schema_with_tools(llm)
+        if self.output_schema is not None and not schema_tool:
             request.set_output_schema(self.output_schema)
 
         readonly = ReadonlyContext(ctx)
-        instructions: list[str] = []
         root = self.root_agent
         if isinstance(root, LlmAgent) and root.global_instruction:
             text, bypass = await root.canonical_global_instruction(readonly)
-            instructions.append(text if bypass else await inject_session_state(text, ctx))
+            request.append_instructions([text if bypass else await inject_session_state(text, ctx)])
         if self.static_instruction:
-            instructions.append(static.static_text(self.static_instruction))
+            request.append_instructions([static.static_text(self.static_instruction)])
         dynamic: Optional[str] = None
         if self.instruction:
             text, bypass = await self.canonical_instruction(readonly)
             dynamic = text if bypass else await inject_session_state(text, ctx)
             if not self.static_instruction:
-                instructions.append(dynamic)
+                request.append_instructions([dynamic])
         identity = f'You are an agent. Your internal name is "{self.name}".'
         if self.description:
             identity += f' The description about you is "{self.description}".'
-        instructions.append(identity)
-
-        tools = await self.canonical_tools(readonly)
-        targets = self.transfer_targets()
-        if targets:
-            instructions.append(_transfer_instructions(self, targets))
-            # First, as google-adk declares it: a tool of the user's with the same name comes later and wins.
-            tools.insert(0, self._transfer_tool_for(targets))
-        request.append_instructions(instructions)
+        request.append_instructions([identity])
 
         contents = ctx.llm_context.contents(
             ctx.session.events, agent_name=self.name, branch=ctx.branch, include_contents=self.include_contents
@@ -493,16 +498,26 @@ class LlmAgent(BaseAgent):
         insert_model_input_context(request.contents, ctx.user_content, ctx.run_config.model_input_context)
         if self.static_instruction and dynamic:
             static.insert_before_current_turn(request.contents, static.labelled(dynamic))
-
-        plain = [t for t in tools if type(t).process_llm_request is BaseTool.process_llm_request]
-        if plain:
-            request.append_tools(plain)
-        custom = [t for t in tools if type(t).process_llm_request is not BaseTool.process_llm_request]
-        if custom:
-            tool_context = ToolContext(ctx)
-            for tool in custom:
-                await tool.process_llm_request(tool_context=tool_context, llm_request=request)
         planning.apply_to_request(self.planner, self.code_executor, readonly, request)
+
+        if schema_tool:
+            request.append_tools([SetModelResponseTool(self.output_schema)])
+            request.append_instructions([SET_MODEL_RESPONSE_INSTRUCTION])
+        tools = await self.canonical_tools(readonly)
+        targets = self.transfer_targets()
+        if targets:
+            request.append_instructions([transfer_instructions(self, targets)])
+            # Before the agent's own tools, as google-adk declares it: a tool of the user's with the
+            # same name comes later and wins.
+            tools.insert(0, self._transfer_tool_for(targets))
+        tool_context: Optional[ToolContext] = None
+        for tool in tools:  # one by one, in order: a tool may read what an earlier one added
+            if type(tool).process_llm_request is BaseTool.process_llm_request:
+                request.append_tools([tool])
+            else:
+                tool_context = tool_context or ToolContext(ctx)
+                await tool.process_llm_request(tool_context=tool_context, llm_request=request)
+        request.finalize_dynamic_instructions()
         return request
 
     def _transfer_tool_for(self, targets: list[BaseAgent]) -> TransferToAgentTool:
@@ -690,25 +705,6 @@ def _check_response(agent: LlmAgent, response: Any, where: str) -> None:
             f"The {where} of agent {agent.name!r} returned {type(response).__name__}; "
             "return an LlmResponse (or None to continue)."
         )
-
-
-def _transfer_instructions(agent: LlmAgent, targets: list[BaseAgent]) -> str:
-    # google-adk 2.13's wording, byte for byte: a ported app must prompt the model as it did on ADK
-    # (and ADK's conformance recordings compare the whole system instruction).
-    names = ", ".join(f"`{name}`" for name in sorted(t.name for t in targets))
-    listing = "\n".join(f"\nAgent name: {t.name}\nAgent description: {t.description}\n" for t in targets)
-    text = (
-        f"\nYou have a list of other agents to transfer to:\n\n{listing}\n\n"
-        "If you are the best to answer the question according to your description,\nyou can answer it.\n\n"
-        "If another agent is better for answering the question according to its\n"
-        "description, call `transfer_to_agent` function to transfer the question to that\n"
-        "agent. When transferring, do not generate any text other than the function\ncall.\n\n"
-        f"**NOTE**: the only available agents for `transfer_to_agent` function are\n{names}.\n"
-    )
-    parent = agent.parent_agent
-    if parent is not None and not agent.disallow_transfer_to_parent:
-        text += f"\nIf neither you nor the other agents are best for the question, transfer to your parent agent {parent.name}.\n"
-    return text
 
 
 # google-adk 2.13's callback type aliases at its path (their home: runtime.agents.callback_types).

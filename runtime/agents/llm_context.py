@@ -20,8 +20,8 @@ The rules are ADK's:
   comes later), as ADK 2.13 drops them: a model refuses a call without its result;
 * function-call ids the runtime made up (``adk-…``) are not sent to the model;
 * a rewind event drops the invocations it rewinds;
-* a compaction event (`actions.compaction`) puts its summary where the first of the events it
-  covers was, and drops the contents of the others (the log keeps them). A compaction that a
+* a compaction event (`actions.compaction`) puts its summary (as the agent's own turn, as ADK
+  does) where the first of the events it covers was, and drops the contents of the others (the log keeps them). A compaction that a
   rewind hides no longer applies (the view is rebuilt without it).
 
 The fold is pure over its arguments: no I/O, no clock, no agent objects. For speed it updates
@@ -187,13 +187,11 @@ def fold_llm_context(
     return view
 
 
-SUMMARY_PREFIX = "For context, a summary of the earlier conversation:"
-
-
 def summary_content(compaction: EventCompaction) -> types.Content:
-    """How a compaction's summary is shown to the model: user-role context."""
+    """How a compaction's summary is shown to the model: as google-adk 2.13 shows it, the agent's own
+    earlier turn (the summary content as the summariser wrote it, thoughts left out)."""
     parts = [p for p in (compaction.compacted_content.parts or []) if not p.thought]
-    return types.Content(role="user", parts=[types.Part(text=SUMMARY_PREFIX), *parts])
+    return types.Content(role=compaction.compacted_content.role or "model", parts=parts)
 
 
 def _compact(view: LlmContextView, event: Event, compaction: EventCompaction) -> None:

@@ -6,7 +6,7 @@ import logging
 from typing import Any, Iterable, Optional, Protocol
 
 from google.genai import types
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 
 class _DeclaresFunction(Protocol):
@@ -27,14 +27,18 @@ class LlmRequest(BaseModel):
     config: types.GenerateContentConfig = Field(default_factory=types.GenerateContentConfig)
     # The tool objects behind the declarations, so the runtime can dispatch a function call by name.
     tools_dict: dict[str, Any] = Field(default_factory=dict, exclude=True)
+    # Instructions tools add while the request is built (load_artifacts'); joined to the system
+    # instruction after every tool has had its say, where google-adk 2.13 puts them.
+    # (None until one is added: a default_factory would cost pydantic a signature check per request.)
+    _dynamic_instructions: Optional[list[str]] = PrivateAttr(default=None)
 
     def append_instructions(self, instructions: list[str]) -> None:
-        """Adds instructions to the system instruction, after any already there."""
-        instructions = [text for text in instructions if text]
+        """Adds instructions to the system instruction, after any already there, each joined by a
+        blank line as google-adk 2.13 joins them (an empty one too)."""
         if not instructions:
             return
         current = self.config.system_instruction
-        if current is None:
+        if not current:
             self.config.system_instruction = "\n\n".join(instructions)
         elif isinstance(current, str):
             self.config.system_instruction = "\n\n".join([current, *instructions])
@@ -47,6 +51,14 @@ class LlmRequest(BaseModel):
             self.config.system_instruction = types.Content(
                 role="user", parts=[*parts, *(types.Part(text=t) for t in instructions)]
             )
+
+    def append_dynamic_instructions(self, instructions: list[str]) -> None:
+        self._dynamic_instructions = [*(self._dynamic_instructions or []), *instructions]
+
+    def finalize_dynamic_instructions(self) -> None:
+        if self._dynamic_instructions:
+            self.append_instructions(["\n\n".join(self._dynamic_instructions)])
+            self._dynamic_instructions = None
 
     def append_tools(self, tools: Iterable[_DeclaresFunction]) -> None:
         """Declares the tools to the model (one types.Tool holds every function) and keeps them by name."""

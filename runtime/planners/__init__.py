@@ -2,5 +2,6 @@
 
 from runtime.planners.base_planner import BasePlanner
 from runtime.planners.built_in_planner import BuiltInPlanner
+from runtime.planners.plan_re_act_planner import PlanReActPlanner
 
-__all__ = ["BasePlanner", "BuiltInPlanner"]
+__all__ = ["BasePlanner", "BuiltInPlanner", "PlanReActPlanner"]

@@ -9,7 +9,7 @@ from google.genai import types
 from domain.errors import InvalidArgumentError
 from runtime.artifacts.base import BaseArtifactService
 from runtime.tools.base_tool import BaseTool
-from runtime.tools.declarations import schema_for
+from runtime.tools.declarations import build_function_declaration
 from runtime.tools.tool_context import ToolContext
 
 if TYPE_CHECKING:
@@ -43,16 +43,16 @@ class AgentTool(BaseTool):
         self.include_plugins = include_plugins
 
     def _get_declaration(self) -> Optional[types.FunctionDeclaration]:
+        """As google-adk 2.13 declares an agent to a Gemini API model: the agent's input_schema (its
+        JSON schema), else one `request` string; the agent's description."""
         input_schema = getattr(self.agent, "input_schema", None)
         if input_schema is not None:
-            parameters = schema_for(input_schema)
+            declaration = build_function_declaration(input_schema, name=self.name)
         else:
-            parameters = types.Schema(
-                type=types.Type.OBJECT,
-                properties={"request": types.Schema(type=types.Type.STRING)},
-                required=["request"],
-            )
-        return types.FunctionDeclaration(name=self.name, description=self.description or None, parameters=parameters)
+            declaration = types.FunctionDeclaration(name=self.name, parameters_json_schema={
+                "type": "object", "properties": {"request": {"type": "string"}}, "required": ["request"]})
+        declaration.description = self.agent.description
+        return declaration
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
         from runtime.runner import Runner

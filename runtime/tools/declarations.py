@@ -1,9 +1,11 @@
-"""Function declarations inferred from a Python function: its signature, type hints and docstring."""
+"""Function declarations inferred from a Python function: its signature, type hints and docstring,
+as google-adk 2.13 writes them."""
 
 from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import inspect
 import re
 import types as pytypes
@@ -11,7 +13,10 @@ import typing
 from typing import Any, Callable, Iterable, Literal, Optional, Union, get_args, get_origin
 
 from google.genai import types
-from pydantic import BaseModel
+from pydantic import BaseModel, create_model
+from pydantic.errors import PydanticSchemaGenerationError, PydanticUserError
+from pydantic.fields import FieldInfo
+from pydantic_core import PydanticUndefined
 
 # Parameters the runtime fills in; the model never sees them.
 RUNTIME_PARAMS = frozenset({"tool_context", "input_stream"})
@@ -31,14 +36,71 @@ def function_name(func: Callable[..., Any]) -> str:
 def build_function_declaration(
     func: Callable[..., Any], *, name: Optional[str] = None, ignore: Iterable[str] = RUNTIME_PARAMS
 ) -> types.FunctionDeclaration:
-    """Declares `func` to a model: parameters from the signature and type hints (defaults make a
-    parameter optional), descriptions from the docstring (Google style `Args:` sections)."""
+    """Declares `func` to a model as google-adk 2.13 does (for the Gemini API): the cleaned
+    docstring is the description, and the parameters are the JSON schema pydantic writes for a
+    model made of them (`<function>Params`; defaults make a parameter optional). An Args section
+    stays in the description only: 2.13 gives parameters no descriptions of their own."""
+    if isinstance(func, type) and issubclass(func, BaseModel):
+        doc = inspect.cleandoc(func.__doc__) if func.__doc__ else None
+        return types.FunctionDeclaration(name=name or func.__name__, description=doc,
+                                         parameters_json_schema=func.model_json_schema())
+    declaration = types.FunctionDeclaration(name=name or function_name(func), description=callable_doc(func) or None)
+    fields = _pydantic_fields(func, set(ignore))
+    if fields:
+        try:
+            model = create_model(f"{function_name(func)}Params", **fields)
+            declaration.parameters_json_schema = model.model_json_schema()
+        except (PydanticSchemaGenerationError, PydanticUserError, TypeError):
+            # A type pydantic cannot describe (google-adk raises here): declare it Chronicle's way.
+            declaration.parameters = _typed_parameters(func, ignore)
+    return declaration
+
+
+def callable_doc(func: Any) -> str:
+    """The cleaned docstring of a function, a partial (its function's) or a callable object (its class's,
+    else its __call__'s)."""
+    if isinstance(func, functools.partial) and func.__doc__ == functools.partial.__doc__:
+        return callable_doc(func.func)
+    doc = inspect.cleandoc(func.__doc__) if isinstance(func, type) and isinstance(func.__doc__, str) else (
+        "" if isinstance(func, type) else inspect.getdoc(func) or "")
+    if not doc and not inspect.isroutine(func) and not isinstance(func, type):
+        call = getattr(type(func), "__call__", None)
+        doc = inspect.getdoc(call) or "" if call is not None else ""
+        if doc == inspect.getdoc(type.__call__):
+            doc = ""
+    return doc
+
+
+def _pydantic_fields(func: Callable[..., Any], ignore: set[str]) -> dict[str, Any]:
+    """The parameters the model fills, as pydantic field definitions ({} when a hint cannot be
+    resolved: then, as in google-adk, the function is declared without parameters)."""
+    hints = _type_hints(func)
+    fields: dict[str, Any] = {}
+    for param in inspect.signature(func).parameters.values():
+        if param.name in ignore or param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            continue
+        annotation = hints.get(param.name, param.annotation)
+        if annotation is inspect.Parameter.empty:
+            annotation = Any
+        if isinstance(annotation, (str, typing.ForwardRef)):
+            return {}
+        default = PydanticUndefined if param.default is inspect.Parameter.empty else param.default
+        if get_origin(annotation) is typing.Annotated:
+            info = FieldInfo.from_annotation(annotation)
+            info.alias = info.validation_alias = info.serialization_alias = None
+            info.default, info.default_factory = default, None
+            fields[param.name] = (info.annotation if info.annotation is not None else Any, info)
+        else:
+            fields[param.name] = (annotation, default)
+    return fields
+
+
+def _typed_parameters(func: Callable[..., Any], ignore: Iterable[str]) -> Optional[types.Schema]:
+    """Parameters as a Gemini Schema from the type hints, with descriptions from an Args section."""
     ignore = set(ignore)
     signature = inspect.signature(func)
     hints = _type_hints(func)
-    doc = inspect.cleandoc(inspect.getdoc(func) or "")
-    param_docs = parse_arg_docs(doc)
-
+    param_docs = parse_arg_docs(inspect.cleandoc(inspect.getdoc(func) or ""))
     properties: dict[str, types.Schema] = {}
     required: list[str] = []
     for param in signature.parameters.values():
@@ -55,11 +117,9 @@ def build_function_declaration(
         properties[param.name] = schema
         if param.default is inspect.Parameter.empty:
             required.append(param.name)
-
-    parameters = None
-    if properties:
-        parameters = types.Schema(type=types.Type.OBJECT, properties=properties, required=required or None)
-    return types.FunctionDeclaration(name=name or function_name(func), description=doc or None, parameters=parameters)
+    if not properties:
+        return None
+    return types.Schema(type=types.Type.OBJECT, properties=properties, required=required or None)
 
 
 def schema_for(annotation: Any) -> types.Schema:

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import json
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING, Optional, Union
 
 from google.genai import types
 from pydantic import TypeAdapter
@@ -27,41 +26,44 @@ class ExampleTool(BaseTool):
         user = tool_context.user_content
         if not user or not user.parts:
             return
-        query = " ".join(p.text for p in user.parts if p.text)
+        query = " ".join(p.text for p in user.parts if p.text and not p.thought)
         if isinstance(self.examples, BaseExampleProvider):
             if not query:
                 return
             examples = self.examples.get_examples(query)
         else:
             examples = self.examples
-        llm_request.append_instructions([examples_text(examples)])
+        llm_request.append_instructions([examples_text(examples, llm_request.model)])
 
 
-def examples_text(examples: list[Example]) -> str:
-    """The examples in the layout ADK's prompt uses: numbered, [user]/[model] turns, calls as code."""
-    blocks = []
+def examples_text(examples: list[Example], model: Optional[str] = None) -> str:
+    """The examples as google-adk 2.13 writes them into the prompt: numbered, [user]/[model] turns,
+    calls as Python-like code (fenced ``tool_code``/``tool_outputs`` for a model that is not Gemini)."""
+    gemini = model is None or "gemini-" in model
+    text = ""
     for number, example in enumerate(examples, 1):
-        lines = [f"EXAMPLE {number}:", "Begin example", "[user]"]
-        lines += [p.text for p in example.input.parts or [] if p.text]
+        text += f"EXAMPLE {number}:\nBegin example\n[user]\n"
+        if example.input and example.input.parts:
+            text += "\n".join(p.text for p in example.input.parts if p.text) + "\n"
         previous = None
         for content in example.output:
-            role = "[model]" if content.role == "model" else "[user]"
+            role = "[model]\n" if content.role == "model" else "[user]\n"
             if role != previous:
-                lines.append(role)
+                text += role
             previous = role
-            lines += [_part_text(p) for p in content.parts or [] if _part_text(p)]
-        lines.append("End example\n")
-        blocks.append("\n".join(lines))
-    intro = ("<EXAMPLES>\nBegin few-shot\nThe following are examples of user queries and model responses "
-             "using the available tools.\n\n")
-    return intro + "\n".join(blocks) + "\nEnd few-shot\n<EXAMPLES>"
+            for part in content.parts or []:
+                text += _part_text(part, gemini)
+        text += "End example\n\n"
+    return ("<EXAMPLES>\nBegin few-shot\nThe following are examples of user queries and model responses using "
+            f"the available tools.\n\n{text}End few-shot\n<EXAMPLES>")
 
 
-def _part_text(part: types.Part) -> str:
+def _part_text(part: types.Part, gemini: bool) -> str:
     if part.function_call:
-        args = ", ".join(f"{k}={v!r}" for k, v in (part.function_call.args or {}).items())
-        return f"```\n{part.function_call.name}({args})\n```"
+        args = part.function_call.args if isinstance(part.function_call.args, dict) else {}
+        written = ", ".join(f"{k}='{v}'" if isinstance(v, str) else f"{k}={v}" for k, v in args.items())
+        return f"{'```' if gemini else '```tool_code'}\n{part.function_call.name}({written})\n```\n"
     if part.function_response:
-        response = {"name": part.function_response.name, "response": part.function_response.response}
-        return f"```\n{json.dumps(response, default=str)}\n```"
-    return part.text or ""
+        # The response object's fields as Python writes a dict: what google-adk puts in the prompt.
+        return f"{'```' if gemini else '```tool_outputs'}\n{part.function_response.__dict__}\n```\n"
+    return f"{part.text}\n" if part.text else ""

@@ -24,7 +24,7 @@ _INLINE_PREFIXES = ("image/", "audio/", "video/")
 _INLINE_TYPES = {"application/pdf"}
 _NOT_INLINE = {"image/svg", "image/svg+xml", "image/xml"}
 _TEXT_TYPES = {"application/json", "application/xml", "application/csv", *_NOT_INLINE}
-_TEXT_SUFFIXES = (".txt", ".csv", ".json", ".xml", ".md")
+_TEXT_SUFFIXES = (".csv", ".txt", ".json", ".xml")
 
 ProcessArtifact = Callable[[types.Part, str], Union[Optional[types.Part], Awaitable[Optional[types.Part]]]]
 
@@ -33,22 +33,14 @@ class LoadArtifactsTool(BaseTool):
     def __init__(self, *, process_artifact: Optional[ProcessArtifact] = None):
         super().__init__(
             name="load_artifacts",
-            description="Loads artifacts into the session for this request.\n\nNOTE: Call when you need "
-            "access to artifacts (for example, uploads saved by the web UI).",
+            description="Loads artifacts into the session for this request.\n\nNOTE: Call when you need access to "
+            "artifacts (for example, uploads saved by the\nweb UI).",
         )
         self._process_artifact = process_artifact
 
     def _get_declaration(self) -> types.FunctionDeclaration:
-        return types.FunctionDeclaration(
-            name=self.name,
-            description=self.description,
-            parameters=types.Schema(
-                type=types.Type.OBJECT,
-                properties={
-                    "artifact_names": types.Schema(type=types.Type.ARRAY, items=types.Schema(type=types.Type.STRING))
-                },
-            ),
-        )
+        return types.FunctionDeclaration(name=self.name, description=self.description, parameters_json_schema={
+            "type": "object", "properties": {"artifact_names": {"type": "array", "items": {"type": "string"}}}})
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
         names = (args or {}).get("artifact_names", [])
@@ -65,11 +57,12 @@ class LoadArtifactsTool(BaseTool):
         available = await tool_context.list_artifacts()
         if not available:
             return
-        llm_request.append_instructions([
-            f"You have a list of artifacts:\n  {json.dumps(available)}\n\n  When the user asks questions about "
-            "any of the artifacts, you should call the `load_artifacts` function to load the artifact. Always "
-            "call load_artifacts before answering questions related to the artifacts, regardless of whether the "
-            "artifacts have been loaded before. Do not depend on prior answers about the artifacts."
+        # google-adk 2.13's words and layout; it joins them to the system instruction after every tool's.
+        llm_request.append_dynamic_instructions([
+            f"You have a list of artifacts:\n  {json.dumps(available)}\n\n  When the user asks questions about any "
+            "of the artifacts, you should call the\n  `load_artifacts` function to load the artifact. Always call "
+            "load_artifacts\n  before answering questions related to the artifacts, regardless of whether the\n  "
+            "artifacts have been loaded before. Do not depend on prior answers about the\n  artifacts.\n  "
         ])
         last = llm_request.contents[-1] if llm_request.contents else None
         for part in (last.parts or []) if last else []:

@@ -14,16 +14,17 @@ from runtime.tools.tool_context import ToolContext
 if TYPE_CHECKING:
     from runtime.models import LlmRequest
 
-MEMORY_INSTRUCTION = (
-    "You have a memory of earlier conversations with this user. When a question may depend on "
-    "something said before, call the `load_memory` function with a short query to look it up."
-)
+# google-adk 2.13's words (and this tool's docstring and declaration below): the model must see them unchanged.
+MEMORY_INSTRUCTION = """
+You have memory. You can use it to answer questions. If any questions need
+you to look up the memory, you should call load_memory function with a query.
+"""
 
 
 def memory_text(entry: MemoryEntry) -> str:
-    """The text of a remembered entry (its text parts, joined)."""
+    """The text of a remembered entry (its text parts, joined by a space, as google-adk joins them)."""
     parts = (entry.content.parts or []) if entry.content else []
-    return "\n".join(p.text for p in parts if p.text)
+    return " ".join(p.text for p in parts if p.text)
 
 
 class LoadMemoryResponse(BaseModel):
@@ -35,13 +36,13 @@ class LoadMemoryResponse(BaseModel):
 
 
 async def load_memory(query: str, tool_context: ToolContext) -> LoadMemoryResponse:
-    """Searches the memory of the current user.
+    """Loads the memory for the current user.
 
     Args:
-      query: What to look for, in a few keywords.
+      query: The query to load the memory for.
 
     Returns:
-      The best matching memories.
+      A list of memory results.
     """
     response = await tool_context.search_memory(query)
     return LoadMemoryResponse(memories=response.memories)
@@ -54,15 +55,8 @@ class LoadMemoryTool(FunctionTool):
         super().__init__(load_memory)
 
     def _get_declaration(self) -> Optional[types.FunctionDeclaration]:
-        return types.FunctionDeclaration(
-            name=self.name,
-            description="Searches the memory of earlier conversations with the current user.",
-            parameters=types.Schema(
-                type=types.Type.OBJECT,
-                properties={"query": types.Schema(type=types.Type.STRING, description="What to look for.")},
-                required=["query"],
-            ),
-        )
+        return types.FunctionDeclaration(name=self.name, description=self.description, parameters_json_schema={
+            "type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]})
 
     async def process_llm_request(self, *, tool_context: ToolContext, llm_request: LlmRequest) -> None:
         await super().process_llm_request(tool_context=tool_context, llm_request=llm_request)

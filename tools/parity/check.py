@@ -34,11 +34,12 @@ def app_names() -> list[str]:
     return sorted(m.name for m in pkgutil.iter_modules(apps_package.__path__) if m.name != "rule_model")
 
 
-def transcript(python: str, app: str, side: str) -> str:
-    """The app's transcript on one side, or the error that stopped it, as text to compare."""
+def transcript(python: str, app: str, side: str, module: str = "tools.parity.transcript") -> str:
+    """The app's transcript on one side (or what another `module` prints of it, e.g. its model
+    requests), or the error that stopped it, as text to compare."""
     env = {**os.environ, "PYTHONPATH": REPO + os.pathsep + os.environ.get("PYTHONPATH", "")}
     done = subprocess.run(
-        [python, "-m", "tools.parity.transcript", app, "--side", side],
+        [python, "-m", module, app, "--side", side],
         capture_output=True, text=True, cwd=REPO, env=env, timeout=300,
     )
     if done.returncode != 0:

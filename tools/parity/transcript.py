@@ -30,6 +30,7 @@ import sys
 from typing import Any
 
 APPS_PACKAGE = "tools.parity.apps"
+REWRITTEN = ("tools.parity.apps.", "tools.parity.request_apps.")  # the packages written against google.adk
 REWRITE = re.compile(r"\bgoogle\.adk\b")
 USER, SESSION = "parity_user", "parity_session"
 
@@ -38,7 +39,7 @@ class RewritingFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Loads the apps' modules with `google.adk` rewritten to `runtime` in their source."""
 
     def find_spec(self, fullname, path, target=None):
-        if not fullname.startswith(APPS_PACKAGE + "."):
+        if not fullname.startswith(REWRITTEN):
             return None
         for finder in sys.meta_path:
             if finder is self or not hasattr(finder, "find_spec"):
@@ -153,11 +154,11 @@ def _answer(turn: dict[str, Any], events: list, types: Any) -> Any:
     raise LookupError(f"no pending call to answer with {turn}")
 
 
-async def transcript(app_name: str, prefix: str) -> dict[str, Any]:
+async def transcript(app_name: str, prefix: str, package: str = APPS_PACKAGE) -> dict[str, Any]:
     from google.genai import types
 
     global SHOW_PATHS
-    module = importlib.import_module(f"{APPS_PACKAGE}.{app_name}")
+    module = importlib.import_module(f"{package}.{app_name}")
     SHOW_PATHS = bool(getattr(module, "SHOW_PATHS", False))
     nodes = getattr(module, "SHOW_NODES", False)
     seen = importlib.import_module(f"{APPS_PACKAGE}.rule_model").SEEN
@@ -184,8 +185,13 @@ async def transcript(app_name: str, prefix: str) -> dict[str, Any]:
             rows.append(_event(marker, invocations))
             rewinds = True
             continue
+        if turn == {"add_session_to_memory": True}:
+            await runner.memory_service.add_session_to_memory(await service.get_session(**scope))
+            continue
         if isinstance(turn, str):
             message = types.Content(role="user", parts=[types.Part(text=turn)])
+        elif isinstance(turn, types.Content):  # a message with more than text (an image, a file)
+            message = turn
         else:
             message = _answer(turn, events, types)
         try:

@@ -10,16 +10,24 @@ from google.adk.models.base_llm import BaseLlm
 from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 
+from tools.parity.requests import snapshot
+
 
 SEEN: list = []  # every request's contents, in call order, for the transcript
+MAX_CALLS = 200
+REQUESTS: list = []  # every whole request as sent, in call order, for `tools.parity.requests`
 
 
 class RuleModel(BaseLlm):
     model: str = "rule-model"
+    label: str = ""  # which of the app's models this is (its rule's name), to read a diff by
     rule: Any = None  # (last_user_text, last_function_response, request) -> types.Content
 
     async def generate_content_async(self, llm_request, stream: bool = False):
+        if len(SEEN) >= MAX_CALLS:
+            raise RuntimeError(f"the model was called {MAX_CALLS} times: a rule that never ends its turn?")
         SEEN.append(list(llm_request.contents or []))
+        REQUESTS.append(snapshot(self.label, llm_request))
         yield LlmResponse(content=self.rule(last_text(llm_request), last_response(llm_request), llm_request))
 
 
@@ -52,5 +60,5 @@ def call(name: str, **args: Any) -> types.Content:
     return types.Content(role="model", parts=[types.Part(function_call=types.FunctionCall(name=name, args=args))])
 
 
-def model(rule: Callable[..., types.Content]) -> RuleModel:
-    return RuleModel(rule=rule)
+def model(rule: Callable[..., types.Content], label: str = "") -> RuleModel:
+    return RuleModel(rule=rule, label=label or rule.__name__)

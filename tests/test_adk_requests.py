@@ -1,0 +1,46 @@
+"""Chronicle prompts the model exactly as google-adk 2.13 does: for each app of `tools/parity`
+(`request_apps/` and the parity apps), every model request is the same on both sides, field by
+field (system instruction, tool declarations, contents, generation config, the tools it carries).
+
+google-adk runs in its own environment (`.venv-adk`, or CHRONICLE_ADK_PYTHON); CI sets
+CHRONICLE_REQUIRE_ADK=1, so a missing environment fails there instead of skipping.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import pytest
+
+from tools.parity.check import REPO
+from tools.parity.requests import FAILED, app_names, differences, side_output
+
+ADK_PYTHON = os.environ.get("CHRONICLE_ADK_PYTHON") or os.path.join(REPO, ".venv-adk", "bin", "python")
+
+
+@pytest.fixture(scope="module")
+def adk_python() -> str:
+    if not os.path.exists(ADK_PYTHON):
+        message = f"google-adk 2.13's environment is missing ({ADK_PYTHON}); see README, Beside google-adk"
+        if os.environ.get("CHRONICLE_REQUIRE_ADK") == "1":
+            pytest.fail(message)
+        pytest.skip(message)
+    return ADK_PYTHON
+
+
+@pytest.mark.parametrize("app", app_names())
+def test_chronicle_sends_the_model_the_requests_google_adk_sends(app, adk_python):
+    adk, chronicle = side_output(adk_python, app, "adk"), side_output(sys.executable, app, "chronicle")
+    assert not adk.startswith(FAILED), adk
+    assert json.loads(adk)["requests"], "the app never called its model"
+    assert differences(adk, chronicle) == ""
+
+
+def test_one_changed_word_in_a_request_is_a_difference(adk_python):
+    adk = side_output(adk_python, "transfer", "adk")
+    assert "Agent description: Handles invoices." in adk
+    changed = adk.replace("Handles invoices.", "Handles receipts.", 1)
+    diff = differences(adk, changed)
+    assert "-" in diff and "Handles receipts." in diff and "+++ chronicle" in diff
