@@ -1,0 +1,129 @@
+"""Eval sets from the log: recorded conversations become cases, and a changed agent is flagged on exactly
+the turns whose tool calls or answer changed, on every store; and `chronicle eval` / `eval create` as a
+user runs them."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+
+import pytest
+from google.genai import types
+
+from runtime.evaluation.eval_config import DEFAULT_EVAL_CONFIG, get_eval_metrics_from_config
+from runtime.evaluation.from_log import eval_set_from_sessions, source_of
+from runtime.evaluation.local_eval_service import evaluate_eval_set
+from runtime.evaluation.local_eval_sets_manager import load_eval_set_from_file
+from runtime.evaluation.report import case_report, calls_of
+from runtime.runner import Runner
+from runtime.sessions import LogSessionService
+from runtime.stores import open_store
+from tests.cli_helpers import ROOT, cli
+from tests.eval_agents.scores import CONVERSATIONS
+from tests.eval_agents.weather_eval.agent import root_agent
+
+AGENT_DIR = str(ROOT / "tests" / "eval_agents" / "weather_eval")
+# What EVAL_AGENT_VARIANT=changed changes: Paris's answer, Rome's call arguments, Tokyo's calls.
+CHANGED = {("paris_then_rome", 1): ["answer"], ("paris_then_rome", 2): ["trajectory"], ("tokyo", 1): ["trajectory"]}
+
+
+async def record(store) -> None:
+    runner = Runner(agent=root_agent, app_name="weather_eval", session_service=LogSessionService(store))
+    for session_id, turns in CONVERSATIONS.items():
+        await runner.session_service.create_session(app_name="weather_eval", user_id="ann", session_id=session_id,
+                                                    state={"user:name": "Ann"})
+        for text in turns:
+            async for _ in runner.run_async(user_id="ann", session_id=session_id,
+                                            new_message=types.Content(role="user", parts=[types.Part(text=text)])):
+                pass
+    await runner.close()
+
+
+def flagged(results) -> dict:
+    return {(r["eval_id"], t["turn"]): t["changed"] for r in map(case_report, results) for t in r["turns"]
+            if t["below_threshold"]}
+
+
+def test_recorded_sessions_become_cases_and_a_changed_agent_is_flagged_on_exactly_the_changed_turns(
+        store_url, monkeypatch):
+    store = open_store(store_url)
+    try:
+        asyncio.run(record(store))
+        rows = store.recorder.select_catalog("weather_eval", None)
+        eval_set = eval_set_from_sessions(store, rows, "weather")
+        cases = {c.eval_id: c for c in eval_set.eval_cases}
+        assert sorted(cases) == sorted(CONVERSATIONS)
+        paris = cases["paris_then_rome"]
+        assert [t.user_content.parts[0].text for t in paris.conversation] == CONVERSATIONS["paris_then_rome"]
+        assert [calls_of(t) for t in paris.conversation] == [
+            [{"name": "get_weather", "args": {"city": "Paris"}}], [{"name": "get_weather", "args": {"city": "Rome"}}]]
+        assert paris.conversation[0].final_response.parts[0].text == "The weather in Paris is sunny today."
+        assert paris.session_input.state == {"user:name": "Ann"}
+        # each case points back to what happened: the session, its chain head, each turn's events
+        source = source_of(paris)
+        session = asyncio.run(LogSessionService(store).get_session(
+            app_name="weather_eval", user_id="ann", session_id="paris_then_rome"))
+        log = store.application.repository.get(next(r.log_id for r in rows if r.session_id == "paris_then_rome"))
+        assert (source["session_id"], source["version"], source["chain_head"]) == (
+            "paris_then_rome", log.version, log.chain_head)
+        assert [e for t in source["turns"] for e in t["event_ids"]] == [e.id for e in session.events]
+        assert [t["invocation_id"] for t in source["turns"]] == [t.invocation_id for t in paris.conversation]
+
+        metrics = get_eval_metrics_from_config(DEFAULT_EVAL_CONFIG)
+        same = asyncio.run(evaluate_eval_set(root_agent, eval_set, metrics, store=store, run_id="same"))
+        assert flagged(same) == {} and {r.final_eval_status.name for r in same} == {"PASSED"}
+        monkeypatch.setenv("EVAL_AGENT_VARIANT", "changed")
+        changed = asyncio.run(evaluate_eval_set(root_agent, eval_set, metrics, store=store, run_id="changed"))
+        assert flagged(changed) == CHANGED
+        # the runs are sessions of the store too, named by the run
+        ids = {r.session_id for r in store.recorder.select_catalog("weather_eval", "ann")}
+        assert {"same-0-0", "changed-0-0", "changed-0-2"} <= ids
+    finally:
+        store.close()
+
+
+def test_eval_create_then_eval_from_the_command_line(sqlite_url, tmp_path):
+    store = open_store(sqlite_url)
+    try:
+        asyncio.run(record(store))
+    finally:
+        store.close()
+    evalset = str(tmp_path / "weather.evalset.json")
+    made = json.loads(cli("eval", "create", "--app", "weather_eval", "--out", evalset, "--json", store=sqlite_url).stdout)
+    assert (made["cases"], made["turns"]) == (3, 5)
+    assert sorted(c.eval_id for c in load_eval_set_from_file(evalset).eval_cases) == sorted(CONVERSATIONS)
+
+    passed = cli("eval", AGENT_DIR, evalset)
+    assert "Tests passed: 3\n  Tests failed: 0" in passed.stdout
+
+    junit = tmp_path / "eval.xml"
+    failed = cli("eval", AGENT_DIR, evalset, "--json", "--junit", str(junit), expect=1,
+                 env={"EVAL_AGENT_VARIANT": "changed"})
+    report = json.loads(failed.stdout)
+    assert (report["passed"], report["failed"]) == (1, 2)
+    assert {(c["eval_id"], t["turn"]): t["changed"] for c in report["cases"] for t in c["turns"]
+            if t["below_threshold"]} == CHANGED
+    assert junit.read_text().count("<failure ") == 2
+
+    one = cli("eval", AGENT_DIR, f"{evalset}:tokyo", "--json", expect=1, env={"EVAL_AGENT_VARIANT": "changed"})
+    assert [c["eval_id"] for c in json.loads(one.stdout)["cases"]] == ["tokyo"]
+
+
+def test_bad_input_gets_one_line_and_nothing_written(sqlite_url, tmp_path):
+    open_store(sqlite_url).close()
+    out = tmp_path / "x.evalset.json"
+    missing = cli("eval", "create", "--from", "nope", "--out", str(out), store=sqlite_url, expect=1)
+    assert "nope" in missing.stderr and not out.exists()
+    cli("eval", "create", store=sqlite_url, expect=2)
+    broken = tmp_path / "broken.evalset.json"
+    broken.write_text(json.dumps({"eval_set_id": "b", "eval_cases": [{"eval_id": "x"}]}))
+    bad = cli("eval", AGENT_DIR, str(broken), expect=1)
+    assert "is not an eval set" in bad.stderr and "Traceback" not in bad.stderr
+    config = tmp_path / "judge.json"
+    config.write_text(json.dumps({"criteria": {"final_response_match_v2": 0.5}}))
+    good = tmp_path / "good.evalset.json"
+    good.write_text(json.dumps({"eval_set_id": "g", "eval_cases": [{"eval_id": "x", "conversation": [
+        {"user_content": {"role": "user", "parts": [{"text": "weather in Paris"}]}}]}]}))
+    judge = cli("eval", AGENT_DIR, str(good), "--config", str(config), expect=1)
+    assert "final_response_match_v2" in judge.stderr and "not computed by Chronicle" in judge.stderr
