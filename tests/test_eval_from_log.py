@@ -127,3 +127,16 @@ def test_bad_input_gets_one_line_and_nothing_written(sqlite_url, tmp_path):
         {"user_content": {"role": "user", "parts": [{"text": "weather in Paris"}]}}]}]}))
     judge = cli("eval", AGENT_DIR, str(good), "--config", str(config), expect=1)
     assert "final_response_match_v2" in judge.stderr and "not computed by Chronicle" in judge.stderr
+
+
+def test_a_case_the_agent_cannot_finish_fails_with_its_reason_and_the_others_still_run(tmp_path):
+    evalset = tmp_path / "mixed.evalset.json"
+    turn = lambda text: {"user_content": {"role": "user", "parts": [{"text": text}]}}  # noqa: E731
+    evalset.write_text(json.dumps({"eval_set_id": "mixed", "eval_cases": [
+        {"eval_id": "atlantis", "conversation": [turn("weather in Atlantis")]},
+        {"eval_id": "chat", "conversation": [turn("hello there")]}]}))
+    (tmp_path / "test_config.json").write_text(json.dumps({"criteria": {"tool_trajectory_avg_score": 1.0}}))
+    report = json.loads(cli("eval", AGENT_DIR, str(evalset), "--json", expect=1).stdout)
+    atlantis, chat = report["cases"]
+    assert atlantis["status"] == "FAILED" and "Atlantis has no weather service" in atlantis["error"]
+    assert chat["status"] == "PASSED" and chat["metrics"]["tool_trajectory_avg_score"]["score"] == 1.0

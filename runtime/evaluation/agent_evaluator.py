@@ -100,7 +100,11 @@ def metric_failures(results: list[EvalCaseResult], agent_module: str) -> list[st
     by_case: dict[str, list[EvalCaseResult]] = {}
     for r in results:
         by_case.setdefault(r.eval_id, []).append(r)
-    for case_results in by_case.values():
+    for eval_id, case_results in by_case.items():
+        errors = [r.error for r in case_results if r.error]
+        if errors:
+            failures.append(f"{eval_id} for {agent_module} Failed. {len(errors)} of {len(case_results)} runs "
+                            f"failed without scores: {errors[0]}")
         per_metric: dict[str, list] = {}
         for r in case_results:
             for turn in r.eval_metric_result_per_invocation:

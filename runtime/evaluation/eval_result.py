@@ -21,6 +21,8 @@ class EvalCaseResult(BaseModel):
     session_id: str
     session_details: Optional[Any] = None
     user_id: Optional[str] = None
+    # Chronicle's: why a case failed without scores (its run raised, or took another number of turns).
+    error: Optional[str] = None
 
 
 class EvalSetResult(BaseModel):

@@ -44,10 +44,14 @@ async def evaluate_eval_set(
         for run in range(num_runs):
             for n, case in enumerate(eval_set.eval_cases):
                 app_name = case.session_input.app_name if case.session_input else "EvaluationGenerator"
-                if app_name not in runners:
-                    runners[app_name] = runner_for(loaded, app_name=app_name, session_service=sessions)
-                sid, actual = await run_conversation(runners[app_name], case, session_id=f"{run_id}-{run}-{n}")
-                result = score_case(eval_set.eval_set_id, case, actual, evaluators, sid)
+                sid = f"{run_id}-{run}-{n}"
+                try:
+                    if app_name not in runners:
+                        runners[app_name] = runner_for(loaded, app_name=app_name, session_service=sessions)
+                    sid, actual = await run_conversation(runners[app_name], case, session_id=sid)
+                    result = score_case(eval_set.eval_set_id, case, actual, evaluators, sid)
+                except Exception as e:  # noqa: BLE001 - a case the agent cannot finish fails; the others still run
+                    result = failed_case(eval_set.eval_set_id, case, sid, e)
                 results.append(result)
                 if on_case is not None:
                     on_case(result)
@@ -84,6 +88,15 @@ def score_case(eval_set_id: str, case: EvalCase, actual: list[Invocation], evalu
     return EvalCaseResult(eval_set_file=eval_set_id, eval_set_id=eval_set_id, eval_id=case.eval_id,
                           final_eval_status=final_status(overall), overall_eval_metric_results=overall,
                           eval_metric_result_per_invocation=per_turn, session_id=session_id,
+                          user_id=case.session_input.user_id if case.session_input else "test_user_id")
+
+
+def failed_case(eval_set_id: str, case: EvalCase, session_id: str, error: BaseException) -> EvalCaseResult:
+    """A case whose run raised, or took another number of turns: FAILED, with no scores and the reason."""
+    return EvalCaseResult(eval_set_file=eval_set_id, eval_set_id=eval_set_id, eval_id=case.eval_id,
+                          final_eval_status=EvalStatus.FAILED, overall_eval_metric_results=[],
+                          eval_metric_result_per_invocation=[], session_id=session_id,
+                          error=f"{type(error).__name__}: {error}",
                           user_id=case.session_input.user_id if case.session_input else "test_user_id")
 
 

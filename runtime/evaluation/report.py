@@ -45,7 +45,7 @@ def case_report(result: EvalCaseResult) -> dict[str, Any]:
                        "answer": response_text(turn.actual_invocation.final_response)},
         })
     return {"eval_id": result.eval_id, "status": result.final_eval_status.name, "session_id": result.session_id,
-            "metrics": metrics, "turns": turns}
+            "error": result.error, "metrics": metrics, "turns": turns}
 
 
 def junit_xml(eval_set_id: str, reports: list[dict[str, Any]], seconds: float) -> str:
@@ -66,7 +66,8 @@ def junit_xml(eval_set_id: str, reports: list[dict[str, Any]], seconds: float) -
 
 def failure_lines(report: dict[str, Any]) -> list[str]:
     """One line per metric below its threshold, then one per turn that fell below, with what changed."""
-    lines = [f"{name} {m['score']:.3f} < {m['threshold']}" for name, m in report["metrics"].items()
+    lines = [f"the run failed: {report['error']}"] if report.get("error") else []
+    lines += [f"{name} {m['score']:.3f} < {m['threshold']}" for name, m in report["metrics"].items()
              if m["status"] == "FAILED" and m["score"] is not None]
     for t in report["turns"]:
         if t["below_threshold"]:

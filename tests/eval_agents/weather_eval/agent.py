@@ -1,6 +1,6 @@
 """A weather agent with a rule-driven model, for the eval tests: the same file runs on google-adk 2.13
 (in .venv-adk) and on Chronicle. EVAL_AGENT_VARIANT=changed makes it call the tool with other arguments
-for Rome, answer Paris in other words, and call the tool for Tokyo twice."""
+for Rome, answer Paris in other words, and call the tool for Tokyo twice. Its tool raises for Atlantis."""
 
 import os
 
@@ -18,6 +18,8 @@ FORECASTS = {"Paris": "sunny", "Rome": "rain", "Tokyo": "晴れ", "Bangkok": "�
 
 def get_weather(city: str, unit: str = "C") -> dict:
     """Returns the weather in a city."""
+    if city == "Atlantis":
+        raise ValueError("Atlantis has no weather service")
     return {"city": city, "forecast": FORECASTS.get(city.title(), "unknown"), "unit": unit}
 
 
@@ -47,7 +49,7 @@ class RuleModel(BaseLlm):
         else:
             said = " ".join(p.text for p in last.parts or [] if p.text)
             city = said.rstrip("?!. ").split()[-1].title()
-            if city not in FORECASTS:
+            if city not in FORECASTS and city != "Atlantis":
                 content = types.Content(role="model", parts=[types.Part(text="Which city do you mean?")])
             else:
                 args = [{"city": city}]
