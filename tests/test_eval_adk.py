@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import subprocess
 
 import pytest
@@ -50,6 +51,7 @@ def chronicle_scores(folder) -> dict:
     for name in CONFIGS:
         config = EvalConfig.model_validate_json((folder / f"{name}.json").read_text())
         results = folder / "chronicle" / name
+        shutil.rmtree(results, ignore_errors=True)  # one result file: this run's
         try:
             asyncio.run(AgentEvaluator.evaluate_eval_set(
                 agent_module=AGENT, eval_set=eval_set, eval_config=config, num_runs=1, print_detailed_results=False,

@@ -9,6 +9,7 @@ google-adk's own converter, as `adk web` does when a session is added to an eval
 import asyncio
 import json
 import os
+import shutil
 import sys
 import types as _types
 
@@ -62,6 +63,7 @@ async def score(folder: str) -> dict:
         with open(os.path.join(folder, f"{name}.json")) as f:
             config = EvalConfig.model_validate_json(f.read())
         results_dir = os.path.join(folder, "adk", name)
+        shutil.rmtree(results_dir, ignore_errors=True)  # one result file: this run's
         try:
             await AgentEvaluator.evaluate_eval_set(
                 agent_module=AGENT, eval_set=eval_set, eval_config=config, num_runs=1, print_detailed_results=False,
