@@ -7,6 +7,7 @@ import statistics
 from typing import Any, Callable
 
 from tools.bench import adk, adk_runner, artifacts, projections, rewind, seal, serve, sessions, workflow
+from tools.bench import eval as eval_bench
 from tools.bench import runtime as runtime_bench
 from tools.cli.commands.common import CliError
 from tools.cli.output import Output
@@ -22,9 +23,11 @@ WHAT = {
     "serve": "/run_sse turns per second behind chronicle serve and adk api_server, 1 and 16 clients",
     "workflow": "a 50-node workflow on google-adk's Workflow beside Chronicle's, as ratios; resume after a cut",
     "seal": "sealing a store (first, nothing new, after a few sessions) and checking it against its seals",
+    "eval": "cases per second of a 100-case eval set on google-adk's evaluation beside Chronicle's, as a ratio",
 }
 MODULES = {"sessions": sessions, "runtime": runtime_bench, "artifacts": artifacts, "projections": projections,
-           "rewind": rewind, "adk": adk, "serve": serve, "workflow": workflow, "seal": seal}
+           "rewind": rewind, "adk": adk, "serve": serve, "workflow": workflow, "seal": seal,
+           "eval": eval_bench}
 
 
 def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
