@@ -140,3 +140,31 @@ def test_a_case_the_agent_cannot_finish_fails_with_its_reason_and_the_others_sti
     atlantis, chat = report["cases"]
     assert atlantis["status"] == "FAILED" and "Atlantis has no weather service" in atlantis["error"]
     assert chat["status"] == "PASSED" and chat["metrics"]["tool_trajectory_avg_score"]["score"] == 1.0
+
+
+def test_two_recorded_runs_compared_turn_by_turn(sqlite_url, tmp_path):
+    store = open_store(sqlite_url)
+    try:
+        asyncio.run(record(store))
+    finally:
+        store.close()
+    evalset = str(tmp_path / "weather.evalset.json")
+    cli("eval", "create", "--app", "weather_eval", "--out", evalset, store=sqlite_url)
+    before = json.loads(cli("eval", AGENT_DIR, evalset, "--json", store=sqlite_url).stdout)
+    after = json.loads(cli("eval", AGENT_DIR, evalset, "--json", store=sqlite_url, expect=1,
+                           env={"EVAL_AGENT_VARIANT": "changed"}).stdout)
+    assert before["recorded"] and after["recorded"]
+    same = json.loads(cli("eval", "compare", before["run_id"], before["run_id"], "--json", store=sqlite_url).stdout)
+    assert not same["differs"] and len(same["cases"]) == 3
+    found = json.loads(cli("eval", "compare", before["run_id"], after["run_id"], "--json", store=sqlite_url,
+                           expect=1).stdout)
+    # cases are paired by their place in the eval set; name them as the eval set does
+    names = {f"0-{n}": c["eval_id"] for n, c in enumerate(before["cases"])}
+    changed = {(names[c["case"]], t["turn"]): [w for w in t["changed"] if w != "tokens"]
+               for c in found["cases"] for t in c["turns"] if t["changed"]}
+    assert {k: v for k, v in changed.items() if v} == CHANGED
+    rome = next(t for c in found["cases"] if names[c["case"]] == "paris_then_rome" for t in c["turns"] if t["turn"] == 2)
+    assert rome["b"]["calls"] == [{"name": "get_weather", "args": {"city": "Rome", "unit": "F"}}]
+    text = cli("eval", "compare", before["run_id"], after["run_id"], store=sqlite_url, expect=1).stdout
+    assert "get_weather(city='Rome') -> get_weather(city='Rome', unit='F')" in text
+    cli("eval", "compare", "eval-nope", after["run_id"], store=sqlite_url, expect=1)

@@ -11,7 +11,7 @@ from typing import Any, Callable
 from tools.cli.commands.common import EXIT_ERROR, EXIT_USAGE, CliError, find_session, open_store_for
 from tools.cli.output import Output
 
-CREATE = "create"
+CREATE, COMPARE = "create", "compare"
 
 
 def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
@@ -24,10 +24,13 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
         "and test_config.json; tool_trajectory_avg_score, response_match_score and the efficiency metrics). "
         "Prints a table per case and the turns that fell below a threshold; exit 1 when a case fails. "
         "chronicle eval create --from SESSION... | --app APP: write an eval set whose cases are conversations "
-        "recorded in the store. See docs/eval.md.",
+        "recorded in the store. chronicle eval compare RUN_A RUN_B: per case and turn, what changed between two "
+        "runs recorded with --store (tool calls and arguments, final text, tokens). See docs/eval.md.",
     )
-    p.add_argument("agent_dir", metavar="AGENT_DIR", help="the agent's folder (its agent.py), or `create`")
-    p.add_argument("evalset", nargs="?", metavar="EVALSET", help="an .evalset.json file, optionally :CASE,CASE")
+    p.add_argument("agent_dir", metavar="AGENT_DIR", help="the agent's folder (its agent.py), or `create`, `compare`")
+    p.add_argument("evalset", nargs="?", metavar="EVALSET", help="an .evalset.json file, optionally :CASE,CASE "
+                   "(compare: RUN_A)")
+    p.add_argument("run_b", nargs="?", metavar="RUN_B", help=argparse.SUPPRESS)
     p.add_argument("--config", metavar="FILE", help="test_config.json (default: the one beside EVALSET, "
                    "else tool_trajectory_avg_score 1.0 and response_match_score 0.8)")
     p.add_argument("--num-runs", type=int, default=1, metavar="N", help="run every case N times (default 1)")
@@ -45,6 +48,10 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace, out: Output) -> int:
     if args.agent_dir == CREATE:
         return create(args, out)
+    if args.agent_dir == COMPARE:
+        return compare(args, out)
+    if args.run_b:
+        raise CliError(f"unexpected argument {args.run_b!r}", EXIT_USAGE)
     if not args.evalset:
         raise CliError("Give the eval set: chronicle eval AGENT_DIR EVALSET (or chronicle eval create ...).", EXIT_USAGE)
     if args.sessions or args.out or args.eval_set_id:
@@ -159,3 +166,40 @@ def create(args: argparse.Namespace, out: Output) -> int:
     else:
         out.line(f"wrote {target}: {len(eval_set.eval_cases)} case(s), {turns} turn(s), from the store as recorded")
     return 0
+
+
+def compare(args: argparse.Namespace, out: Output) -> int:
+    """Exit 0 when the two runs took the same turns, 1 when any turn changed (as diff does)."""
+    from runtime.evaluation.compare import compare_runs
+
+    if not (args.evalset and args.run_b):
+        raise CliError("Usage: chronicle eval compare RUN_A RUN_B [--app APP] (run ids as `chronicle eval` printed)",
+                       EXIT_USAGE)
+    store = open_store_for(args)
+    try:
+        cases = compare_runs(store, args.evalset, args.run_b, args.app)
+    finally:
+        store.close()
+    differs = any(t["changed"] for c in cases for t in c["turns"]) or any(c["turns_a"] != c["turns_b"] for c in cases)
+    if out.json_mode:
+        out.json({"run_a": args.evalset, "run_b": args.run_b, "differs": differs, "cases": cases})
+        return EXIT_ERROR if differs else 0
+    rows = []
+    for c in cases:
+        for t in c["turns"]:
+            what = ", ".join(t["changed"]) or "same"
+            detail = ""
+            if "trajectory" in t["changed"]:
+                detail = f"{_calls(t['a']['calls'])} -> {_calls(t['b']['calls'])}"
+            elif "answer" in t["changed"]:
+                detail = f"{t['a']['answer']!r} -> {t['b']['answer']!r}"
+            rows.append([c["case"], str(t["turn"]), what, detail])
+        if c["turns_a"] != c["turns_b"]:
+            rows.append([c["case"], "", "turns", f"{c['turns_a']} -> {c['turns_b']}"])
+    out.table(["case", "turn", "changed", "from A to B"], rows, title=f"eval runs {args.evalset} -> {args.run_b}",
+              max_width=90)
+    return EXIT_ERROR if differs else 0
+
+
+def _calls(calls: list[dict]) -> str:
+    return "; ".join(f"{c['name']}({', '.join(f'{k}={v!r}' for k, v in c['args'].items())})" for c in calls) or "none"
