@@ -11,12 +11,10 @@ import json
 import os
 import shutil
 import sys
-import types as _types
 
-# ADK's metric registry imports its Vertex AI facades (google-cloud-aiplatform, the `eval` extra's heaviest
-# part) at import time; the metrics compared here are computed locally and never reach them.
-for _name in ("agentplatform", "vertexai"):
-    sys.modules.setdefault(_name, _types.ModuleType(_name))
+from tools.bench.eval import import_adk_evaluation
+
+import_adk_evaluation()  # google-adk's eval modules import where google-cloud-aiplatform is absent
 
 from google.adk.evaluation.agent_evaluator import AgentEvaluator
 from google.adk.evaluation.eval_case import EvalCase, SessionInput
