@@ -86,3 +86,27 @@ def test_the_unchanged_agent_passes_its_own_evalset_on_both(made_by_adk, monkeyp
     ours = chronicle_scores(made_by_adk)
     assert ours == theirs
     assert ours["test_config:passed"] is True
+
+
+PAIRS = [
+    ["The weather in Paris is sunny today.", "Expect sunny skies over Paris; enjoy your walks."],
+    ["Running runners ran quickly!", "the runner runs quick"],
+    ["東京の天気は晴れです", "東京は雨です"],
+    ["กรุงเทพ ฝนตก วันนี้", "กรุงเทพ แดดออก วันนี้"],
+    ["Café au lait, s'il vous plaît", "cafe au lait"],
+    ["Привет, мир", "привет всем"],
+    ["", "something"],
+    ["ＦＵＬＬ width 123", "full width 123"],
+]
+
+
+def test_response_match_is_rouge_1_exactly_as_google_adk_computes_it(made_by_adk):
+    from runtime.evaluation.final_response_match_v1 import rouge_1
+
+    done = subprocess.run([ADK_PYTHON, "-W", "ignore", "-m", "tests.eval_agents.adk_side", "rouge", "-"],
+                          input=json.dumps(PAIRS), capture_output=True, text=True, cwd=REPO, timeout=300,
+                          env={**os.environ, "PYTHONPATH": REPO})
+    assert done.returncode == 0, done.stderr[-2000:]
+    theirs = json.loads(done.stdout)
+    assert [rouge_1(c, r).fmeasure for c, r in PAIRS] == theirs
+    assert len(set(theirs)) > 4  # the pairs score differently: the comparison is not of zeros

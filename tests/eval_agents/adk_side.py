@@ -2,6 +2,7 @@
 
     python -m tests.eval_agents.adk_side make FOLDER    # an evalset of the agent's conversations + test_config.json
     python -m tests.eval_agents.adk_side score FOLDER   # ADK's scores of the agent on that evalset, as JSON
+    python -m tests.eval_agents.adk_side rouge -        # ADK's ROUGE-1 F of each [candidate, reference] on stdin
 
 `make` records the conversations with google-adk's Runner and turns each session into a case with
 google-adk's own converter, as `adk web` does when a session is added to an eval set."""
@@ -79,5 +80,10 @@ if __name__ == "__main__":
     command, folder = sys.argv[1], sys.argv[2]
     if command == "make":
         asyncio.run(make(folder))
+    elif command == "rouge":
+        from google.adk.evaluation.final_response_match_v1 import _calculate_rouge_1_scores
+
+        pairs = json.load(sys.stdin)
+        print(json.dumps([_calculate_rouge_1_scores(c, r).fmeasure for c, r in pairs]))
     else:
         print(json.dumps(asyncio.run(score(folder)), sort_keys=True, ensure_ascii=False))
