@@ -110,3 +110,57 @@ def test_response_match_is_rouge_1_exactly_as_google_adk_computes_it(made_by_adk
     theirs = json.loads(done.stdout)
     assert [rouge_1(c, r).fmeasure for c, r in PAIRS] == theirs
     assert len(set(theirs)) > 4  # the pairs score differently: the comparison is not of zeros
+
+
+CALLS = {
+    "a": {"name": "get_weather", "args": {"city": "Paris"}},
+    "a2": {"name": "get_weather", "args": {"city": "Paris", "unit": "F"}},
+    "b": {"name": "get_time", "args": {"zone": "CET"}},
+    "c": {"name": "book", "args": {}},
+}
+TRAJECTORIES = [([], []), (["a"], []), ([], ["a"]), (["a", "b"], ["a", "b"]), (["b", "a"], ["a", "b"]),
+                (["a", "c", "b"], ["a", "b"]), (["a2"], ["a"]), (["a", "a"], ["a"]), (["a"], ["a", "a"]),
+                (["c", "b", "a2"], ["a", "b"])]
+
+
+@pytest.mark.parametrize("criterion", [
+    {"threshold": 1.0}, {"threshold": 1.0, "match_type": "IN_ORDER"}, {"threshold": 1.0, "match_type": "ANY_ORDER"},
+    {"threshold": 0.5, "match_type": "any-order", "ignore_args": True}, {"threshold": 1.0, "ignore_args": True},
+])
+def test_tool_trajectory_scores_as_google_adk_for_every_match_type(made_by_adk, criterion):
+    from runtime.evaluation.eval_case import IntermediateData, Invocation
+    from runtime.evaluation.eval_metrics import EvalMetric, ToolTrajectoryCriterion
+    from runtime.evaluation.trajectory_evaluator import TrajectoryEvaluator
+
+    pairs = [[[CALLS[k] for k in actual], [CALLS[k] for k in expected]] for actual, expected in TRAJECTORIES]
+    done = subprocess.run([ADK_PYTHON, "-W", "ignore", "-m", "tests.eval_agents.adk_side", "trajectory", "-"],
+                          input=json.dumps({"criterion": criterion, "pairs": pairs}), capture_output=True, text=True,
+                          cwd=REPO, timeout=300, env={**os.environ, "PYTHONPATH": REPO})
+    assert done.returncode == 0, done.stderr[-2000:]
+    metric = EvalMetric(metric_name="tool_trajectory_avg_score",
+                        criterion=ToolTrajectoryCriterion.model_validate(criterion))
+    turn = lambda calls: Invocation(user_content={"parts": []},  # noqa: E731
+                                    intermediate_data=IntermediateData(tool_uses=calls))
+    ours = TrajectoryEvaluator(eval_metric=metric).evaluate_invocations(
+        [turn(a) for a, _ in pairs], [turn(e) for _, e in pairs])
+    theirs = json.loads(done.stdout)
+    assert [r.score for r in ours.per_invocation_results] == theirs
+    assert {0.0, 1.0} <= set(theirs)  # each match type both matches and refuses some of the pairs
+
+
+def test_an_evalset_taken_from_the_log_loads_in_google_adk(made_by_adk, sqlite_url, tmp_path):
+    from tests.cli_helpers import cli
+    from tests.test_eval_from_log import record
+    from runtime.stores import open_store
+
+    store = open_store(sqlite_url)
+    try:
+        asyncio.run(record(store))
+    finally:
+        store.close()
+    path = tmp_path / "weather.evalset.json"
+    cli("eval", "create", "--app", "weather_eval", "--out", str(path), store=sqlite_url)
+    done = subprocess.run([ADK_PYTHON, "-W", "ignore", "-m", "tests.eval_agents.adk_side", "load", str(path)],
+                          capture_output=True, text=True, cwd=REPO, timeout=300, env={**os.environ, "PYTHONPATH": REPO})
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout) == {"bangkok_then_chat": 2, "paris_then_rome": 2, "tokyo": 1}

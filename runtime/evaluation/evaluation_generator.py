@@ -56,8 +56,8 @@ def _invocation(invocation_id: str, events: list[Any], duration: Optional[float]
                       duration=duration)
 
 
-async def run_conversation(runner: Any, eval_case: EvalCase, *, session_id: Optional[str] = None,
-                           default_app: str = "EvaluationGenerator") -> tuple[str, list[Invocation]]:
+async def run_conversation(runner: Any, eval_case: EvalCase, *, session_id: Optional[str] = None
+                           ) -> tuple[str, list[Invocation]]:
     """Plays the case's user turns, in order, in a new session (or the case's pinned one); returns the
     session id and the turns as the agent took them."""
     start = eval_case.session_input

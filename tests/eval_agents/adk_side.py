@@ -3,6 +3,8 @@
     python -m tests.eval_agents.adk_side make FOLDER    # an evalset of the agent's conversations + test_config.json
     python -m tests.eval_agents.adk_side score FOLDER   # ADK's scores of the agent on that evalset, as JSON
     python -m tests.eval_agents.adk_side rouge -        # ADK's ROUGE-1 F of each [candidate, reference] on stdin
+    python -m tests.eval_agents.adk_side trajectory -   # ADK's trajectory scores of {criterion, pairs} on stdin
+    python -m tests.eval_agents.adk_side load FILE      # the case ids and turn counts google-adk reads in an evalset
 
 `make` records the conversations with google-adk's Runner and turns each session into a case with
 google-adk's own converter, as `adk web` does when a session is added to an eval set."""
@@ -80,6 +82,23 @@ if __name__ == "__main__":
     command, folder = sys.argv[1], sys.argv[2]
     if command == "make":
         asyncio.run(make(folder))
+    elif command == "trajectory":
+        from google.adk.evaluation.eval_case import IntermediateData, Invocation
+        from google.adk.evaluation.eval_metrics import EvalMetric, ToolTrajectoryCriterion
+        from google.adk.evaluation.trajectory_evaluator import TrajectoryEvaluator
+
+        asked = json.load(sys.stdin)
+        metric = EvalMetric(metric_name="tool_trajectory_avg_score",
+                            criterion=ToolTrajectoryCriterion.model_validate(asked["criterion"]))
+        turn = lambda calls: Invocation(user_content=types.Content(parts=[]),  # noqa: E731
+                                        intermediate_data=IntermediateData(tool_uses=calls))
+        result = TrajectoryEvaluator(eval_metric=metric).evaluate_invocations(
+            [turn(a) for a, _ in asked["pairs"]], [turn(e) for _, e in asked["pairs"]])
+        print(json.dumps([r.score for r in result.per_invocation_results]))
+    elif command == "load":
+        with open(folder) as f:
+            eval_set = EvalSet.model_validate_json(f.read())
+        print(json.dumps({c.eval_id: len(c.conversation) for c in eval_set.eval_cases}))
     elif command == "rouge":
         from google.adk.evaluation.final_response_match_v1 import _calculate_rouge_1_scores
 
