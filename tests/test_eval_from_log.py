@@ -92,6 +92,14 @@ def test_eval_create_then_eval_from_the_command_line(sqlite_url, tmp_path):
     evalset = str(tmp_path / "weather.evalset.json")
     made = json.loads(cli("eval", "create", "--app", "weather_eval", "--out", evalset, "--json", store=sqlite_url).stdout)
     assert (made["cases"], made["turns"]) == (3, 5)
+    since = json.loads(cli("eval", "create", "--app", "weather_eval", "--since", "2000-01-01", "--out",
+                           str(tmp_path / "since.evalset.json"), "--json", store=sqlite_url).stdout)
+    assert since["cases"] == 3
+    future = cli("eval", "create", "--app", "weather_eval", "--since", "2999-01-01", "--out",
+                 str(tmp_path / "none.evalset.json"), store=sqlite_url, expect=1)
+    assert "created since 2999-01-01" in future.stderr and not (tmp_path / "none.evalset.json").exists()
+    assert "not an ISO date" in cli("eval", "create", "--app", "weather_eval", "--since", "yesterday",
+                                    store=sqlite_url, expect=2).stderr
     assert sorted(c.eval_id for c in load_eval_set_from_file(evalset).eval_cases) == sorted(CONVERSATIONS)
 
     passed = cli("eval", AGENT_DIR, evalset)

@@ -40,6 +40,8 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
     p.add_argument("--from", dest="sessions", nargs="+", metavar="SESSION", help="create: these sessions")
     p.add_argument("--app", help="create: every session of this app (or the app of --from's sessions)")
     p.add_argument("--user", help="create: only this user's sessions")
+    p.add_argument("--since", metavar="WHEN", help="create: only sessions created since WHEN (ISO date or time, "
+                   "e.g. 2026-11-01 or 2026-11-01T09:00:00+00:00; without a zone, UTC)")
     p.add_argument("--out", metavar="FILE", help="create: where to write the eval set (default EVAL_SET_ID.evalset.json)")
     p.add_argument("--id", dest="eval_set_id", metavar="EVAL_SET_ID", help="create: the eval set's id (default: the app)")
     p.set_defaults(func=run)
@@ -138,6 +140,19 @@ def _score(metric: dict | None) -> str:
     return f"{metric['score']:.3f}{mark}"
 
 
+def _since(when: str | None) -> float:
+    from datetime import datetime, timezone
+
+    if not when:
+        return 0.0
+    try:
+        moment = datetime.fromisoformat(when)
+    except ValueError:
+        raise CliError(f"--since {when!r} is not an ISO date or time (e.g. 2026-11-01 or 2026-11-01T09:00).",
+                       EXIT_USAGE) from None
+    return (moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)).timestamp()
+
+
 def create(args: argparse.Namespace, out: Output) -> int:
     from runtime.evaluation.from_log import eval_set_from_sessions
     from runtime.evaluation.local_eval_sets_manager import check_id, write_eval_set
@@ -150,9 +165,12 @@ def create(args: argparse.Namespace, out: Output) -> int:
         if args.sessions:
             rows = [find_session(store, s, args.app, args.user) for s in args.sessions]
         else:
-            rows = store.recorder.select_catalog(args.app, args.user)
+            since = _since(args.since)
+            rows = [r for r in store.recorder.select_catalog(args.app, args.user)
+                    if not r.deleted and r.created_time >= since]
             if not rows:
-                raise CliError(f"No sessions of app {args.app!r}" + (f", user {args.user!r}" if args.user else "") + ".")
+                raise CliError(f"No sessions of app {args.app!r}" + (f", user {args.user!r}" if args.user else "")
+                               + (f", created since {args.since}" if args.since else "") + ".")
         eval_set_id = args.eval_set_id or rows[0].app_name
         check_id("eval_set_id", eval_set_id)
         eval_set = eval_set_from_sessions(store, rows, eval_set_id)
