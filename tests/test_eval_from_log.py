@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 
-import pytest
 from google.genai import types
 
 from runtime.evaluation.eval_config import DEFAULT_EVAL_CONFIG, get_eval_metrics_from_config

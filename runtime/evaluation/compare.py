@@ -7,13 +7,12 @@ from __future__ import annotations
 from typing import Any
 
 from domain.errors import InvalidArgumentError
-from runtime.sessions.service import decode_events
 from runtime.stores import CatalogRow, Store
 
 from ._efficiency_evaluators import token_usage
-from .evaluation_generator import convert_events_to_eval_invocations
-from .report import calls_of, turn_changes
 from .final_response_match_v1 import response_text
+from .from_log import recorded_turns
+from .report import calls_of, turn_changes
 
 
 def run_sessions(store: Store, run_id: str, app_name: str | None = None) -> dict[str, CatalogRow]:
@@ -27,18 +26,12 @@ def run_sessions(store: Store, run_id: str, app_name: str | None = None) -> dict
     return found
 
 
-def _turns(store: Store, row: CatalogRow) -> list:
-    log = store.application.repository.get(row.log_id)
-    events = decode_events(store.recorder.select_rows(row.log_id), log.hidden_ranges())
-    return [t for t in convert_events_to_eval_invocations(events) if t.user_content.parts]
-
-
 def compare_runs(store: Store, run_a: str, run_b: str, app_name: str | None = None) -> list[dict[str, Any]]:
     """Per case both runs have, per turn: what changed from A to B (trajectory, answer, tokens)."""
     a, b = run_sessions(store, run_a, app_name), run_sessions(store, run_b, app_name)
     cases = []
     for key in sorted(set(a) & set(b), key=lambda k: [int(p) if p.isdigit() else p for p in k.split("-")]):
-        turns_a, turns_b = _turns(store, a[key]), _turns(store, b[key])
+        turns_a, turns_b = recorded_turns(store, a[key])[3], recorded_turns(store, b[key])[3]
         turns = []
         for n, (ta, tb) in enumerate(zip(turns_a, turns_b), 1):
             changed = turn_changes(tb, ta)

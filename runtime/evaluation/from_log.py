@@ -16,19 +16,24 @@ from domain.session_log import SessionLog
 from runtime.sessions.service import decode_events
 from runtime.stores import CatalogRow, Store
 
-from .eval_case import EvalCase, SessionInput
+from .eval_case import EvalCase, Invocation, SessionInput
 from .eval_set import EvalSet
 from .evaluation_generator import convert_events_to_eval_invocations
 
 SOURCE_KEY = "chronicle_source"
 
 
-def eval_case_from_session(store: Store, row: CatalogRow, eval_id: str) -> EvalCase:
-    """The session's turns that a user started (a turn resumed without a message has nothing to replay)."""
+def recorded_turns(store: Store, row: CatalogRow) -> tuple[SessionLog, list, list, list[Invocation]]:
+    """The session's log, stored rows, live events (a rewound turn is not one), and the turns a user started
+    (a turn resumed without a message has nothing to replay)."""
     log: SessionLog = store.application.repository.get(row.log_id)
     rows = store.recorder.select_rows(row.log_id)
     events = decode_events(rows, log.hidden_ranges())
-    turns = [t for t in convert_events_to_eval_invocations(events) if t.user_content.parts]
+    return log, rows, events, [t for t in convert_events_to_eval_invocations(events) if t.user_content.parts]
+
+
+def eval_case_from_session(store: Store, row: CatalogRow, eval_id: str) -> EvalCase:
+    log, rows, events, turns = recorded_turns(store, row)
     if not turns:
         raise InvalidArgumentError(f"Session {row.session_id!r} has no turn started by a user message to take.")
     ids: dict[str, list[str]] = {}
