@@ -174,3 +174,25 @@ def test_two_recorded_runs_compared_turn_by_turn(sqlite_url, tmp_path):
     text = cli("eval", "compare", before["run_id"], after["run_id"], store=sqlite_url, expect=1).stdout
     assert "get_weather(city='Rome') -> get_weather(city='Rome', unit='F')" in text
     cli("eval", "compare", "eval-nope", after["run_id"], store=sqlite_url, expect=1)
+
+
+def test_a_rewound_turn_is_not_taken(sqlite_url):
+    async def converse(store):
+        runner = Runner(agent=root_agent, app_name="weather_eval", session_service=LogSessionService(store))
+        await runner.session_service.create_session(app_name="weather_eval", user_id="ann", session_id="s")
+        invocations = []
+        for text in ["weather in Paris", "weather in Rome", "weather in Tokyo"]:
+            async for event in runner.run_async(user_id="ann", session_id="s", new_message=types.Content(
+                    role="user", parts=[types.Part(text=text)])):
+                invocations.append(event.invocation_id)
+        await runner.rewind_async(user_id="ann", session_id="s", rewind_before_invocation_id=invocations[-1])
+        await runner.close()
+
+    store = open_store(sqlite_url)
+    try:
+        asyncio.run(converse(store))
+        case = eval_set_from_sessions(store, store.recorder.select_catalog("weather_eval", None), "w").eval_cases[0]
+    finally:
+        store.close()
+    assert [t.user_content.parts[0].text for t in case.conversation] == ["weather in Paris", "weather in Rome"]
+    assert len(source_of(case)["turns"]) == 2
