@@ -17,7 +17,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "repair": ("rewind", "fork"), "replay": ("replay",), "export": ("export",), "verify": ("verify",),
     "seal": ("seal",), "prove": ("prove",), "projections": ("projections",), "analytics": ("analytics",),
     "import_adk": ("import-adk",), "purge": ("purge",), "serve": ("serve",), "chat": ("run",),
-    "bench": ("bench",), "parity": ("parity",),
+    "bench": ("bench",), "parity": ("parity",), "evaluation": ("eval",),
 }
 
 

@@ -21,6 +21,7 @@ WHAT = {
     "serve": "/run_sse turns per second behind chronicle serve and adk api_server, 1 and 16 clients",
     "workflow": "a 50-node workflow on google-adk's Workflow beside Chronicle's, as ratios; resume after a cut",
     "seal": "sealing a store (first, nothing new, after a few sessions) and checking it against its seals",
+    "eval": "cases per second of a 100-case eval set on google-adk's evaluation beside Chronicle's, as a ratio",
     "cli": "start-up of `chronicle --help` and `chronicle sessions` beside `adk --help`, as ratios",
 }
 

@@ -1,0 +1,51 @@
+"""`test_config.json`: which metrics an eval runs and their thresholds, as google-adk 2.13 reads it."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Optional, Union
+
+from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, alias_generators
+
+from .eval_metrics import BaseCriterion, EvalMetric, PrebuiltMetrics, Threshold
+
+
+class EvalConfig(BaseModel):
+    """`criteria` maps a metric name to a threshold, or to a criterion object with its options."""
+
+    model_config = ConfigDict(alias_generator=alias_generators.to_camel, populate_by_name=True)
+
+    criteria: dict[str, Union[Threshold, SerializeAsAny[BaseCriterion]]] = Field(default_factory=dict)
+    # Accepted so a google-adk config loads; Chronicle does not run custom metrics or a user simulator yet.
+    custom_metrics: Optional[dict[str, Any]] = None
+    user_simulator_config: Optional[dict[str, Any]] = None
+    live_model_config: Optional[dict[str, Any]] = None
+
+
+DEFAULT_EVAL_CONFIG = EvalConfig(criteria={"tool_trajectory_avg_score": 1.0, "response_match_score": 0.8})
+
+# Reported on every eval without being asked for (and refusing a threshold).
+DEFAULT_EFFICIENCY_METRICS = tuple(m.value for m in (
+    PrebuiltMetrics.TOOL_CALL_COUNT_V1, PrebuiltMetrics.INFERENCE_CALL_COUNT_V1,
+    PrebuiltMetrics.TOKEN_USAGE_V1, PrebuiltMetrics.INVOCATION_DURATION_V1))
+
+
+def get_evaluation_criteria_or_default(eval_config_file_path: Optional[str]) -> EvalConfig:
+    """The config in that file if it exists, else the default (trajectory 1.0, response match 0.8)."""
+    if eval_config_file_path and os.path.exists(eval_config_file_path):
+        with open(eval_config_file_path, encoding="utf-8") as f:
+            return EvalConfig.model_validate_json(f.read())
+    return DEFAULT_EVAL_CONFIG
+
+
+def get_eval_metrics_from_config(eval_config: EvalConfig) -> list[EvalMetric]:
+    """The configured metrics, then the efficiency metrics not already named."""
+    metrics = []
+    for name, criterion in eval_config.criteria.items():
+        if isinstance(criterion, BaseCriterion):
+            metrics.append(EvalMetric(metric_name=name, threshold=criterion.threshold, criterion=criterion))
+        else:
+            metrics.append(EvalMetric(metric_name=name, threshold=criterion,
+                                      criterion=BaseCriterion(threshold=criterion)))
+    named = {m.metric_name for m in metrics}
+    return metrics + [EvalMetric(metric_name=n) for n in DEFAULT_EFFICIENCY_METRICS if n not in named]

@@ -1,0 +1,108 @@
+"""Running an eval set: each case's turns through the agent (its sessions recorded in a store), then every
+metric over the turns it took against the turns the case expects."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any, Optional
+
+from domain.errors import InvalidArgumentError
+
+from .eval_case import EvalCase, Invocation
+from .eval_metrics import EvalMetric, EvalMetricResult, EvalMetricResultDetails, EvalMetricResultPerInvocation, EvalStatus
+from .eval_result import EvalCaseResult
+from .eval_set import EvalSet
+from .evaluation_generator import run_conversation
+from .evaluator import EvaluationResult, PerInvocationResult
+from .metric_evaluator_registry import get_evaluator
+
+
+async def evaluate_eval_set(
+    loaded: Any, eval_set: EvalSet, eval_metrics: list[EvalMetric], *, num_runs: int = 1, store: Any = None,
+    run_id: Optional[str] = None, on_case: Any = None,
+) -> list[EvalCaseResult]:
+    """`loaded` is what an agent module exposes (an agent, an App or a workflow node). The sessions go into
+    `store` (a fresh memory store when None), with ids `RUN_ID-RUN-CASE`, so a run can be read back."""
+    from runtime.runner import runner_for
+    from runtime.sessions import LogSessionService
+    from runtime.stores import open_store
+
+    if num_runs < 1:
+        raise InvalidArgumentError(f"num_runs must be at least 1, got {num_runs}.")
+    for case in eval_set.eval_cases:
+        if case.conversation is None:
+            raise InvalidArgumentError(f"Eval case {case.eval_id!r} has a conversation_scenario: Chronicle has no "
+                                       "user simulator yet, so only static conversations run.")
+    evaluators = [(m, get_evaluator(m)) for m in eval_metrics]  # an unknown metric fails before any run
+    own_store = store is None
+    store = open_store("memory://") if own_store else store
+    run_id = run_id or f"eval-{uuid.uuid4().hex[:12]}"
+    runners: dict[str, Any] = {}
+    results = []
+    try:
+        sessions = LogSessionService(store)
+        for run in range(num_runs):
+            for n, case in enumerate(eval_set.eval_cases):
+                app_name = case.session_input.app_name if case.session_input else "EvaluationGenerator"
+                sid = f"{run_id}-{run}-{n}"
+                try:
+                    if app_name not in runners:
+                        runners[app_name] = runner_for(loaded, app_name=app_name, session_service=sessions)
+                    sid, actual = await run_conversation(runners[app_name], case, session_id=sid)
+                    result = score_case(eval_set.eval_set_id, case, actual, evaluators, sid)
+                except Exception as e:  # noqa: BLE001 - a case the agent cannot finish fails; the others still run
+                    result = failed_case(eval_set.eval_set_id, case, sid, e)
+                results.append(result)
+                if on_case is not None:
+                    on_case(result)
+    finally:
+        for runner in runners.values():
+            await runner.close()
+        if own_store:
+            store.close()
+    return results
+
+
+def score_case(eval_set_id: str, case: EvalCase, actual: list[Invocation], evaluators: list, session_id: str
+               ) -> EvalCaseResult:
+    """Every metric over one case's turns; the case fails when any scored metric fails."""
+    expected = case.conversation or []
+    if len(actual) != len(expected):
+        raise InvalidArgumentError(f"Eval case {case.eval_id!r}: the agent took {len(actual)} turns for the "
+                                   f"{len(expected)} the case has.")
+    per_turn = [EvalMetricResultPerInvocation(actual_invocation=a, expected_invocation=e)
+                for a, e in zip(actual, expected)]
+    overall = []
+    for metric, evaluator in evaluators:
+        found: EvaluationResult = evaluator.evaluate_invocations(actual, expected)
+        fields = metric.model_dump()
+        overall.append(EvalMetricResult(
+            score=found.overall_score, eval_status=found.overall_eval_status,
+            details=EvalMetricResultDetails(token_usage_details=found.overall_token_usage_details), **fields))
+        each = found.per_invocation_results if len(found.per_invocation_results) == len(per_turn) else [
+            PerInvocationResult(actual_invocation=t.actual_invocation) for t in per_turn]
+        for turn, r in zip(per_turn, each):
+            turn.eval_metric_results.append(EvalMetricResult(
+                score=r.score, eval_status=r.eval_status,
+                details=EvalMetricResultDetails(token_usage_details=r.token_usage_details), **fields))
+    return EvalCaseResult(eval_set_file=eval_set_id, eval_set_id=eval_set_id, eval_id=case.eval_id,
+                          final_eval_status=final_status(overall), overall_eval_metric_results=overall,
+                          eval_metric_result_per_invocation=per_turn, session_id=session_id,
+                          user_id=case.session_input.user_id if case.session_input else "test_user_id")
+
+
+def failed_case(eval_set_id: str, case: EvalCase, session_id: str, error: BaseException) -> EvalCaseResult:
+    """A case whose run raised, or took another number of turns: FAILED, with no scores and the reason."""
+    return EvalCaseResult(eval_set_file=eval_set_id, eval_set_id=eval_set_id, eval_id=case.eval_id,
+                          final_eval_status=EvalStatus.FAILED, overall_eval_metric_results=[],
+                          eval_metric_result_per_invocation=[], session_id=session_id,
+                          error=f"{type(error).__name__}: {error}",
+                          user_id=case.session_input.user_id if case.session_input else "test_user_id")
+
+
+def final_status(results: list[EvalMetricResult]) -> EvalStatus:
+    """FAILED if any metric failed, PASSED if one passed and none failed, else NOT_EVALUATED."""
+    statuses = {r.eval_status for r in results}
+    if EvalStatus.FAILED in statuses:
+        return EvalStatus.FAILED
+    return EvalStatus.PASSED if EvalStatus.PASSED in statuses else EvalStatus.NOT_EVALUATED

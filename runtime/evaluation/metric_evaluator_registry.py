@@ -1,0 +1,34 @@
+"""Which evaluator computes which metric. Only metrics computed locally, without a judge model, are here."""
+
+from __future__ import annotations
+
+from domain.errors import InvalidArgumentError
+
+from ._efficiency_evaluators import (InferenceCallCountV1Evaluator, InvocationDurationV1Evaluator,
+                                     TokenUsageV1Evaluator, ToolCallCountV1Evaluator)
+from .eval_metrics import EvalMetric, PrebuiltMetrics
+from .evaluator import Evaluator
+from .final_response_match_v1 import RougeEvaluator
+from .trajectory_evaluator import TrajectoryEvaluator
+
+EVALUATORS = {
+    PrebuiltMetrics.TOOL_TRAJECTORY_AVG_SCORE.value: lambda m: TrajectoryEvaluator(eval_metric=m),
+    PrebuiltMetrics.RESPONSE_MATCH_SCORE.value: RougeEvaluator,
+    PrebuiltMetrics.TOOL_CALL_COUNT_V1.value: ToolCallCountV1Evaluator,
+    PrebuiltMetrics.INFERENCE_CALL_COUNT_V1.value: InferenceCallCountV1Evaluator,
+    PrebuiltMetrics.TOKEN_USAGE_V1.value: TokenUsageV1Evaluator,
+    PrebuiltMetrics.INVOCATION_DURATION_V1.value: InvocationDurationV1Evaluator,
+}
+
+
+class UnsupportedMetricError(InvalidArgumentError):
+    """A metric Chronicle does not compute (yet): a judge-model metric, or a name no one defines."""
+
+
+def get_evaluator(eval_metric: EvalMetric) -> Evaluator:
+    make = EVALUATORS.get(eval_metric.metric_name)
+    if make is None:
+        raise UnsupportedMetricError(
+            f"Metric {eval_metric.metric_name!r} is not computed by Chronicle: the metrics here are "
+            f"{', '.join(EVALUATORS)} (judge-model and custom metrics are not supported yet).")
+    return make(eval_metric)
