@@ -11,10 +11,10 @@ from google.genai import types
 from domain.errors import LlmCallsLimitExceededError
 from domain.events import Event, EventActions
 from domain.session import Session
-from runtime.agents.llm_context import LlmContextTracker
 from runtime.run_config import RunConfig
 
 if TYPE_CHECKING:
+    from runtime.agents.llm_context import LlmContextTracker
     from runtime.agents.base_agent import BaseAgent, BaseAgentState
     from runtime.plugins.plugin_manager import PluginManager
 
@@ -46,6 +46,10 @@ class _InvocationShared:
     def __init__(self, llm_context: Optional[LlmContextTracker] = None):
         self.end_invocation = False
         self.llm_calls = 0
+        # Imported here: runtime.agents imports this module, so a top-level import would be a cycle
+        # whenever this module is imported first (runtime.workflow does).
+        from runtime.agents.llm_context import LlmContextTracker
+
         self.llm_context = llm_context if llm_context is not None else LlmContextTracker()
         self.resumable = False
         self.resuming = False
@@ -101,6 +105,9 @@ class InvocationContext:
         self.run_config = run_config or RunConfig()
         self.branch = branch
         self.trace_span: Any = None  # this agent's live span, the parent of the spans it starts
+        # An agent run as a workflow node on its input alone (ADK's single_turn mode), which
+        # google-adk prompts without the identity instruction.
+        self.single_turn = False
         self._shared = _InvocationShared(llm_context)
         self._shared.end_invocation = end_invocation
         self._shared.resumable = bool(is_resumable)

@@ -87,8 +87,10 @@ def test_nothing_branches_on_which_backend_it_runs_on():
 
 
 # google-adk is an optional extra (chronicle[adk]): only the bridge imports it, and what runs ADK
-# itself beside Chronicle (the parity check, the ADK benchmark) in an environment of its own.
-ADK_USERS = [ROOT / "runtime" / "adk_bridge", ROOT / "tools" / "parity", ROOT / "tools" / "bench"]
+# itself beside Chronicle (the parity check, the ADK benchmark, ADK's conformance client) in an
+# environment of its own.
+ADK_USERS = [ROOT / "runtime" / "adk_bridge", ROOT / "tools" / "parity", ROOT / "tools" / "bench",
+             ROOT / "tools" / "conformance"]
 
 
 def test_only_the_bridge_imports_google_adk():

@@ -483,10 +483,11 @@ class LlmAgent(BaseAgent):
             dynamic = text if bypass else await inject_session_state(text, ctx)
             if not self.static_instruction:
                 request.append_instructions([dynamic])
-        identity = f'You are an agent. Your internal name is "{self.name}".'
-        if self.description:
-            identity += f' The description about you is "{self.description}".'
-        request.append_instructions([identity])
+        if not ctx.single_turn:
+            identity = f'You are an agent. Your internal name is "{self.name}".'
+            if self.description:
+                identity += f' The description about you is "{self.description}".'
+            request.append_instructions([identity])
 
         contents = ctx.llm_context.contents(
             ctx.session.events, agent_name=self.name, branch=ctx.branch, include_contents=self.include_contents

@@ -30,6 +30,7 @@ class AgentNode(BaseNode):
             # the invocation's message when the node got no input).
             seen = _invocation_message(ctx) if node_input is None else node_input
             first = None if seen is None or ctx.resume_inputs else _input_event(ctx, seen)
+            update["single_turn"] = True
             update["session"] = NodeSessionView(
                 ctx.invocation_context.session, ctx.node_path, first, ctx.invocation_context.invocation_id
             )

@@ -36,6 +36,8 @@ EXCLUDED = {"live_connect_config": True, "config": {"http_options": True, "label
 RUNTIME_ID = re.compile(r"\badk-[0-9a-f-]{36}\b")  # a call id the runtime made up: random by design
 # When something happened (a memory's time): the moment is random by design, its form is compared.
 WHEN = re.compile(r"\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?")
+# An event's id (a remembered event's, in load_memory's answer): a uuid4, random by design.
+EVENT_ID = re.compile(r'"id": "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"')
 
 
 def snapshot(label: str, llm_request: Any) -> dict[str, Any]:
@@ -43,7 +45,7 @@ def snapshot(label: str, llm_request: Any) -> dict[str, Any]:
     dumped = llm_request.model_dump(exclude_none=True, exclude_defaults=True, exclude=EXCLUDED)
     dumped.pop("tools_dict", None)
     text = json.dumps(dumped, default=_jsonable, sort_keys=True)
-    text = WHEN.sub("<time>", RUNTIME_ID.sub("adk-<id>", text))
+    text = EVENT_ID.sub('"id": "<id>"', WHEN.sub("<time>", RUNTIME_ID.sub("adk-<id>", text)))
     return {"model": label, "request": json.loads(text),
             "tools": sorted(llm_request.tools_dict)}
 
@@ -66,7 +68,7 @@ def app_names() -> list[str]:
     return sorted(names) + sorted(m.name for m in pkgutil.iter_modules(apps.__path__) if m.name != "rule_model")
 
 
-def _package(app: str) -> str:
+def package_of(app: str) -> str:
     from tools.parity import request_apps
 
     return REQUEST_APPS if os.path.exists(os.path.join(request_apps.__path__[0], app + ".py")) else PARITY_APPS
@@ -79,7 +81,7 @@ async def requests(app: str, prefix: str) -> dict[str, Any]:
 
     error = None
     try:
-        await transcript(app, prefix, _package(app))
+        await transcript(app, prefix, package_of(app))
     except Exception as raised:  # noqa: BLE001 - the requests up to the failure are still compared
         error = f"{type(raised).__name__}: {raised}"
     sent = importlib.import_module(f"{PARITY_APPS}.rule_model").REQUESTS
