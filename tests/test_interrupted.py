@@ -108,6 +108,8 @@ async def test_a_killed_turn_is_interrupted_in_history_and_analytics(shared_stor
     # Chronicle's own that ADK clients never see among the session's events.
     assert first["interrupted_recorded"] is True and first["open_calls"] == crashed["open_calls"]
     assert second["interrupted_recorded"] is False
+    text = cli("history", SESSION, "--app", APP, "--user", USER, store=shared_store_url).stdout
+    assert text.count("INTERRUPTED, recorded: 1 tool call(s) without a result") == 1
     assert _recorded_interruptions(shared_store_url) == [(crashed["invocation_id"], crashed["open_calls"])]
     sessions = session_service_from_url(shared_store_url)
     session = await sessions.get_session(app_name=APP, user_id=USER, session_id=SESSION)
