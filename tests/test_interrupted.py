@@ -170,6 +170,14 @@ async def test_the_folds_mark_only_unanswered_calls_that_do_not_wait(store_url):
     assert [i.interrupted_recorded for i in timeline.invocations] == [True, False, False]
     assert _recorded_interruptions(store) == [("i-1", ["c-1"])]
     assert analytics.totals.interrupted == 1
+    # The recorded fact is counted even when analytics no longer holds the session's open calls
+    # (its cursor dropped, as for a session idle for long): the fact, not the reading.
+    forgetful = AnalyticsView()
+    for event in time_travel.source.session_events(session_log_id(APP, USER, SESSION)):
+        if event.kind == INTERRUPTED:
+            forgetful.cursors.clear()
+        fold_analytics(forgetful, event)
+    assert forgetful.totals.interrupted == 1
     reread = await sessions.get_session(app_name=APP, user_id=USER, session_id=SESSION)
     assert [e.invocation_id for e in reread.events] == ["i-1", "i-1", "i-2", "i-2", "i-3", "i-3"]
     await sessions.close()
