@@ -453,6 +453,7 @@ def test_an_interrupted_turn_is_marked_in_the_timeline_and_counted(browser, serv
     done(page)
     page = open_page(browser, served, "/analytics/shop", token=OPS)
     assert re.search(r"\b1 interrupted invocation\b", page.locator("#analytics .sub").inner_text())
+    shoot(page, shots, "analytics.png")  # taken again, later than test_analytics_charts: with the count
     done(page)
 
 
