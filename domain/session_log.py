@@ -97,6 +97,18 @@ class SessionLog(ChainedAggregate):
             log.rewinds = [*log.rewinds, [self.originator_version, self.start_version]]
             log.note_event(self.event, self.originator_version)
 
+    class Interrupted(Chained):
+        """An earlier invocation left tool calls without a result (``domain.interruption``), noted
+        when the next one starts: its writer is gone. A fact of Chronicle's own, never an ADK event."""
+
+        TOPIC = "chronicle:SessionLog.Interrupted"
+        invocation_id: str
+        open_calls: list[str]
+        noted_time: float
+
+        def apply(self, log: SessionLog) -> None:
+            pass  # read by the timeline and analytics; the session's state and events are unchanged
+
     class Deleted(Chained):
         TOPIC = "chronicle:SessionLog.Deleted"
         deleted_time: float
@@ -182,6 +194,9 @@ class SessionLog(ChainedAggregate):
             before_invocation_id=before_invocation_id,
             forked_time=forked_time,
         )
+
+    def note_interrupted(self, invocation_id: str, open_calls: list[str], noted_time: float) -> None:
+        self._append(self.Interrupted, invocation_id=invocation_id, open_calls=open_calls, noted_time=noted_time)
 
     def delete(self, deleted_time: float) -> None:
         self._append(self.Deleted, deleted_time=deleted_time)

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from projections.base import Fold, Projection, by_app
-from projections.log_event import CREATED, DELETED, FORKED, RECORDED, REWOUND, LogEvent, is_tool_error
+from projections.log_event import CREATED, DELETED, FORKED, INTERRUPTED, RECORDED, REWOUND, LogEvent, is_tool_error
 from projections.workflow import node_key, starts_run, stored_node_fact
 
 # Latency histogram bucket upper bounds, in milliseconds (plus one overflow bucket).
@@ -313,6 +313,8 @@ def fold_analytics(view: AnalyticsView, event: LogEvent) -> AnalyticsView:
     elif kind == CREATED:
         for row in rows:
             row.sessions += 1
+    elif kind == INTERRUPTED:
+        _count_recorded_interruption(view, event, rows)
     elif kind == DELETED:
         view.deleted_sessions += 1
         cursor = view.cursors.pop(event.session_key, None)
@@ -447,6 +449,17 @@ def _close_interrupted(cursor: _Cursor, rows: tuple[Counts, ...]) -> None:
             row.interrupted += 1
         for call_id in dropped:
             del cursor.pending[call_id]
+
+
+def _count_recorded_interruption(view: AnalyticsView, event: LogEvent, rows: tuple[Counts, ...]) -> None:
+    """The recorded fact (noted just before the next invocation's first event): counted even when
+    the session's cursor is gone; its calls are dropped so the reading does not count it again."""
+    for row in rows:
+        row.interrupted += 1
+    cursor = view.cursors.get(event.session_key)
+    if cursor is not None:
+        for call_id in event.meta.get("open_calls") or ():
+            cursor.pending.pop(call_id, None)
 
 
 def _prune(view: AnalyticsView, now: float) -> None:

@@ -34,8 +34,11 @@ REWOUND: Literal["rewound"] = "rewound"
 # The session is a fork: ``meta`` names the source (``source_session_id``, ``source_version``…).
 FORKED: Literal["forked"] = "forked"
 DELETED: Literal["deleted"] = "deleted"
+# An earlier invocation left tool calls without a result, recorded when the next one started
+# (``domain.interruption``): ``meta`` holds its ``invocation_id`` and ``open_calls``.
+INTERRUPTED: Literal["interrupted"] = "interrupted"
 
-Kind = Literal["created", "recorded", "rewound", "forked", "deleted"]
+Kind = Literal["created", "recorded", "rewound", "forked", "deleted", "interrupted"]
 
 _EMPTY: Mapping[str, Any] = {}
 

@@ -8,7 +8,9 @@ input, output, error and time) and the invocation's duration and usage.
 
 An invocation with a tool call that no result answers (and that is not long-running, which waits
 by design) is marked ``interrupted``: its process stopped (a SIGKILL, a crash) or it lost the
-session to another writer (a 409), read from the log alone.
+session to another writer (a 409), read from the log alone (``domain.interruption``'s rule); where
+a later invocation's writer recorded it (a ``SessionLog.Interrupted`` fact), the recorded open calls
+are taken and the invocation is marked ``interrupted_recorded``.
 
 Rewound turns stay in the timeline, marked: a rewind hides its target invocation and every
 later one before it, and rewinding a rewind brings its range back (``domain.rewind_ranges`` decides
@@ -24,7 +26,8 @@ from typing import Any, Mapping
 
 from domain.rewind_ranges import active_ranges, is_hidden
 from projections.base import Fold, by_session
-from projections.log_event import CREATED, DELETED, FORKED, RECORDED, REWOUND, LogEvent, is_tool_error
+from domain.interruption import still_open
+from projections.log_event import CREATED, DELETED, FORKED, INTERRUPTED, RECORDED, REWOUND, LogEvent, is_tool_error
 from projections.workflow import stored_node_fact
 
 
@@ -100,6 +103,9 @@ class Invocation:
     # the session to another writer (a 409), and the turn did not end the way it was going.
     open_calls: list[str] = field(default_factory=list)
     interrupted: bool = False
+    # A later invocation's writer recorded the interruption in the log (SessionLog.Interrupted):
+    # a fact, not only a reading; its open calls are the recorded ones.
+    interrupted_recorded: bool = False
 
     @property
     def authors(self) -> list[str]:
@@ -185,6 +191,11 @@ def fold_timeline(view: Timeline, event: LogEvent) -> Timeline:
         view.forked_from = dict(event.meta)
     elif kind == DELETED:
         view.deleted = event.timestamp
+    elif kind == INTERRUPTED:
+        inv = view.invocation(event.meta.get("invocation_id") or "")
+        if inv is not None:  # the recorded fact wins over the reading (a resume may still answer it)
+            inv.open_calls = list(event.meta.get("open_calls") or [])
+            inv.interrupted = inv.interrupted_recorded = bool(inv.open_calls)
     return view
 
 
@@ -230,11 +241,11 @@ def _fold_step(view: Timeline, event: LogEvent) -> None:
 
 
 def _track_calls(invocation: Invocation, step: Step, event: LogEvent) -> None:
-    waiting = set(event.data.get("long_running_tool_ids") or ())
-    answered = {r.id for r in step.tool_results if r.id}
-    if answered:
-        invocation.open_calls = [c for c in invocation.open_calls if c not in answered]
-    invocation.open_calls += [c.id for c in step.tool_calls if c.id and c.id not in waiting and c.id not in answered]
+    if not (step.tool_calls or step.tool_results):
+        return
+    invocation.open_calls = still_open(invocation.open_calls, (c.id for c in step.tool_calls if c.id),
+                                       (r.id for r in step.tool_results if r.id),
+                                       event.data.get("long_running_tool_ids") or ())
     invocation.interrupted = bool(invocation.open_calls)
 
 

@@ -17,6 +17,7 @@ from google.genai import types
 
 from domain import Event
 from projections.analytics import AnalyticsView, fold_analytics
+from projections.log_event import INTERRUPTED
 from domain.session_log import session_log_id
 from runtime.read_models import TimeTravel
 from runtime import App, LlmAgent, ResumabilityConfig, Runner, ScriptedLlm, session_service_from_url
@@ -71,6 +72,18 @@ def _app(model: ScriptedLlm, resumable: bool) -> App:
                resumability_config=ResumabilityConfig(is_resumable=resumable))
 
 
+def _recorded_interruptions(where) -> list[tuple[str, list[str]]]:
+    """The SessionLog.Interrupted facts in the session's log (a store, or its URL): (invocation
+    id, open calls)."""
+    store = open_store(where) if isinstance(where, str) else where
+    try:
+        events = TimeTravel(store).source.session_events(session_log_id(APP, USER, SESSION))
+        return [(e.meta["invocation_id"], e.meta["open_calls"]) for e in events if e.kind == INTERRUPTED]
+    finally:
+        if store is not where:
+            store.close()
+
+
 def _history(url: str) -> dict:
     return json.loads(cli("history", SESSION, "--app", APP, "--user", USER, "--json", store=url).stdout)
 
@@ -91,6 +104,17 @@ async def test_a_killed_turn_is_interrupted_in_history_and_analytics(shared_stor
     await sessions.close()
     first, second = _history(shared_store_url)["timeline"]["invocations"]
     assert first["interrupted"] is True and second["interrupted"] is False
+    # The new invocation's writer proved the first one's gone: the log records it, as a fact of
+    # Chronicle's own that ADK clients never see among the session's events.
+    assert first["interrupted_recorded"] is True and first["open_calls"] == crashed["open_calls"]
+    assert second["interrupted_recorded"] is False
+    text = cli("history", SESSION, "--app", APP, "--user", USER, store=shared_store_url).stdout
+    assert text.count("INTERRUPTED, recorded: 1 tool call(s) without a result") == 1
+    assert _recorded_interruptions(shared_store_url) == [(crashed["invocation_id"], crashed["open_calls"])]
+    sessions = session_service_from_url(shared_store_url)
+    session = await sessions.get_session(app_name=APP, user_id=USER, session_id=SESSION)
+    assert [e.author for e in session.events] == ["user", "worker", "user", "worker"]
+    await sessions.close()
     totals = json.loads(cli("analytics", "--json", store=shared_store_url).stdout)[APP]["totals"]
     assert totals["invocations"] == 2 and totals["interrupted"] == 1
     cli("verify", store=shared_store_url)  # the live read model equals its refold
@@ -108,6 +132,7 @@ async def test_a_resumable_app_resumes_the_killed_turn_which_is_then_not_interru
     await sessions.close()
     (resumed,) = _history(shared_store_url)["timeline"]["invocations"]
     assert resumed["interrupted"] is False and resumed["open_calls"] == []
+    assert _recorded_interruptions(shared_store_url) == []  # resumed, not left: nothing to record
     totals = json.loads(cli("analytics", "--json", store=shared_store_url).stdout)[APP]["totals"]
     assert totals.get("interrupted", 0) == 0
 
@@ -140,7 +165,21 @@ async def test_the_folds_mark_only_unanswered_calls_that_do_not_wait(store_url):
         fold_analytics(analytics, event)
     assert [(i.invocation_id, i.interrupted) for i in timeline.invocations] == [
         ("i-1", True), ("i-2", False), ("i-3", False)]
+    # i-2's first event proved i-1's writer gone: recorded once (and counted once), in the log
+    # but not among the session's events; i-2's waiting call is not an interruption.
+    assert [i.interrupted_recorded for i in timeline.invocations] == [True, False, False]
+    assert _recorded_interruptions(store) == [("i-1", ["c-1"])]
     assert analytics.totals.interrupted == 1
+    # The recorded fact is counted even when analytics no longer holds the session's open calls
+    # (its cursor dropped, as for a session idle for long): the fact, not the reading.
+    forgetful = AnalyticsView()
+    for event in time_travel.source.session_events(session_log_id(APP, USER, SESSION)):
+        if event.kind == INTERRUPTED:
+            forgetful.cursors.clear()
+        fold_analytics(forgetful, event)
+    assert forgetful.totals.interrupted == 1
+    reread = await sessions.get_session(app_name=APP, user_id=USER, session_id=SESSION)
+    assert [e.invocation_id for e in reread.events] == ["i-1", "i-1", "i-2", "i-2", "i-3", "i-3"]
     await sessions.close()
     store.close()
 
@@ -182,6 +221,9 @@ async def test_the_turn_that_lost_a_409_race_is_interrupted(store_url):
     with pytest.raises(StaleSessionError):
         await losing
     timeline = TimeTravel(store).history((APP, USER, SESSION))
-    assert [(i.steps[0].text, i.interrupted) for i in timeline.invocations] == [("slow please", True), ("hi", False)]
+    assert [(i.steps[0].text, i.interrupted, i.interrupted_recorded) for i in timeline.invocations] == [
+        ("slow please", True, True), ("hi", False, False)]
+    ((lost, open_calls),) = _recorded_interruptions(store)
+    assert lost == timeline.invocations[0].invocation_id and open_calls == timeline.invocations[0].open_calls
     await sessions.close()
     store.close()

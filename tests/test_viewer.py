@@ -409,6 +409,54 @@ def test_analytics_charts(browser, served, shop, shots):
         assert bob.get("/apps/shop/analytics/summary").status_code == 403
 
 
+def test_an_interrupted_turn_is_marked_in_the_timeline_and_counted(browser, served, api, gemini, db_path, shop, shots):
+    """A turn whose process died mid-tool (its call written, its result never) is written straight
+    into the SQLite file, as the killed process left it; the next turn, through the server, records
+    the interruption. The timeline marks the turn with its open call; analytics counts it."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    from google.genai import types
+
+    from domain import Event
+    from runtime import session_service_from_url
+
+    session = f"crash-{uuid.uuid4().hex[:6]}"
+    assert api.post("/apps/shop/users/ann/sessions", json={"sessionId": session}).status_code == 200
+    call = types.Part(function_call=types.FunctionCall(id="call-lost", name="add_to_cart", args={"item": "vase", "quantity": 1}))
+
+    async def killed_mid_tool() -> None:
+        sessions = session_service_from_url(f"sqlite:///{db_path}")
+        stored = await sessions.get_session(app_name="shop", user_id="ann", session_id=session)
+        for event in (Event(author="user", invocation_id="e-crashed", content=types.Content(role="user", parts=[types.Part(text="A vase.")])),
+                      Event(author="clerk", invocation_id="e-crashed", content=types.Content(role="model", parts=[call]))):
+            await sessions.append_event(stored, event)
+        await sessions.close()
+
+    with ThreadPoolExecutor(1) as other:  # Playwright's sync API holds this thread's event loop
+        other.submit(asyncio.run, killed_mid_tool()).result()
+    gemini.reply_text("Sorry, where were we? Your cart is as it was.")
+    turn(api, session, "Hello? Did the vase go in?")
+    [crashed, after] = api.get(SHOP + session + "/history").json()["timeline"]["invocations"]
+    assert (crashed["interrupted"], crashed["interrupted_recorded"], crashed["open_calls"]) == (True, True, ["call-lost"])
+    assert after["interrupted"] is False
+    # A turn paused for a person (the shop's checkout waits for a confirmation) is not interrupted.
+    assert not any(i["interrupted"] for i in api.get(SHOP + shop["id"] + "/history").json()["timeline"]["invocations"])
+    page = open_page(browser, served, f"/session/shop/ann/{session}")
+    marked = page.locator("section.invocation.interrupted")
+    assert marked.count() == 1 and marked.get_attribute("data-invocation") == "e-crashed"
+    assert "interrupted · recorded" in marked.locator(".inv-head").inner_text()
+    note = marked.locator(".interrupted-note")
+    assert "1 tool call without a result" in note.inner_text() and "add_to_cart · call-lost" in note.inner_text()
+    assert page.locator("section.invocation:not(.interrupted)").count() == 1
+    shoot(page, shots, "interrupted.png")
+    done(page)
+    page = open_page(browser, served, "/analytics/shop", token=OPS)
+    assert re.search(r"\b1 interrupted invocation\b", page.locator("#analytics .sub").inner_text())
+    shoot(page, shots, "analytics.png")  # taken again, later than test_analytics_charts: with the count
+    done(page)
+
+
 def test_a_tampered_chain_link_is_shown_where_it_is(browser, served, api, gemini, db_path, shots):
     session = f"ledger-{uuid.uuid4().hex[:6]}"
     api.post("/apps/shop/users/ann/sessions", json={"sessionId": session})

@@ -23,7 +23,7 @@ from eventsourcing.persistence import Notification, StoredEvent
 from pydantic_core import from_json as _from_json
 
 from domain.session_log import SessionLog
-from projections.log_event import CREATED, DELETED, FORKED, RECORDED, REWOUND, LogEvent
+from projections.log_event import CREATED, DELETED, FORKED, INTERRUPTED, RECORDED, REWOUND, LogEvent
 from runtime.stores import Store
 from runtime.stores.application import recorded_event
 from runtime.stores.base import as_uuid
@@ -41,6 +41,7 @@ _KINDS: dict[str, tuple[str, type]] = {
     SessionLog.Rewound.TOPIC: (REWOUND, SessionLog.Rewound),
     SessionLog.ForkedFrom.TOPIC: (FORKED, SessionLog.ForkedFrom),
     SessionLog.Deleted.TOPIC: (DELETED, SessionLog.Deleted),
+    SessionLog.Interrupted.TOPIC: (INTERRUPTED, SessionLog.Interrupted),
 }
 TOPICS = tuple(_KINDS)
 _CREATED_TOPIC = SessionLog.Created.TOPIC
@@ -230,6 +231,11 @@ class LogSource:
             return LogEvent(
                 FORKED, known[0], known[1], known[2], version, payload.get("forked_time", 0.0), {}, position,
                 known[3], {k: payload.get(k) for k in _FORKED_META},
+            )
+        if kind == INTERRUPTED:
+            return LogEvent(
+                INTERRUPTED, known[0], known[1], known[2], version, payload.get("noted_time", 0.0), {}, position,
+                known[3], {"invocation_id": payload.get("invocation_id"), "open_calls": payload.get("open_calls") or []},
             )
         return LogEvent(
             DELETED, known[0], known[1], known[2], version, payload.get("deleted_time", 0.0), {}, position, known[3]

@@ -24,6 +24,7 @@ from domain.errors import (
     StaleSessionError,
 )
 from domain.events import Event
+from domain.interruption import left_open
 from domain.session_log import RECORDED_TOPICS, SessionLog, session_log_id
 from domain.rewind_ranges import active_ranges, is_hidden
 from domain.session import Session
@@ -140,7 +141,9 @@ class LogSessionService(BaseSessionService):
         if len(stored_delta) != len(delta):
             event.actions.state_delta = stored_delta  # temp: never leaves the invocation
         # Checked as it is now, not as it was built: nothing malformed reaches any store.
-        version, duplicate = await self.store.call(self._append, session, event.checked_json_dict())
+        payload = event.checked_json_dict()
+        interrupted = left_open(session.events, event.invocation_id)
+        version, duplicate = await self.store.call(self._append, session, payload, interrupted)
         if duplicate is not None:
             return duplicate
         session.state.update(delta)
@@ -327,7 +330,11 @@ class LogSessionService(BaseSessionService):
     def _newest_page(self, log_id: UUID, upper: int | None = None) -> Sequence[StoredEvent]:
         return self._recorder.select_events(log_id, lte=upper, desc=True, limit=_PAGE)
 
-    def _append(self, session: Session, payload: dict[str, Any]) -> tuple[int, Event | None]:
+    def _append(
+        self, session: Session, payload: dict[str, Any], interrupted: tuple[str, list[str]] | None = None
+    ) -> tuple[int, Event | None]:
+        """Records the event; ``interrupted`` (``domain.interruption.left_open``) is noted first,
+        in the same transaction, when the event starts a new invocation."""
         log_id = session_log_id(session.app_name, session.user_id, session.id)
         with self._lock(log_id):
             log = self._load_for_append(log_id, session.version)
@@ -339,6 +346,8 @@ class LogSessionService(BaseSessionService):
                 if duplicate is not None:
                     return log.version, duplicate
                 raise StaleSessionError(session.id, expected, log.version)
+            if interrupted is not None and payload.get("invocation_id") not in log.invocations:
+                log.note_interrupted(*interrupted, payload["timestamp"])
             log.record(payload)
             scoped = split_scopes(payload["actions"].get("state_delta"))
             side = SideRows(

@@ -95,7 +95,8 @@ def _invocation(out: Output, inv: Invocation, width: int, marks: dict[int, Rewin
             f"  by {', '.join(inv.authors)}")
     if inv.usage:
         head += f"  tokens {inv.usage.get('total', 0):,}"
-    interrupted = ("  " + out.style(f"[INTERRUPTED: {len(inv.open_calls)} tool call(s) without a result]", "red", "bold")
+    mark = "INTERRUPTED, recorded" if inv.interrupted_recorded else "INTERRUPTED"
+    interrupted = ("  " + out.style(f"[{mark}: {len(inv.open_calls)} tool call(s) without a result]", "red", "bold")
                    if inv.interrupted else "")
     if inv.rewound:
         out.line(out.style(head, "bold", "dim") + "  " + out.style(f"[REWOUND by {inv.rewound_by}]", "yellow", "bold")

@@ -16,7 +16,7 @@ const AnalyticsPage = {
     const t = a.totals || {};
     return h("div", { id: "analytics" },
       h("div", { class: "row" }, h("h1", {}, "Analytics"), h("label", {}, "App", pick)),
-      h("div", { class: "sub" }, [plural(t.sessions || 0, "session"), plural(t.invocations || 0, "invocation"), plural(t.llm_calls || 0, "model call"),
+      h("div", { class: "sub" }, [plural(t.sessions || 0, "session"), plural(t.invocations || 0, "invocation"), plural(t.interrupted || 0, "interrupted invocation"), plural(t.llm_calls || 0, "model call"),
         plural(t.tool_calls || 0, "tool call"), plural(t.total_tokens || 0, "token"), plural(a.rewinds || 0, "rewind"), plural(a.forks || 0, "fork")].join(" · ")),
       h("div", { class: "grid2" },
         dayChart("Tokens per day", days.map((d) => ({ label: d.label, values: [d.c.prompt_tokens, d.c.candidate_tokens] })), ["prompt", "candidates"], "", "chart-tokens-day"),

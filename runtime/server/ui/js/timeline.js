@@ -101,7 +101,7 @@ const TimelinePage = {
       h("button", { onclick: () => TimelinePage.fork(ctx, inv, next) }, "Fork from here"),
       h("button", { onclick: () => TimelinePage.replay(ctx, inv), ...needsApp(ctx) }, "Replay from here"),
     ];
-    return h("section", { class: "invocation" + (inv.rewound ? " rewound" : "") + (inv.copied ? " copied" : ""), dataset: { invocation: inv.invocation_id } },
+    return h("section", { class: "invocation" + (inv.rewound ? " rewound" : "") + (inv.copied ? " copied" : "") + (inv.interrupted ? " interrupted" : ""), dataset: { invocation: inv.invocation_id } },
       h("div", { class: "inv-head" },
         h("span", { class: "id mono" }, inv.invocation_id || "(no invocation)"),
         h("span", { class: "muted" }, when(inv.started)),
@@ -110,9 +110,24 @@ const TimelinePage = {
         h("span", { class: "muted" }, authors.join(", ")),
         inv.rewound ? badge(`rewound · ${inv.rewound_by || ""}`, "rewound") : "",
         inv.copied ? badge("copied from the source", "forked") : "",
+        inv.interrupted ? badge(inv.interrupted_recorded ? "interrupted · recorded" : "interrupted", "bad") : "",
         h("span", { class: "inv-actions" }, actions)),
+      inv.interrupted ? TimelinePage.interrupted(inv) : "",
       h("div", { class: "steps" }, inv.steps.map((s) => TimelinePage.step(ctx, s, broken))),
     );
+  },
+
+  // Why the turn is marked: its tool calls that no result answers (the process stopped, or lost
+  // the session to another writer), and whether a later writer recorded that in the log.
+  interrupted(inv) {
+    const open = new Set(inv.open_calls);
+    const calls = inv.steps.flatMap((s) => s.tool_calls).filter((c) => open.has(c.id));
+    return h("div", { class: "interrupted-note" },
+      h("strong", {}, "Interrupted: "), `${plural(inv.open_calls.length, "tool call")} without a result `,
+      calls.map((c) => h("span", { class: "badge bad mono", dataset: { call: c.id } }, `${c.name} · ${c.id}`)),
+      h("div", { class: "muted" }, inv.interrupted_recorded
+        ? "Recorded in the log when the session's next invocation started: the turn's writer was gone."
+        : "Read from the log: the turn's process stopped (killed, crashed) or lost the session to another writer."));
   },
 
   step(ctx, s, broken) {
