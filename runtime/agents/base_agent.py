@@ -75,9 +75,10 @@ class BaseAgent(BaseModel):
         _warn_duplicate_names(self)
         for sub_agent in self.sub_agents:
             if sub_agent.parent_agent is not None and sub_agent.parent_agent is not self:
-                raise InvalidArgumentError(
-                    f"Agent {sub_agent.name!r} already has parent agent {sub_agent.parent_agent.name!r} "
-                    f"and cannot also be a sub-agent of {self.name!r}; create a separate agent instance."
+                raise InvalidArgumentError(  # google-adk 2.13's sentence, then how to fix it
+                    f"Agent `{sub_agent.name}` already has a parent agent, current parent: "
+                    f"`{sub_agent.parent_agent.name}`, trying to add: `{self.name}`. Create a separate "
+                    "agent instance for each parent."
                 )
             sub_agent.parent_agent = self
 
