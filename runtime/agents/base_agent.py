@@ -88,13 +88,13 @@ class BaseAgent(BaseModel):
         callback that is a method of this agent is bound to the copy instead."""
         update = dict(update or {})
         if "parent_agent" in update:
-            raise InvalidArgumentError(
-                "clone() cannot set parent_agent: an agent gets its parent when it is listed in the "
-                "parent's sub_agents."
+            raise InvalidArgumentError(  # google-adk 2.13's words
+                "Cannot update `parent_agent` field in clone. Parent agent is set only when the parent "
+                "agent is instantiated with the sub-agents."
             )
         unknown = set(update) - set(type(self).model_fields)
         if unknown:
-            raise InvalidArgumentError(f"{type(self).__name__} has no field(s) {sorted(unknown)} to update in clone().")
+            raise InvalidArgumentError(f"Cannot update nonexistent fields in {type(self).__name__}: {unknown}")
         copied = self.model_copy(update=update)
 
         def rebound(value: Any) -> Any:
