@@ -131,3 +131,14 @@ async def test_references_outside_the_scope_are_refused_in_adks_words(service):
         await service.save_artifact(app_name="app0", user_id="attacker", session_id="s1", filename="ref.txt",
                                     artifact=other_session)
     assert await service.list_artifact_keys(app_name="app0", user_id="attacker", session_id="s1") == []
+
+
+def test_run_config_checks_as_google_adk_does():
+    import sys
+
+    from runtime.agents.run_config import RunConfig
+
+    with pytest.raises(InputValidationError, match=rf"^max_llm_calls should be less than {sys.maxsize}\.$"):
+        RunConfig(max_llm_calls=sys.maxsize)
+    assert RunConfig(response_modalities=["audio"]).response_modalities == [types.Modality.AUDIO]
+    assert RunConfig().output_audio_transcription is not RunConfig().output_audio_transcription
