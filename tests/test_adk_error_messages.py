@@ -138,7 +138,9 @@ def test_run_config_checks_as_google_adk_does():
 
     from runtime.agents.run_config import RunConfig
 
+    with pytest.raises(ValueError, match=rf"max_llm_calls should be less than {sys.maxsize}\."):
+        RunConfig(max_llm_calls=sys.maxsize)  # pydantic's ValidationError around it, as on 2.13
     with pytest.raises(InputValidationError, match=rf"^max_llm_calls should be less than {sys.maxsize}\.$"):
-        RunConfig(max_llm_calls=sys.maxsize)
+        RunConfig.validate_max_llm_calls(sys.maxsize)
     assert RunConfig(response_modalities=["audio"]).response_modalities == [types.Modality.AUDIO]
     assert RunConfig().output_audio_transcription is not RunConfig().output_audio_transcription
