@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import unicodedata
 import uuid
+from pathlib import PurePosixPath, PureWindowsPath
 from dataclasses import dataclass
 from typing import Optional
 
@@ -58,12 +59,15 @@ class ArtifactScope:
         if rest.startswith("sessions/"):
             session_id, _, rest = rest[len("sessions/"):].partition("/")
             if session_id != self.session_id:
-                raise InvalidArgumentError(f"Artifact reference {uri!r} points into another session.")
+                raise InvalidArgumentError(
+                    "Session-scoped artifact references must stay within the same session scope "
+                    f"({uri!r} points into another session)."
+                )
             target = ArtifactScope(self.app_name, self.user_id, session_id)
         elif not rest.startswith("artifacts/"):
             raise InvalidArgumentError(
-                f"Artifact reference {uri!r} points outside app {self.app_name!r} / user {self.user_id!r}: "
-                "it must read artifact://apps/<app>/users/<user>/[sessions/<session>/]artifacts/<filename>"
+                "Artifact references must stay within the same app and user scope "  # ADK's sentence
+                f"({uri!r} points outside app {self.app_name!r} / user {self.user_id!r}): it must read artifact://apps/<app>/users/<user>/[sessions/<session>/]artifacts/<filename>"
                 "/versions/<n>."
             )
         match = _REFERENCE_TAIL.fullmatch(rest)
@@ -78,11 +82,24 @@ def check_filename(filename: object) -> str:
         raise InvalidArgumentError(f"An artifact filename must be a string, got {type(filename).__name__}.")
     problem = _filename_problem(filename)
     if problem:
+        adk = _adk_filename_sentence(filename)
         raise InvalidArgumentError(
-            f"Invalid artifact filename {filename!r}: {problem}. Name an artifact like 'report.pdf' or "
+            (f"{adk} " if adk else "") + f"Invalid artifact filename {filename!r}: {problem}. Name an artifact like 'report.pdf' or "
             "'docs/report.pdf' ('user:report.pdf' to share it across the user's sessions), not a path."
         )
     return filename
+
+
+def _adk_filename_sentence(filename: str) -> Optional[str]:
+    """google-adk 2.13's words (its file service) for a name it refuses too: rooted or
+    drive-qualified, or with a parent segment, read with either platform's separators."""
+    name = (filename[len(USER_PREFIX):] if is_user_scoped(filename) else filename).strip()
+    if _DRIVE.match(name) or PureWindowsPath(name).root:
+        return (f"Rooted or drive-qualified artifact filename {filename!r} is not permitted; provide a "
+                "path relative to the storage scope.")
+    if ".." in PurePosixPath(name).parts or ".." in PureWindowsPath(name).parts:
+        return f"Artifact filename {filename!r} must not contain parent traversal."
+    return None
 
 
 def _filename_problem(filename: str) -> Optional[str]:

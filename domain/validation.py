@@ -17,31 +17,62 @@ EXTERNAL_ID = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.:@+=-]{0,255}$")
 # named by their hash); this keeps even a careless future path join inside its directory.
 
 
+# Segments an id cannot contain between slashes: they would shift the fields of an artifact URI.
+RESERVED_SEGMENTS = frozenset({"apps", "users", "sessions", "artifacts", "versions"})
+
+
+def path_segment_problem(value: object, field_name: str) -> str | None:
+    """google-adk 2.13's sentence (artifact_util.validate_path_segment) for an id that could change
+    a path built from it: empty, with a NUL byte, absolute or drive-qualified, with a `.`/`..`
+    segment, or with a reserved segment between slashes; None when ADK lets it through."""
+    if not isinstance(value, str):
+        return None  # not text: nothing a path could be built from (ADK lets such values through too)
+    if not value.strip():
+        return f"{field_name} must not be empty."
+    if "\x00" in value:
+        return f"{field_name} must not contain null bytes."
+    if value.startswith(("/", "\\")):
+        return f"{field_name} {value!r} must not be an absolute path or start with a slash."
+    if re.match(r"[A-Za-z]:", value):
+        return f"{field_name} {value!r} must not be drive-qualified."
+    segments = value.replace("\\", "/").split("/")
+    if value in (".", "..") or ".." in segments:
+        return f"{field_name} {value!r} must not contain traversal segments."
+    if len(segments) > 1 and RESERVED_SEGMENTS & {s.casefold() for s in segments}:
+        return f"{field_name} {value!r} must not contain reserved path segments."
+    return None
+
+
+def _refuse(field_name: str, value: object, ok: bool, advice: str) -> None:
+    """Refuses what google-adk 2.13 refuses, in its words (its tests match on them), and what
+    Chronicle's own, stricter rule refuses (`ok` False), ADK's sentence first where both do."""
+    adk = path_segment_problem(value, field_name)
+    if adk or not ok:
+        raise InvalidArgumentError(adk if ok else f"{adk} {advice}" if adk else advice)
+
+
 def check_app_name(app_name: object) -> str:
-    if not isinstance(app_name, str) or not APP_NAME.fullmatch(app_name):
-        raise InvalidArgumentError(
-            f"Invalid app name {app_name!r}: use a letter followed by letters, digits, '_', '.' "
-            "or '-' (at most 128 characters)."
-        )
+    ok = isinstance(app_name, str) and bool(APP_NAME.fullmatch(app_name))
+    _refuse("app_name", app_name, ok, "" if ok else (
+        f"Invalid app name {app_name!r}: use a letter followed by letters, digits, '_', '.' or '-' "
+        "(at most 128 characters)."))
     return app_name
 
 
 def check_external_id(kind: str, value: object) -> str:
-    if not isinstance(value, str) or not EXTERNAL_ID.fullmatch(value):
-        raise InvalidArgumentError(
-            f"Invalid {kind} {value!r}: use letters, digits and '_ . : @ + = -' "
-            "(not starting with a symbol other than '_', at most 256 characters)."
-        )
+    ok = isinstance(value, str) and bool(EXTERNAL_ID.fullmatch(value))
+    _refuse(kind.replace(" ", "_"), value, ok, "" if ok else (
+        f"Invalid {kind} {value!r}: use letters, digits and '_ . : @ + = -' "
+        "(not starting with a symbol other than '_', at most 256 characters)."))
     return value
 
 
 def check_user_id(value: object) -> str:
     parts = value.split("/") if isinstance(value, str) and len(value) <= 256 else [None]
-    if not all(isinstance(p, str) and EXTERNAL_ID.fullmatch(p) for p in parts):
-        raise InvalidArgumentError(
-            f"Invalid user id {value!r}: use letters, digits and '_ . : @ + = -', parts joined by '/' "
-            "(each starting with a letter, digit or '_'), at most 256 characters."
-        )
+    ok = all(isinstance(p, str) and EXTERNAL_ID.fullmatch(p) for p in parts)
+    _refuse("user_id", value, ok, "" if ok else (
+        f"Invalid user id {value!r}: use letters, digits and '_ . : @ + = -', parts joined by '/' "
+        "(each starting with a letter, digit or '_'), at most 256 characters."))
     return value
 
 

@@ -40,7 +40,8 @@ class ReadonlyContext:
 
     @property
     def agent_name(self) -> str:
-        return self._invocation_context.agent.name
+        agent = self._invocation_context.agent
+        return agent.name if agent is not None else "unknown"  # no agent yet: google-adk 2.13's placeholder
 
     @property
     def user_content(self) -> Optional[types.Content]:

@@ -88,6 +88,7 @@ class InvocationContext:
         end_invocation: bool = False,
         llm_context: Optional[LlmContextTracker] = None,
         is_resumable: bool = False,
+        resumability_config: Any = None,
     ):
         if plugin_manager is None:
             from runtime.plugins.plugin_manager import PluginManager
@@ -110,7 +111,8 @@ class InvocationContext:
         self.single_turn = False
         self._shared = _InvocationShared(llm_context)
         self._shared.end_invocation = end_invocation
-        self._shared.resumable = bool(is_resumable)
+        # google-adk 2.13 takes the app's ResumabilityConfig; Chronicle's older keyword stays
+        self._shared.resumable = bool(is_resumable or getattr(resumability_config, "is_resumable", False))
         self._shared.custom_metadata.update(self.run_config.custom_metadata or {})
 
     # -- shared across the invocation's copies --------------------------------------------

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import sys
 from enum import Enum
 from typing import Any, Optional
 
@@ -10,6 +12,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from domain.errors import InvalidArgumentError
 from runtime.sessions.base import GetSessionConfig
+
+logger = logging.getLogger(__name__)
 
 
 class StreamingMode(Enum):
@@ -28,15 +32,18 @@ class RunConfig(BaseModel):
     streaming_mode: StreamingMode = StreamingMode.NONE
     max_llm_calls: int = 500
     """Model calls allowed per invocation; exceeding it raises LlmCallsLimitExceededError.
-    Zero or less means no limit."""
+    Zero or less means no limit (logged as a warning, as google-adk 2.13 does)."""
     get_session_config: Optional[GetSessionConfig] = None
     """Which events the Runner loads with the session (a window, for very long sessions)."""
     custom_metadata: Optional[dict[str, Any]] = None
     """Merged into the custom_metadata of every event the invocation emits (the event's own keys win)."""
-    response_modalities: Optional[list[str]] = None
+    response_modalities: Optional[list[types.Modality]] = None
+    """Taken as 2.13 takes it: Modality values, or their names in any case ("AUDIO", "audio")."""
     speech_config: Optional[types.SpeechConfig] = None
-    output_audio_transcription: Optional[types.AudioTranscriptionConfig] = None
-    input_audio_transcription: Optional[types.AudioTranscriptionConfig] = None
+    output_audio_transcription: Optional[types.AudioTranscriptionConfig] = Field(
+        default_factory=types.AudioTranscriptionConfig)
+    input_audio_transcription: Optional[types.AudioTranscriptionConfig] = Field(
+        default_factory=types.AudioTranscriptionConfig)
     save_input_blobs_as_artifacts: bool = False
     support_cfc: bool = False
     extra: dict[str, Any] = Field(default_factory=dict)
@@ -52,6 +59,17 @@ class RunConfig(BaseModel):
     avatar_config: Optional[types.AvatarConfig] = None
     enable_affective_dialog: Optional[bool] = None
     translation_config: Optional[types.TranslationConfig] = None
+
+    @field_validator("max_llm_calls", mode="after")
+    @classmethod
+    def validate_max_llm_calls(cls, value: int) -> int:
+        """google-adk 2.13's check (its name too: ADK code calls it directly)."""
+        if value >= sys.maxsize:
+            raise InvalidArgumentError(f"max_llm_calls should be less than {sys.maxsize}.")
+        if value <= 0:
+            logger.warning("max_llm_calls is %s: no limit on the model calls of an invocation, so an agent "
+                           "looping on tool calls never stops.", value)
+        return value
 
     @field_validator("include_thoughts_from_other_agents")
     @classmethod

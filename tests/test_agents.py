@@ -339,7 +339,7 @@ def test_agent_tree_rules():
     child = LlmAgent(name="child")
     root = LlmAgent(name="root", sub_agents=[child])
     assert child.parent_agent is root and root.find_agent("child") is child and child.root_agent is root
-    with pytest.raises(ValueError, match="already has parent"):
+    with pytest.raises(ValueError, match="Agent `child` already has a parent agent, current parent: `root`, trying to add: `other`"):
         LlmAgent(name="other", sub_agents=[child])
     with pytest.raises(ValueError):
         LlmAgent(name="not valid")

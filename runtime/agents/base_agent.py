@@ -75,9 +75,10 @@ class BaseAgent(BaseModel):
         _warn_duplicate_names(self)
         for sub_agent in self.sub_agents:
             if sub_agent.parent_agent is not None and sub_agent.parent_agent is not self:
-                raise InvalidArgumentError(
-                    f"Agent {sub_agent.name!r} already has parent agent {sub_agent.parent_agent.name!r} "
-                    f"and cannot also be a sub-agent of {self.name!r}; create a separate agent instance."
+                raise InvalidArgumentError(  # google-adk 2.13's sentence, then how to fix it
+                    f"Agent `{sub_agent.name}` already has a parent agent, current parent: "
+                    f"`{sub_agent.parent_agent.name}`, trying to add: `{self.name}`. Create a separate "
+                    "agent instance for each parent."
                 )
             sub_agent.parent_agent = self
 
@@ -87,13 +88,13 @@ class BaseAgent(BaseModel):
         callback that is a method of this agent is bound to the copy instead."""
         update = dict(update or {})
         if "parent_agent" in update:
-            raise InvalidArgumentError(
-                "clone() cannot set parent_agent: an agent gets its parent when it is listed in the "
-                "parent's sub_agents."
+            raise InvalidArgumentError(  # google-adk 2.13's words
+                "Cannot update `parent_agent` field in clone. Parent agent is set only when the parent "
+                "agent is instantiated with the sub-agents."
             )
         unknown = set(update) - set(type(self).model_fields)
         if unknown:
-            raise InvalidArgumentError(f"{type(self).__name__} has no field(s) {sorted(unknown)} to update in clone().")
+            raise InvalidArgumentError(f"Cannot update nonexistent fields in {type(self).__name__}: {unknown}")
         copied = self.model_copy(update=update)
 
         def rebound(value: Any) -> Any:

@@ -16,12 +16,12 @@ from pydantic import BaseModel, ConfigDict, Field
 class ContextCacheConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    cache_intervals: int = Field(default=10, ge=1, le=100)
-    """Invocations that may reuse one cache before it is refreshed."""
-    ttl_seconds: int = Field(default=1800, gt=0)
-    """How long a cache lives."""
-    min_tokens: int = Field(default=0, ge=0)
-    """Prompt tokens of the previous request below which nothing is cached."""
+    # The descriptions are part of the schema ADK's tools and docs read.
+    cache_intervals: int = Field(default=10, ge=1, le=100, description=(
+        "Maximum number of invocations that may reuse one cache before it is refreshed."))
+    ttl_seconds: int = Field(default=1800, gt=0, description="Time-to-live for cache entries, in seconds.")
+    min_tokens: int = Field(default=0, ge=0, description=(
+        "Minimum prior-request tokens (the previous request's prompt) below which nothing is cached."))
     create_http_options: Optional[types.HttpOptions] = None
     """HTTP options for the cache-creation call."""
 

@@ -20,6 +20,7 @@ from runtime.agents.tool_calls import (
 )
 from runtime.agents.instructions import inject_session_state
 from runtime.agents.model_input_context import insert_model_input_context
+from runtime.utils.output_schema import SchemaType, parse_output
 from runtime.agents import llm_agent_fields as fields, llm_planning as planning, static_instruction as static
 from runtime.callbacks import as_list, call_user
 from runtime.contexts import CallbackContext, ReadonlyContext
@@ -88,7 +89,9 @@ class LlmAgent(BaseAgent):
     include_contents: Literal["default", "none"] = "default"
     """'default': the conversation so far; 'none': only the current turn."""
     input_schema: Optional[type[BaseModel]] = None
-    output_schema: Optional[type[BaseModel]] = None
+    output_schema: Optional[SchemaType] = None
+    """The answer's form: a pydantic model class, `list[...]`, a dict (JSON schema) or a
+    `types.Schema` (runtime.utils.output_schema)."""
     output_key: Optional[str] = None
     """Stores the agent's final answer (text, or the output_schema dict) in state under this key."""
 
@@ -661,7 +664,7 @@ class LlmAgent(BaseAgent):
         if self.output_schema is not None:
             if not text.strip():
                 return
-            value: Any = self.output_schema.model_validate_json(text).model_dump(exclude_none=True)
+            value: Any = parse_output(self.output_schema, text)
         else:
             value = text
         event.actions.state_delta[self.output_key] = value

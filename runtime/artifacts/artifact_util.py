@@ -13,10 +13,9 @@ from google.genai import types
 
 from domain.artifact_names import ArtifactScope
 from domain.errors import InvalidArgumentError
+from domain.validation import RESERVED_SEGMENTS, path_segment_problem  # noqa: F401 (ADK's name here)
 
 SCHEME = "artifact://"
-# Segments an app, user or session id cannot contain between slashes: they would shift the URI's fields.
-RESERVED_SEGMENTS = frozenset({"apps", "users", "sessions", "artifacts", "versions"})
 _ID = r"(?:(?!/(?:apps|users|sessions|artifacts|versions)/).)+?"
 _URI = re.compile(
     rf"artifact://apps/(?P<app>{_ID})/users/(?P<user>{_ID})(?:/sessions/(?P<session>{_ID}))?"
@@ -51,26 +50,8 @@ def is_artifact_ref(artifact: types.Part) -> bool:
 
 
 def validate_path_segment(value: Any, field_name: str) -> None:
-    """Refuses an id that could change a path or URI built from it: empty, with a NUL byte,
-    absolute or drive-qualified, with a `.`/`..` segment, or with a reserved segment between
-    slashes. (Chronicle's own ids follow stricter rules, domain.validation.)"""
-    if not isinstance(value, str):
-        return  # not text: nothing a path could be built from (ADK lets such values through too)
-    problem = None
-    if not value.strip():
-        problem = "must not be empty"
-    elif "\x00" in value:
-        problem = "must not contain null bytes"
-    elif value.startswith(("/", "\\")):
-        problem = "must not be an absolute path or start with a slash"
-    elif re.match(r"[A-Za-z]:", value):
-        problem = "must not be drive-qualified"
-    else:
-        segments = value.replace("\\", "/").split("/")
-        if value in (".", "..") or ".." in segments:
-            problem = "must not contain traversal segments"
-        elif len(segments) > 1 and RESERVED_SEGMENTS & {s.casefold() for s in segments}:
-            problem = "must not contain reserved path segments"
+    """Refuses an id that could change a path or URI built from it, in google-adk 2.13's words.
+    (Chronicle's own ids follow stricter rules, domain.validation.)"""
+    problem = path_segment_problem(value, field_name)
     if problem:
-        shown = "" if problem in ("must not be empty", "must not contain null bytes") else f" {value!r}"
-        raise InvalidArgumentError(f"{field_name}{shown} {problem}.")
+        raise InvalidArgumentError(problem)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Optional
 from google.genai import types
 
 from domain.errors import InvalidArgumentError
+from runtime.utils.output_schema import parse_output
 from runtime.artifacts.base import BaseArtifactService
 from runtime.tools.base_tool import BaseTool
 from runtime.tools.declarations import build_function_declaration
@@ -99,7 +100,7 @@ class AgentTool(BaseTool):
         text = "\n".join(p.text for p in last_content.parts if p.text and not p.thought)
         output_schema = getattr(self.agent, "output_schema", None)
         if output_schema is not None and text.strip():
-            return output_schema.model_validate_json(text).model_dump(exclude_none=True)
+            return parse_output(output_schema, text)
         return text
 
 

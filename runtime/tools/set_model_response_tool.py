@@ -12,7 +12,7 @@ import inspect
 import json
 import os
 import types as pytypes
-from typing import Any, Final, Optional, get_args, get_origin
+from typing import Any, Final, Optional
 
 from google.genai import types
 from pydantic import BaseModel, TypeAdapter, ValidationError
@@ -21,6 +21,7 @@ from domain.events import Event
 from runtime.tools.base_tool import BaseTool
 from runtime.tools.declarations import build_function_declaration
 from runtime.tools.tool_context import ToolContext
+from runtime.utils.output_schema import list_item_model
 
 # google-adk 2.13's words, which the model must see unchanged.
 INSTRUCTION = (
@@ -41,15 +42,6 @@ def sends_schema_with_tools(llm: Any) -> bool:
     return on_vertex and name.split("/")[-1].startswith("gemini")
 
 
-def _list_model(schema: Any) -> Optional[type[BaseModel]]:
-    """The model class of a `list[SomeModel]` schema."""
-    if get_origin(schema) is list:
-        args = get_args(schema)
-        if args and isinstance(args[0], type) and issubclass(args[0], BaseModel):
-            return args[0]
-    return None
-
-
 class SetModelResponseTool(BaseTool):
     """`set_model_response(...)`: the model's final, structured answer, validated against the schema."""
 
@@ -60,7 +52,7 @@ class SetModelResponseTool(BaseTool):
             output_schema = output_schema.model_dump(exclude_none=True)
         self.output_schema = output_schema
         self._model = output_schema if isinstance(output_schema, type) and issubclass(output_schema, BaseModel) else None
-        self._list_model = _list_model(output_schema)
+        self._list_model = list_item_model(output_schema)
 
         def set_model_response() -> str:
             """Set your final response using the required output schema.
