@@ -5,6 +5,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import Optional
 
+from google.genai import types as genai_types
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, alias_generators, field_validator
 
 from .common import EvalBaseModel
@@ -67,6 +68,20 @@ class ToolTrajectoryCriterion(BaseCriterion):
             if normalized in cls.MatchType.__members__:
                 return cls.MatchType[normalized]
         return value
+
+
+class JudgeModelOptions(EvalBaseModel):
+    """The judge of a judge-model metric: any model name Chronicle's LLMRegistry resolves (a Gemini name, a
+    "provider/model" through LiteLLM, or a class registered by the user), sampled `num_samples` times a turn."""
+
+    judge_model: str = "gemini-2.5-flash"
+    judge_model_config: Optional[genai_types.GenerateContentConfig] = None
+    num_samples: int = Field(default=5, ge=1)
+    parallelism_limit: int = Field(default=1, ge=1)
+
+
+class LlmAsAJudgeCriterion(BaseCriterion):
+    judge_model_options: JudgeModelOptions = Field(default_factory=JudgeModelOptions)
 
 
 class TokenUsageDetails(EvalBaseModel):

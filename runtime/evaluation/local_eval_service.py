@@ -3,6 +3,7 @@ metric over the turns it took against the turns the case expects."""
 
 from __future__ import annotations
 
+import inspect
 import uuid
 from typing import Any, Optional
 
@@ -13,7 +14,7 @@ from .eval_metrics import EvalMetric, EvalMetricResult, EvalMetricResultDetails,
 from .eval_result import EvalCaseResult
 from .eval_set import EvalSet
 from .evaluation_generator import run_conversation
-from .evaluator import EvaluationResult, PerInvocationResult
+from .evaluator import PerInvocationResult
 from .metric_evaluator_registry import get_evaluator
 
 
@@ -49,7 +50,7 @@ async def evaluate_eval_set(
                     if app_name not in runners:
                         runners[app_name] = runner_for(loaded, app_name=app_name, session_service=sessions)
                     sid, actual = await run_conversation(runners[app_name], case, session_id=sid)
-                    result = score_case(eval_set.eval_set_id, case, actual, evaluators, sid)
+                    result = await score_case(eval_set.eval_set_id, case, actual, evaluators, sid)
                 except Exception as e:  # noqa: BLE001 - a case the agent cannot finish fails; the others still run
                     result = failed_case(eval_set.eval_set_id, case, sid, e)
                 results.append(result)
@@ -63,7 +64,7 @@ async def evaluate_eval_set(
     return results
 
 
-def score_case(eval_set_id: str, case: EvalCase, actual: list[Invocation], evaluators: list, session_id: str
+async def score_case(eval_set_id: str, case: EvalCase, actual: list[Invocation], evaluators: list, session_id: str
                ) -> EvalCaseResult:
     """Every metric over one case's turns; the case fails when any scored metric fails."""
     expected = case.conversation or []
@@ -74,7 +75,9 @@ def score_case(eval_set_id: str, case: EvalCase, actual: list[Invocation], evalu
                 for a, e in zip(actual, expected)]
     overall = []
     for metric, evaluator in evaluators:
-        found: EvaluationResult = evaluator.evaluate_invocations(actual, expected)
+        found = evaluator.evaluate_invocations(actual, expected)
+        if inspect.isawaitable(found):  # a judge-model metric calls its model
+            found = await found
         fields = metric.model_dump()
         overall.append(EvalMetricResult(
             score=found.overall_score, eval_status=found.overall_eval_status,

@@ -5,6 +5,8 @@
     python -m tests.eval_agents.adk_side rouge -        # ADK's ROUGE-1 F of each [candidate, reference] on stdin
     python -m tests.eval_agents.adk_side trajectory -   # ADK's trajectory scores of {criterion, pairs} on stdin
     python -m tests.eval_agents.adk_side load FILE      # the case ids and turn counts google-adk reads in an evalset
+    python -m tests.eval_agents.adk_side judge -        # ADK's judge-model scores of {metric, criterion, actual,
+                                                        # expected} on stdin (the judge at GOOGLE_GEMINI_BASE_URL)
 
 `make` records the conversations with google-adk's Runner and turns each session into a case with
 google-adk's own converter, as `adk web` does when a session is added to an eval set."""
@@ -95,6 +97,20 @@ if __name__ == "__main__":
         result = TrajectoryEvaluator(eval_metric=metric).evaluate_invocations(
             [turn(a) for a, _ in asked["pairs"]], [turn(e) for _, e in asked["pairs"]])
         print(json.dumps([r.score for r in result.per_invocation_results]))
+    elif command == "judge":
+        from google.adk.evaluation.eval_case import Invocation
+        from google.adk.evaluation.eval_metrics import EvalMetric, LlmAsAJudgeCriterion
+        from google.adk.evaluation.metric_evaluator_registry import DEFAULT_METRIC_EVALUATOR_REGISTRY
+
+        asked = json.load(sys.stdin)
+        metric = EvalMetric(metric_name=asked["metric"],
+                            criterion=LlmAsAJudgeCriterion.model_validate(asked["criterion"]))
+        evaluator = DEFAULT_METRIC_EVALUATOR_REGISTRY.get_evaluator(metric)
+        result = asyncio.run(evaluator.evaluate_invocations(
+            [Invocation.model_validate(i) for i in asked["actual"]],
+            [Invocation.model_validate(i) for i in asked["expected"]]))
+        print(json.dumps({"overall": [result.overall_score, result.overall_eval_status.name],
+                          "turns": [[r.score, r.eval_status.name] for r in result.per_invocation_results]}))
     elif command == "load":
         with open(folder) as f:
             eval_set = EvalSet.model_validate_json(f.read())
