@@ -179,6 +179,10 @@ def test_two_recorded_runs_compared_turn_by_turn(sqlite_url, tmp_path):
     text = cli("eval", "compare", before["run_id"], after["run_id"], store=sqlite_url, expect=1).stdout
     assert "get_weather(city='Rome') -> get_weather(city='Rome', unit='F')" in text
     cli("eval", "compare", "eval-nope", after["run_id"], store=sqlite_url, expect=1)
+    # `chronicle sessions` lists a run's sessions, and only them
+    listed = json.loads(cli("sessions", "--eval-run", after["run_id"], "--json", store=sqlite_url).stdout)
+    assert sorted(s["session_id"] for s in listed) == [f"{after['run_id']}-0-{n}" for n in range(3)]
+    assert "no sessions match in eval run 'eval-nope'" in cli("sessions", "--eval-run", "eval-nope", store=sqlite_url).stderr
 
 
 def test_a_rewound_turn_is_not_taken(sqlite_url):

@@ -9,6 +9,7 @@ from typing import Any, Optional
 
 from domain.errors import InvalidArgumentError
 
+from .compare import run_session_id
 from .eval_case import EvalCase, Invocation
 from .eval_metrics import EvalMetric, EvalMetricResult, EvalMetricResultDetails, EvalMetricResultPerInvocation, EvalStatus
 from .eval_result import EvalCaseResult
@@ -45,7 +46,7 @@ async def evaluate_eval_set(
         for run in range(num_runs):
             for n, case in enumerate(eval_set.eval_cases):
                 app_name = case.session_input.app_name if case.session_input else "EvaluationGenerator"
-                sid = f"{run_id}-{run}-{n}"
+                sid = run_session_id(run_id, run, n)
                 try:
                     if app_name not in runners:
                         runners[app_name] = runner_for(loaded, app_name=app_name, session_service=sessions)
