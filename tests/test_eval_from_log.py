@@ -7,8 +7,10 @@ from __future__ import annotations
 import asyncio
 import json
 
+import pytest
 from google.genai import types
 
+from domain.errors import InvalidArgumentError
 from runtime.evaluation.eval_config import DEFAULT_EVAL_CONFIG, get_eval_metrics_from_config
 from runtime.evaluation.from_log import eval_set_from_sessions, source_of
 from runtime.evaluation.local_eval_service import evaluate_eval_set
@@ -205,3 +207,56 @@ def test_a_rewound_turn_is_not_taken(sqlite_url):
         store.close()
     assert [t.user_content.parts[0].text for t in case.conversation] == ["weather in Paris", "weather in Rome"]
     assert len(source_of(case)["turns"]) == 2
+
+
+async def record_gold_chat(store) -> None:
+    """A session with state of its own and no tool call (the agent asks which city)."""
+    runner = Runner(agent=root_agent, app_name="weather_eval", session_service=LogSessionService(store))
+    await runner.session_service.create_session(app_name="weather_eval", user_id="bob", session_id="gold_chat",
+                                                state={"plan": "gold", "visits": 3})
+    async for _ in runner.run_async(user_id="bob", session_id="gold_chat",
+                                    new_message=types.Content(role="user", parts=[types.Part(text="hello there")])):
+        pass
+    await runner.close()
+
+
+def test_eval_create_where_takes_only_the_sessions_that_meet_every_condition(store_url):
+    from runtime.evaluation.where import parse_where
+
+    store = open_store(store_url)
+    try:
+        asyncio.run(record(store))
+        asyncio.run(record_gold_chat(store))
+        rows = store.recorder.select_catalog("weather_eval", None)
+
+        def taken(*where):
+            made = eval_set_from_sessions(store, rows, "w", [parse_where(w) for w in where])
+            return sorted(c.eval_id for c in made.eval_cases)
+
+        assert taken() == sorted([*CONVERSATIONS, "gold_chat"])
+        assert taken("tool=get_weather") == sorted(CONVERSATIONS)
+        assert taken("state.plan=gold") == taken("state.visits=3") == ["gold_chat"]
+        with pytest.raises(InvalidArgumentError, match="meets the --where conditions"):
+            taken("state.plan=gold", "tool=get_weather")  # none meets both: an error, not an empty set
+    finally:
+        store.close()
+
+
+def test_eval_create_where_from_the_command_line(sqlite_url, tmp_path):
+    store = open_store(sqlite_url)
+    try:
+        asyncio.run(record(store))
+        asyncio.run(record_gold_chat(store))
+    finally:
+        store.close()
+    out = tmp_path / "tools.evalset.json"
+    made = json.loads(cli("eval", "create", "--app", "weather_eval", "--where", "tool=get_weather", "--out", str(out),
+                          "--json", store=sqlite_url).stdout)
+    assert made["cases"] == len(CONVERSATIONS)
+    assert "gold_chat" not in {c.eval_id for c in load_eval_set_from_file(str(out)).eval_cases}
+    none = tmp_path / "none.evalset.json"
+    nobody = cli("eval", "create", "--app", "weather_eval", "--where", "state.plan=silver", "--out", str(none),
+                 store=sqlite_url, expect=1)
+    assert "meets the --where conditions" in nobody.stderr and not none.exists()
+    bad = cli("eval", "create", "--app", "weather_eval", "--where", "colour=blue", store=sqlite_url, expect=2)
+    assert "the key is `tool` or `state.KEY`" in bad.stderr and "Traceback" not in bad.stderr
