@@ -21,6 +21,7 @@ from runtime.evaluation.eval_metrics import BaseCriterion, EvalMetric
 from runtime.evaluation.final_response_match_v2 import FinalResponseMatchV2Evaluator, parse_verdict
 from runtime.evaluation.eval_case import Invocation
 from runtime.evaluation.llm_as_judge import JudgeCriterionError
+from tests.cli_helpers import ROOT, cli
 from tests.gemini_server import gemini_server  # noqa: F401 (the fixture)
 from tools.parity.check import REPO
 
@@ -178,3 +179,19 @@ def test_a_judge_without_credentials_fails_the_case_with_the_reason(monkeypatch)
         monkeypatch.delenv(key, raising=False)
     with pytest.raises(InvalidArgumentError, match="Gemini needs credentials"):
         chronicle_judge({"threshold": 0.5, "judge_model_options": {"num_samples": 1}})
+
+
+def test_chronicle_eval_with_a_judge_metric_in_test_config(gemini_server, tmp_path):
+    """What a user runs: `chronicle eval AGENT_DIR EVALSET --config` with final_response_match_v2 in it."""
+    gemini_server.responder = lambda request: {"candidates": [{"content": {"role": "model", "parts": [
+        {"text": '{"reasoning": "same forecast", "is_the_agent_response_valid": "valid"}'}]}, "finishReason": "STOP"}]}
+    evalset, config = tmp_path / "judged.evalset.json", tmp_path / "test_config.json"
+    evalset.write_text(json.dumps({"eval_set_id": "judged", "eval_cases": [
+        {"eval_id": "paris", "conversation": [EXPECTED[0]]}]}))
+    config.write_text(json.dumps({"criteria": {"final_response_match_v2": {
+        "threshold": 1.0, "judgeModelOptions": {"judgeModel": "gemini-2.5-flash", "numSamples": 2}}}}))
+    done = cli("eval", str(ROOT / "tests" / "eval_agents" / "weather_eval"), str(evalset), "--config", str(config),
+               "--json", env={"GOOGLE_GEMINI_BASE_URL": gemini_server.url, "GOOGLE_API_KEY": "test-key"})
+    case = json.loads(done.stdout)["cases"][0]
+    assert case["metrics"]["final_response_match_v2"] == {"score": 1.0, "threshold": 1.0, "status": "PASSED"}
+    assert len(gemini_server.requests) == 2  # numSamples, camelCase as google-adk writes it

@@ -21,7 +21,8 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
         help="score an agent on an eval set (as adk eval), or make one from recorded sessions",
         description="chronicle eval AGENT_DIR EVALSET[:CASE,...] [--config FILE]: run each case's turns "
         "through the agent in AGENT_DIR and score them as google-adk 2.13's `adk eval` does (its .evalset.json "
-        "and test_config.json; tool_trajectory_avg_score, response_match_score and the efficiency metrics). "
+        "and test_config.json; tool_trajectory_avg_score, response_match_score, final_response_match_v2 with a judge "
+        "model, and the efficiency metrics). "
         "Prints a table per case and the turns that fell below a threshold; exit 1 when a case fails. "
         "chronicle eval create --from SESSION... | --app APP: write an eval set whose cases are conversations "
         "recorded in the store. chronicle eval compare RUN_A RUN_B: per case and turn, what changed between two "
