@@ -195,3 +195,13 @@ def test_chronicle_eval_with_a_judge_metric_in_test_config(gemini_server, tmp_pa
     case = json.loads(done.stdout)["cases"][0]
     assert case["metrics"]["final_response_match_v2"] == {"score": 1.0, "threshold": 1.0, "status": "PASSED"}
     assert len(gemini_server.requests) == 2  # numSamples, camelCase as google-adk writes it
+
+
+def test_a_judge_call_that_fails_leaves_its_turn_not_evaluated(gemini_server, monkeypatch):
+    """As in google-adk: the turn has no score and the case's score is over the turns judged."""
+    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", gemini_server.url)
+    monkeypatch.setenv("GOOGLE_API_KEY", "test-key")
+    gemini_server.reply_error(404, "models/gemini-2.5-flash is not found")
+    gemini_server.reply_text('{"is_the_agent_response_valid": "invalid"}')
+    found = chronicle_judge({"threshold": 0.5, "judge_model_options": {"num_samples": 1}})
+    assert found == {"overall": [0.0, "FAILED"], "turns": [[None, "NOT_EVALUATED"], [0.0, "FAILED"]]}
