@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import subprocess
 
 import pytest
@@ -205,3 +206,108 @@ def test_a_judge_call_that_fails_leaves_its_turn_not_evaluated(gemini_server, mo
     gemini_server.reply_text('{"is_the_agent_response_valid": "invalid"}')
     found = chronicle_judge({"threshold": 0.5, "judge_model_options": {"num_samples": 1}})
     assert found == {"overall": [0.0, "FAILED"], "turns": [[None, "NOT_EVALUATED"], [0.0, "FAILED"]]}
+
+
+# -- rubric-based final response quality, through a whole eval run on both sides --------------------------
+
+def rubric(rubric_id: str, text_property: str, kind: str = "FINAL_RESPONSE_QUALITY") -> dict:
+    return {"rubric_id": rubric_id, "rubric_content": {"text_property": text_property}, "type": kind}
+
+
+def rubric_judge(request) -> dict:
+    """Answers every property in the prompt: `names_city` yes when the answer has a forecast; `concise` two
+    samples in three yes; `polite` echoed with markdown and no ID (found by its text); others no."""
+    prompt = request.body["contents"][0]["parts"][0]["text"]
+    properties = prompt.rsplit("<properties>", 1)[1].split("</properties>", 1)[0]
+    answer = prompt.rsplit("<final_answer>", 1)[1].split("</final_answer>", 1)[0]
+    seen = rubric_judge.seen.setdefault(prompt, [0])
+    seen[0] += 1
+    lines = []
+    for line in properties.strip().splitlines():
+        rubric_id, text_property = line.split("[id: ", 1)[1].split("] ", 1)
+        verdict = {"names_city": "yes" if "sunny" in answer or "rain" in answer else "no",
+                   "concise": "no" if seen[0] == 2 else "yes", "polite": "Yes."}.get(rubric_id, "no")
+        head = f"Property: **{text_property}**" if rubric_id == "polite" else f"ID: {rubric_id}\nProperty: {text_property}"
+        lines.append(f"{head}\nEvidence: N/A\nRationale: judged {verdict}\nVerdict: {verdict}\n")
+    return {"candidates": [{"content": {"role": "model", "parts": [{"text": "\n".join(lines)}]},
+                            "finishReason": "STOP"}]}
+
+
+def rubric_scores_of(result: dict) -> dict:
+    """Per case: status, and per metric its score, status and rubric scores, overall and per turn."""
+    def metric(m):
+        details = m.get("details") or {}
+        return [m["score"], m["eval_status"], [(r["rubric_id"], r["score"], r.get("rationale"))
+                                                for r in details.get("rubric_scores") or []]]
+    return {c["eval_id"]: {
+        "status": c["final_eval_status"],
+        "overall": {m["metric_name"]: metric(m) for m in c["overall_eval_metric_results"]
+                    if m["metric_name"] == "rubric_based_final_response_quality_v1"},
+        "turns": [{m["metric_name"]: metric(m) for m in t["eval_metric_results"]
+                   if m["metric_name"] == "rubric_based_final_response_quality_v1"}
+                  for t in c["eval_metric_result_per_invocation"]]}
+        for c in result["eval_case_results"]}
+
+
+def test_rubric_based_final_response_quality_prompts_and_scores_as_google_adk(adk_python, gemini_server, tmp_path,
+                                                                               monkeypatch):
+    from runtime.evaluation import LocalEvalSetResultsManager
+    from runtime.evaluation.local_eval_sets_manager import load_eval_set_from_file
+
+    turn = lambda said, answer, rubrics=None: {  # noqa: E731
+        "user_content": text("user", said), "final_response": text("model", answer), **({"rubrics": rubrics} if rubrics else {})}
+    (tmp_path / "judged.evalset.json").write_text(json.dumps({"eval_set_id": "judged", "eval_cases": [
+        {"eval_id": "paris_then_rome", "rubrics": [rubric("polite", "The answer is polite.")],
+         "conversation": [turn("What is the weather in Paris?", "Sunny in Paris."),
+                          turn("And in Rome?", "Rain in Rome.", [rubric("concise", "The answer is one sentence."),
+                                                                  rubric("tools", "It called a tool.", "TOOL_USE_QUALITY")])]},
+        {"eval_id": "chat", "conversation": [turn("hello there", "Hi!")]},
+    ]}))
+    (tmp_path / "judged_config.json").write_text(json.dumps({"criteria": {"rubric_based_final_response_quality_v1": {
+        "threshold": 0.7, "judge_model_options": {"judge_model": "gemini-2.5-flash", "num_samples": 3},
+        "rubrics": [rubric("names_city", "The answer gives the forecast of the city asked about.")]}}}))
+    rubric_judge.seen = {}
+    gemini_server.responder = rubric_judge
+    theirs = json.loads(adk("judged", tmp_path, gemini_server.url))
+    their_requests = sent(gemini_server)
+
+    gemini_server.requests.clear()
+    rubric_judge.seen = {}
+    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", gemini_server.url)
+    monkeypatch.setenv("GOOGLE_API_KEY", "test-key")
+    results = tmp_path / "chronicle_judged"
+    try:
+        asyncio.run(AgentEvaluator.evaluate_eval_set(
+            agent_module="tests.eval_agents.weather_eval", eval_set=load_eval_set_from_file(
+                str(tmp_path / "judged.evalset.json")),
+            eval_config=EvalConfig.model_validate_json((tmp_path / "judged_config.json").read_text()), num_runs=1,
+            print_detailed_results=False, app_name="weather_eval",
+            eval_set_results_manager=LocalEvalSetResultsManager(str(results))))
+    except AssertionError:
+        pass
+    history = results / "weather_eval" / ".adk" / "eval_history"
+    ours = json.loads(next(history.iterdir()).read_text())
+    our_requests = sent(gemini_server)
+
+    assert len(our_requests) == 3 * 3  # three turns, three samples each
+    assert our_requests == their_requests
+    assert rubric_scores_of(ours) == rubric_scores_of(theirs)
+    prompt = json.loads(our_requests[0])["contents"][0]["parts"][0]["text"]
+    assert "get_weather" in prompt  # the agent's tools, as its model request declared them
+    rome = rubric_scores_of(ours)["paris_then_rome"]["turns"][1]["rubric_based_final_response_quality_v1"]
+    assert sorted(r[:2] for r in rome[2]) == [("concise", 1.0), ("names_city", 1.0), ("polite", 1.0)]
+
+
+def sent(server) -> list[str]:
+    """The judge's requests, in a stable order (cases may be judged concurrently), tool call ids (random per
+    run, on either side) blanked."""
+    return sorted(re.sub(r'adk-[0-9a-f-]{36}', "CALL_ID", json.dumps(r.body, sort_keys=True)) for r in server.requests)
+
+
+def adk(command: str, folder, server_url: str) -> str:
+    done = subprocess.run(
+        [ADK_PYTHON, "-W", "ignore", "-m", "tests.eval_agents.adk_side", command, str(folder)],
+        capture_output=True, text=True, cwd=REPO, timeout=300,
+        env={**os.environ, "PYTHONPATH": REPO, "GOOGLE_GEMINI_BASE_URL": server_url, "GOOGLE_API_KEY": "test-key"})
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout.strip().splitlines()[-1]

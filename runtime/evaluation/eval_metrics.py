@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, alias_generat
 
 from .common import EvalBaseModel
 from .eval_case import Invocation
+from .eval_rubrics import Rubric, RubricScore
 
 
 class EvalStatus(Enum):
@@ -84,6 +85,11 @@ class LlmAsAJudgeCriterion(BaseCriterion):
     judge_model_options: JudgeModelOptions = Field(default_factory=JudgeModelOptions)
 
 
+class RubricsBasedCriterion(BaseCriterion):
+    judge_model_options: JudgeModelOptions = Field(default_factory=JudgeModelOptions)
+    rubrics: list[Rubric] = Field(default_factory=list)  # for every turn, beside the case's and turn's own
+
+
 class TokenUsageDetails(EvalBaseModel):
     total_tokens: Optional[float] = None
     input_tokens: Optional[float] = None
@@ -102,6 +108,7 @@ class EvalMetric(EvalBaseModel):
 
 
 class EvalMetricResultDetails(EvalBaseModel):
+    rubric_scores: Optional[list[RubricScore]] = None
     token_usage_details: Optional[TokenUsageDetails] = None
     duration_details: Optional[DurationDetails] = None
 

@@ -18,6 +18,7 @@ from domain.errors import InvalidArgumentError
 from .common import EvalBaseModel
 from .eval_case import IntermediateData, Invocation, InvocationEvents
 from .eval_metrics import EvalMetric, EvalStatus, LlmAsAJudgeCriterion, metric_threshold
+from .eval_rubrics import RubricScore
 from .evaluator import EvaluationResult, Evaluator, PerInvocationResult
 
 logger = logging.getLogger(__name__)
@@ -29,6 +30,7 @@ _RETRY_OPTIONS = genai_types.HttpRetryOptions(attempts=7, initial_delay=5.0, max
 
 class AutoRaterScore(EvalBaseModel):
     score: Optional[float] = None
+    rubric_scores: Optional[list[RubricScore]] = None
 
 
 class JudgeCriterionError(InvalidArgumentError):
@@ -82,7 +84,8 @@ class LlmAsJudge(Evaluator):
             async for answer in answers:  # not streaming: one answer
                 found = self.convert_auto_rater_response_to_score(answer)
                 return PerInvocationResult(actual_invocation=actual, expected_invocation=expected,
-                                           score=found.score, eval_status=judged_status(found.score, self._threshold))
+                                           score=found.score, eval_status=judged_status(found.score, self._threshold),
+                                           rubric_scores=found.rubric_scores)
         raise RuntimeError("LLM evaluation failed: no response received from judge model")
 
     async def evaluate_invocations(self, actual_invocations, expected_invocations=None, conversation_scenario=None

@@ -10,12 +10,14 @@ from .eval_metrics import EvalMetric, PrebuiltMetrics
 from .evaluator import Evaluator
 from .final_response_match_v1 import RougeEvaluator
 from .final_response_match_v2 import FinalResponseMatchV2Evaluator
+from .rubric_based_final_response_quality_v1 import RubricBasedFinalResponseQualityV1Evaluator
 from .trajectory_evaluator import TrajectoryEvaluator
 
 EVALUATORS = {
     PrebuiltMetrics.TOOL_TRAJECTORY_AVG_SCORE.value: lambda m: TrajectoryEvaluator(eval_metric=m),
     PrebuiltMetrics.RESPONSE_MATCH_SCORE.value: RougeEvaluator,
     PrebuiltMetrics.FINAL_RESPONSE_MATCH_V2.value: FinalResponseMatchV2Evaluator,
+    PrebuiltMetrics.RUBRIC_BASED_FINAL_RESPONSE_QUALITY_V1.value: RubricBasedFinalResponseQualityV1Evaluator,
     PrebuiltMetrics.TOOL_CALL_COUNT_V1.value: ToolCallCountV1Evaluator,
     PrebuiltMetrics.INFERENCE_CALL_COUNT_V1.value: InferenceCallCountV1Evaluator,
     PrebuiltMetrics.TOKEN_USAGE_V1.value: TokenUsageV1Evaluator,
@@ -32,5 +34,5 @@ def get_evaluator(eval_metric: EvalMetric) -> Evaluator:
     if make is None:
         raise UnsupportedMetricError(
             f"Metric {eval_metric.metric_name!r} is not computed by Chronicle: the metrics here are "
-            f"{', '.join(EVALUATORS)} (rubric-based, multi-turn and custom metrics are not supported yet).")
+            f"{', '.join(EVALUATORS)} (the other judge-model, multi-turn and custom metrics are not supported yet).")
     return make(eval_metric)
