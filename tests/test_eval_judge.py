@@ -208,7 +208,7 @@ def test_a_judge_call_that_fails_leaves_its_turn_not_evaluated(gemini_server, mo
     assert found == {"overall": [0.0, "FAILED"], "turns": [[None, "NOT_EVALUATED"], [0.0, "FAILED"]]}
 
 
-# -- rubric-based final response quality, through a whole eval run on both sides --------------------------
+# -- rubric-based metrics, through a whole eval run on both sides --------------------------
 
 def rubric(rubric_id: str, text_property: str, kind: str = "FINAL_RESPONSE_QUALITY") -> dict:
     return {"rubric_id": rubric_id, "rubric_content": {"text_property": text_property}, "type": kind}
@@ -219,13 +219,15 @@ def rubric_judge(request) -> dict:
     samples in three yes; `polite` echoed with markdown and no ID (found by its text); others no."""
     prompt = request.body["contents"][0]["parts"][0]["text"]
     properties = prompt.rsplit("<properties>", 1)[1].split("</properties>", 1)[0]
-    answer = prompt.rsplit("<final_answer>", 1)[1].split("</final_answer>", 1)[0]
+    answer = prompt.rsplit("<final_answer>", 1)[1].split("</final_answer>", 1)[0] if "<final_answer>" in prompt \
+        else prompt.rsplit("<response>", 1)[1]
     seen = rubric_judge.seen.setdefault(prompt, [0])
     seen[0] += 1
     lines = []
     for line in properties.strip().splitlines():
         rubric_id, text_property = line.split("[id: ", 1)[1].split("] ", 1)
         verdict = {"names_city": "yes" if "sunny" in answer or "rain" in answer else "no",
+                   "called_weather": "yes" if '"name": "get_weather"' in answer else "no",
                    "concise": "no" if seen[0] == 2 else "yes", "polite": "Yes."}.get(rubric_id, "no")
         head = f"Property: **{text_property}**" if rubric_id == "polite" else f"ID: {rubric_id}\nProperty: {text_property}"
         lines.append(f"{head}\nEvidence: N/A\nRationale: judged {verdict}\nVerdict: {verdict}\n")
@@ -242,14 +244,14 @@ def rubric_scores_of(result: dict) -> dict:
     return {c["eval_id"]: {
         "status": c["final_eval_status"],
         "overall": {m["metric_name"]: metric(m) for m in c["overall_eval_metric_results"]
-                    if m["metric_name"] == "rubric_based_final_response_quality_v1"},
+                    if m["metric_name"].startswith("rubric_based_")},
         "turns": [{m["metric_name"]: metric(m) for m in t["eval_metric_results"]
-                   if m["metric_name"] == "rubric_based_final_response_quality_v1"}
+                   if m["metric_name"].startswith("rubric_based_")}
                   for t in c["eval_metric_result_per_invocation"]]}
         for c in result["eval_case_results"]}
 
 
-def test_rubric_based_final_response_quality_prompts_and_scores_as_google_adk(adk_python, gemini_server, tmp_path,
+def test_rubric_based_metrics_prompt_and_score_as_google_adk(adk_python, gemini_server, tmp_path,
                                                                                monkeypatch):
     from runtime.evaluation import LocalEvalSetResultsManager
     from runtime.evaluation.local_eval_sets_manager import load_eval_set_from_file
@@ -265,7 +267,10 @@ def test_rubric_based_final_response_quality_prompts_and_scores_as_google_adk(ad
     ]}))
     (tmp_path / "judged_config.json").write_text(json.dumps({"criteria": {"rubric_based_final_response_quality_v1": {
         "threshold": 0.7, "judge_model_options": {"judge_model": "gemini-2.5-flash", "num_samples": 3},
-        "rubrics": [rubric("names_city", "The answer gives the forecast of the city asked about.")]}}}))
+        "rubrics": [rubric("names_city", "The answer gives the forecast of the city asked about.")]},
+        "rubric_based_tool_use_quality_v1": {
+            "threshold": 1.0, "judge_model_options": {"judge_model": "gemini-2.5-flash", "num_samples": 1},
+            "rubrics": [rubric("called_weather", "The agent called get_weather.", "TOOL_USE_QUALITY")]}}}))
     rubric_judge.seen = {}
     gemini_server.responder = rubric_judge
     theirs = json.loads(adk("judged", tmp_path, gemini_server.url))
@@ -289,13 +294,19 @@ def test_rubric_based_final_response_quality_prompts_and_scores_as_google_adk(ad
     ours = json.loads(next(history.iterdir()).read_text())
     our_requests = sent(gemini_server)
 
-    assert len(our_requests) == 3 * 3  # three turns, three samples each
+    assert len(our_requests) == 3 * 3 + 3  # three turns: three samples of one metric, one of the other
     assert our_requests == their_requests
     assert rubric_scores_of(ours) == rubric_scores_of(theirs)
     prompt = json.loads(our_requests[0])["contents"][0]["parts"][0]["text"]
     assert "get_weather" in prompt  # the agent's tools, as its model request declared them
     rome = rubric_scores_of(ours)["paris_then_rome"]["turns"][1]["rubric_based_final_response_quality_v1"]
     assert sorted(r[:2] for r in rome[2]) == [("concise", 1.0), ("names_city", 1.0), ("polite", 1.0)]
+    tools = {case: [t["rubric_based_tool_use_quality_v1"][2] for t in found["turns"]]
+             for case, found in rubric_scores_of(ours).items()}
+    # each metric reads the rubrics of its own type: Rome's TOOL_USE_QUALITY one only here
+    assert tools == {"paris_then_rome": [[("called_weather", 1.0, "judged yes")],
+                                         [("called_weather", 1.0, "judged yes"), ("tools", 0.0, "judged no")]],
+                     "chat": [[("called_weather", 0.0, "judged no")]]}
 
 
 def sent(server) -> list[str]:

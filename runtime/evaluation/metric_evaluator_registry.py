@@ -11,6 +11,7 @@ from .evaluator import Evaluator
 from .final_response_match_v1 import RougeEvaluator
 from .final_response_match_v2 import FinalResponseMatchV2Evaluator
 from .rubric_based_final_response_quality_v1 import RubricBasedFinalResponseQualityV1Evaluator
+from .rubric_based_tool_use_quality_v1 import RubricBasedToolUseV1Evaluator
 from .trajectory_evaluator import TrajectoryEvaluator
 
 EVALUATORS = {
@@ -18,6 +19,7 @@ EVALUATORS = {
     PrebuiltMetrics.RESPONSE_MATCH_SCORE.value: RougeEvaluator,
     PrebuiltMetrics.FINAL_RESPONSE_MATCH_V2.value: FinalResponseMatchV2Evaluator,
     PrebuiltMetrics.RUBRIC_BASED_FINAL_RESPONSE_QUALITY_V1.value: RubricBasedFinalResponseQualityV1Evaluator,
+    PrebuiltMetrics.RUBRIC_BASED_TOOL_USE_QUALITY_V1.value: RubricBasedToolUseV1Evaluator,
     PrebuiltMetrics.TOOL_CALL_COUNT_V1.value: ToolCallCountV1Evaluator,
     PrebuiltMetrics.INFERENCE_CALL_COUNT_V1.value: InferenceCallCountV1Evaluator,
     PrebuiltMetrics.TOKEN_USAGE_V1.value: TokenUsageV1Evaluator,
