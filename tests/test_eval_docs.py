@@ -40,5 +40,5 @@ def test_the_eval_page_runs(tmp_path, monkeypatch):
                                   env={**env, "PYTHONPATH": str(ROOT)}, timeout=300)
             assert done.returncode == int(expect or 0), (line, done.stdout, done.stderr)
             ran += 1
-    assert ran == 5
+    assert ran == 6
     assert (tmp_path / "eval.xml").read_text().count("<failure ") == 2

@@ -7,8 +7,10 @@ from __future__ import annotations
 import asyncio
 import json
 
+import pytest
 from google.genai import types
 
+from domain.errors import InvalidArgumentError
 from runtime.evaluation.eval_config import DEFAULT_EVAL_CONFIG, get_eval_metrics_from_config
 from runtime.evaluation.from_log import eval_set_from_sessions, source_of
 from runtime.evaluation.local_eval_service import evaluate_eval_set
@@ -127,12 +129,17 @@ def test_bad_input_gets_one_line_and_nothing_written(sqlite_url, tmp_path):
     bad = cli("eval", AGENT_DIR, str(broken), expect=1)
     assert "is not an eval set" in bad.stderr and "Traceback" not in bad.stderr
     config = tmp_path / "judge.json"
-    config.write_text(json.dumps({"criteria": {"final_response_match_v2": 0.5}}))
+    config.write_text(json.dumps({"criteria": {"hallucinations_v1": 0.5}}))
     good = tmp_path / "good.evalset.json"
     good.write_text(json.dumps({"eval_set_id": "g", "eval_cases": [{"eval_id": "x", "conversation": [
         {"user_content": {"role": "user", "parts": [{"text": "weather in Paris"}]}}]}]}))
     judge = cli("eval", AGENT_DIR, str(good), "--config", str(config), expect=1)
-    assert "final_response_match_v2" in judge.stderr and "not computed by Chronicle" in judge.stderr
+    assert "hallucinations_v1" in judge.stderr and "not computed by Chronicle" in judge.stderr
+    # a judge that cannot be called fails the case with the reason, not a silent NOT_EVALUATED
+    config.write_text(json.dumps({"criteria": {"final_response_match_v2": {
+        "threshold": 0.5, "judge_model_options": {"judge_model": "no-such-judge", "num_samples": 1}}}}))
+    nobody = cli("eval", AGENT_DIR, str(good), "--config", str(config), expect=1)
+    assert "no-such-judge" in nobody.stdout + nobody.stderr and "Traceback" not in nobody.stderr
 
 
 def test_a_case_the_agent_cannot_finish_fails_with_its_reason_and_the_others_still_run(tmp_path):
@@ -174,6 +181,10 @@ def test_two_recorded_runs_compared_turn_by_turn(sqlite_url, tmp_path):
     text = cli("eval", "compare", before["run_id"], after["run_id"], store=sqlite_url, expect=1).stdout
     assert "get_weather(city='Rome') -> get_weather(city='Rome', unit='F')" in text
     cli("eval", "compare", "eval-nope", after["run_id"], store=sqlite_url, expect=1)
+    # `chronicle sessions` lists a run's sessions, and only them
+    listed = json.loads(cli("sessions", "--eval-run", after["run_id"], "--json", store=sqlite_url).stdout)
+    assert sorted(s["session_id"] for s in listed) == [f"{after['run_id']}-0-{n}" for n in range(3)]
+    assert "no sessions match in eval run 'eval-nope'" in cli("sessions", "--eval-run", "eval-nope", store=sqlite_url).stderr
 
 
 def test_a_rewound_turn_is_not_taken(sqlite_url):
@@ -196,3 +207,56 @@ def test_a_rewound_turn_is_not_taken(sqlite_url):
         store.close()
     assert [t.user_content.parts[0].text for t in case.conversation] == ["weather in Paris", "weather in Rome"]
     assert len(source_of(case)["turns"]) == 2
+
+
+async def record_gold_chat(store) -> None:
+    """A session with state of its own and no tool call (the agent asks which city)."""
+    runner = Runner(agent=root_agent, app_name="weather_eval", session_service=LogSessionService(store))
+    await runner.session_service.create_session(app_name="weather_eval", user_id="bob", session_id="gold_chat",
+                                                state={"plan": "gold", "visits": 3})
+    async for _ in runner.run_async(user_id="bob", session_id="gold_chat",
+                                    new_message=types.Content(role="user", parts=[types.Part(text="hello there")])):
+        pass
+    await runner.close()
+
+
+def test_eval_create_where_takes_only_the_sessions_that_meet_every_condition(store_url):
+    from runtime.evaluation.where import parse_where
+
+    store = open_store(store_url)
+    try:
+        asyncio.run(record(store))
+        asyncio.run(record_gold_chat(store))
+        rows = store.recorder.select_catalog("weather_eval", None)
+
+        def taken(*where):
+            made = eval_set_from_sessions(store, rows, "w", [parse_where(w) for w in where])
+            return sorted(c.eval_id for c in made.eval_cases)
+
+        assert taken() == sorted([*CONVERSATIONS, "gold_chat"])
+        assert taken("tool=get_weather") == sorted(CONVERSATIONS)
+        assert taken("state.plan=gold") == taken("state.visits=3") == ["gold_chat"]
+        with pytest.raises(InvalidArgumentError, match="meets the --where conditions"):
+            taken("state.plan=gold", "tool=get_weather")  # none meets both: an error, not an empty set
+    finally:
+        store.close()
+
+
+def test_eval_create_where_from_the_command_line(sqlite_url, tmp_path):
+    store = open_store(sqlite_url)
+    try:
+        asyncio.run(record(store))
+        asyncio.run(record_gold_chat(store))
+    finally:
+        store.close()
+    out = tmp_path / "tools.evalset.json"
+    made = json.loads(cli("eval", "create", "--app", "weather_eval", "--where", "tool=get_weather", "--out", str(out),
+                          "--json", store=sqlite_url).stdout)
+    assert made["cases"] == len(CONVERSATIONS)
+    assert "gold_chat" not in {c.eval_id for c in load_eval_set_from_file(str(out)).eval_cases}
+    none = tmp_path / "none.evalset.json"
+    nobody = cli("eval", "create", "--app", "weather_eval", "--where", "state.plan=silver", "--out", str(none),
+                 store=sqlite_url, expect=1)
+    assert "meets the --where conditions" in nobody.stderr and not none.exists()
+    bad = cli("eval", "create", "--app", "weather_eval", "--where", "colour=blue", store=sqlite_url, expect=2)
+    assert "the key is `tool` or `state.KEY`" in bad.stderr and "Traceback" not in bad.stderr

@@ -15,11 +15,19 @@ from .from_log import recorded_turns
 from .report import calls_of, turn_changes
 
 
+def run_session_id(run_id: str, run: int, case: int) -> str:
+    """The id of an eval run's session: the run id, then which run of the set and which case."""
+    return f"{run_id}-{run}-{case}"
+
+
+def in_run(session_id: str, run_id: str) -> bool:
+    return session_id.startswith(f"{run_id}-")
+
+
 def run_sessions(store: Store, run_id: str, app_name: str | None = None) -> dict[str, CatalogRow]:
     """The run's sessions by their `RUN-CASE` suffix."""
-    prefix = f"{run_id}-"
-    found = {r.session_id[len(prefix):]: r for r in store.recorder.select_catalog(app_name, None)
-             if r.session_id.startswith(prefix) and not r.deleted}
+    found = {r.session_id[len(run_id) + 1:]: r for r in store.recorder.select_catalog(app_name, None)
+             if in_run(r.session_id, run_id) and not r.deleted}
     if not found:
         raise InvalidArgumentError(f"No sessions of eval run {run_id!r} in this store (runs are recorded when "
                                    "`chronicle eval` is given --store).")

@@ -10,7 +10,9 @@ from google.genai import types as genai_types
 from pydantic import Field, model_validator
 from typing_extensions import TypeAlias
 
+from .app_details import AppDetails
 from .common import EvalBaseModel
+from .eval_rubrics import Rubric
 
 
 class IntermediateData(EvalBaseModel):
@@ -51,9 +53,8 @@ class Invocation(EvalBaseModel):
     duration: Optional[float] = None
     model_duration: Optional[float] = None
     tool_duration: Optional[float] = None
-    # Read and written back unchanged; the judge metrics that use them are not computed here yet.
-    rubrics: Optional[list[dict[str, Any]]] = None
-    app_details: Optional[dict[str, Any]] = None
+    rubrics: Optional[list[Rubric]] = None  # read by the rubric-based metrics
+    app_details: Optional[AppDetails] = None  # the agents' instructions and tools, for a judge
 
 
 SessionState: TypeAlias = dict[str, Any]
@@ -86,7 +87,7 @@ class EvalCase(EvalBaseModel):
     conversation_scenario: Optional[dict[str, Any]] = None
     session_input: Optional[SessionInput] = None
     creation_timestamp: float = 0.0
-    rubrics: Optional[list[dict[str, Any]]] = None
+    rubrics: Optional[list[Rubric]] = None  # for every turn of the case
     final_session_state: Optional[SessionState] = Field(default_factory=dict)
 
     @model_validator(mode="after")

@@ -5,10 +5,12 @@ from __future__ import annotations
 from enum import Enum
 from typing import Optional
 
+from google.genai import types as genai_types
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, alias_generators, field_validator
 
 from .common import EvalBaseModel
 from .eval_case import Invocation
+from .eval_rubrics import Rubric, RubricScore
 
 
 class EvalStatus(Enum):
@@ -69,6 +71,25 @@ class ToolTrajectoryCriterion(BaseCriterion):
         return value
 
 
+class JudgeModelOptions(EvalBaseModel):
+    """The judge of a judge-model metric: any model name Chronicle's LLMRegistry resolves (a Gemini name, a
+    "provider/model" through LiteLLM, or a class registered by the user), sampled `num_samples` times a turn."""
+
+    judge_model: str = "gemini-2.5-flash"
+    judge_model_config: Optional[genai_types.GenerateContentConfig] = None
+    num_samples: int = Field(default=5, ge=1)
+    parallelism_limit: int = Field(default=1, ge=1)
+
+
+class LlmAsAJudgeCriterion(BaseCriterion):
+    judge_model_options: JudgeModelOptions = Field(default_factory=JudgeModelOptions)
+
+
+class RubricsBasedCriterion(BaseCriterion):
+    judge_model_options: JudgeModelOptions = Field(default_factory=JudgeModelOptions)
+    rubrics: list[Rubric] = Field(default_factory=list)  # for every turn, beside the case's and turn's own
+
+
 class TokenUsageDetails(EvalBaseModel):
     total_tokens: Optional[float] = None
     input_tokens: Optional[float] = None
@@ -87,6 +108,7 @@ class EvalMetric(EvalBaseModel):
 
 
 class EvalMetricResultDetails(EvalBaseModel):
+    rubric_scores: Optional[list[RubricScore]] = None
     token_usage_details: Optional[TokenUsageDetails] = None
     duration_details: Optional[DurationDetails] = None
 

@@ -76,4 +76,8 @@ async def run_conversation(runner: Any, eval_case: EvalCase, *, session_id: Opti
             invocation_id = invocation_id or event.invocation_id
         if invocation_id is not None:
             durations[invocation_id] = round(time.monotonic() - began, 3)
-    return sid, convert_events_to_eval_invocations(events, durations)
+    turns = convert_events_to_eval_invocations(events, durations)
+    for turn, sent in zip(turns, eval_case.conversation or []):
+        if not turn.user_content.parts:  # the Runner does not yield the user's own event: what was sent
+            turn.user_content = sent.user_content
+    return sid, turns

@@ -9,6 +9,7 @@ from pydantic import BaseModel
 
 from .eval_case import Invocation
 from .eval_metrics import DurationDetails, EvalStatus as EvalStatus, TokenUsageDetails
+from .eval_rubrics import RubricScore
 
 
 class PerInvocationResult(BaseModel):
@@ -16,6 +17,7 @@ class PerInvocationResult(BaseModel):
     expected_invocation: Optional[Invocation] = None
     score: Optional[float] = None
     eval_status: EvalStatus = EvalStatus.NOT_EVALUATED
+    rubric_scores: Optional[list[RubricScore]] = None
     token_usage_details: Optional[TokenUsageDetails] = None
     duration_details: Optional[DurationDetails] = None
 
@@ -24,6 +26,7 @@ class EvaluationResult(BaseModel):
     overall_score: Optional[float] = None
     overall_eval_status: EvalStatus = EvalStatus.NOT_EVALUATED
     per_invocation_results: list[PerInvocationResult] = []
+    overall_rubric_scores: Optional[list[RubricScore]] = None
     overall_token_usage_details: Optional[TokenUsageDetails] = None
 
 

@@ -6,6 +6,7 @@ Khmer/Myanmar combining marks on their base letter (plain `rouge-score` drops ev
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 from typing import Any, Optional
 
@@ -39,13 +40,18 @@ def response_text(content: Optional[genai_types.Content]) -> str:
 
 def rouge_1(candidate: str, reference: str) -> Any:
     """ROUGE-1 precision, recall and F-measure of `candidate` against `reference`."""
+    return _scorer().score(reference, candidate)["rouge1"]
+
+
+@functools.lru_cache(maxsize=1)
+def _scorer() -> Any:
+    """One scorer for every turn (building one, with its stemmer, costs more than a score)."""
     try:
         from rouge_score import rouge_scorer, tokenizers
     except ImportError:
         raise InvalidArgumentError(
             "response_match_score needs the rouge-score package: pip install 'chronicle[eval]'.") from None
-    scorer = rouge_scorer.RougeScorer(["rouge1"], tokenizer=_UnicodeTokenizer(tokenizers.DefaultTokenizer(True)))
-    return scorer.score(reference, candidate)["rouge1"]
+    return rouge_scorer.RougeScorer(["rouge1"], tokenizer=_UnicodeTokenizer(tokenizers.DefaultTokenizer(True)))
 
 
 def _is_cjk(code: int) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 from domain.errors import InvalidArgumentError
 from domain.session_log import SessionLog
@@ -19,6 +19,7 @@ from runtime.stores import CatalogRow, Store
 from .eval_case import EvalCase, Invocation, SessionInput
 from .eval_set import EvalSet
 from .evaluation_generator import convert_events_to_eval_invocations
+from .where import Condition
 
 SOURCE_KEY = "chronicle_source"
 
@@ -49,14 +50,19 @@ def eval_case_from_session(store: Store, row: CatalogRow, eval_id: str) -> EvalC
                     **{SOURCE_KEY: source})
 
 
-def eval_set_from_sessions(store: Store, rows: Iterable[CatalogRow], eval_set_id: str) -> EvalSet:
-    """One case per session (its id; `USER/SESSION` where two users share a session id)."""
+def eval_set_from_sessions(store: Store, rows: Iterable[CatalogRow], eval_set_id: str,
+                           where: Sequence[Condition] = ()) -> EvalSet:
+    """One case per session (its id; `USER/SESSION` where two users share a session id), of the sessions
+    that meet every `where` condition (see where.py)."""
     rows = [r for r in rows if not r.deleted]
     if not rows:
         raise InvalidArgumentError("No sessions to take cases from.")
     shared = {r.session_id for r in rows if sum(s.session_id == r.session_id for s in rows) > 1}
-    cases = [eval_case_from_session(store, r, f"{r.user_id}/{r.session_id}" if r.session_id in shared
-                                    else r.session_id) for r in rows]
+    cases = [case for r in rows for case in [eval_case_from_session(
+        store, r, f"{r.user_id}/{r.session_id}" if r.session_id in shared else r.session_id)]
+        if all(meets(r, case.conversation) for meets in where)]
+    if not cases:
+        raise InvalidArgumentError(f"None of the {len(rows)} session(s) meets the --where conditions.")
     return EvalSet(eval_set_id=eval_set_id, name=eval_set_id, eval_cases=cases, creation_timestamp=time.time())
 
 

@@ -3,17 +3,20 @@ metric over the turns it took against the turns the case expects."""
 
 from __future__ import annotations
 
+import inspect
 import uuid
 from typing import Any, Optional
 
 from domain.errors import InvalidArgumentError
 
+from .app_details_recorder import AppDetailsRecorder
+from .compare import run_session_id
 from .eval_case import EvalCase, Invocation
 from .eval_metrics import EvalMetric, EvalMetricResult, EvalMetricResultDetails, EvalMetricResultPerInvocation, EvalStatus
 from .eval_result import EvalCaseResult
 from .eval_set import EvalSet
 from .evaluation_generator import run_conversation
-from .evaluator import EvaluationResult, PerInvocationResult
+from .evaluator import PerInvocationResult
 from .metric_evaluator_registry import get_evaluator
 
 
@@ -34,6 +37,8 @@ async def evaluate_eval_set(
             raise InvalidArgumentError(f"Eval case {case.eval_id!r} has a conversation_scenario: Chronicle has no "
                                        "user simulator yet, so only static conversations run.")
     evaluators = [(m, get_evaluator(m)) for m in eval_metrics]  # an unknown metric fails before any run
+    # a judge that reads the agents' instructions and tools gets them from the model requests
+    recorder = AppDetailsRecorder() if any(getattr(e, "needs_app_details", False) for _, e in evaluators) else None
     own_store = store is None
     store = open_store("memory://") if own_store else store
     run_id = run_id or f"eval-{uuid.uuid4().hex[:12]}"
@@ -44,12 +49,16 @@ async def evaluate_eval_set(
         for run in range(num_runs):
             for n, case in enumerate(eval_set.eval_cases):
                 app_name = case.session_input.app_name if case.session_input else "EvaluationGenerator"
-                sid = f"{run_id}-{run}-{n}"
+                sid = run_session_id(run_id, run, n)
                 try:
                     if app_name not in runners:
-                        runners[app_name] = runner_for(loaded, app_name=app_name, session_service=sessions)
+                        runners[app_name] = runner_for(loaded, app_name=app_name, session_service=sessions,
+                                                     plugins=[recorder] if recorder else [])
                     sid, actual = await run_conversation(runners[app_name], case, session_id=sid)
-                    result = score_case(eval_set.eval_set_id, case, actual, evaluators, sid)
+                    if recorder is not None:
+                        for turn in actual:
+                            turn.app_details = recorder.app_details(turn.invocation_id)
+                    result = await score_case(eval_set.eval_set_id, case, actual, evaluators, sid)
                 except Exception as e:  # noqa: BLE001 - a case the agent cannot finish fails; the others still run
                     result = failed_case(eval_set.eval_set_id, case, sid, e)
                 results.append(result)
@@ -63,28 +72,37 @@ async def evaluate_eval_set(
     return results
 
 
-def score_case(eval_set_id: str, case: EvalCase, actual: list[Invocation], evaluators: list, session_id: str
+async def score_case(eval_set_id: str, case: EvalCase, actual: list[Invocation], evaluators: list, session_id: str
                ) -> EvalCaseResult:
     """Every metric over one case's turns; the case fails when any scored metric fails."""
     expected = case.conversation or []
     if len(actual) != len(expected):
         raise InvalidArgumentError(f"Eval case {case.eval_id!r}: the agent took {len(actual)} turns for the "
                                    f"{len(expected)} the case has.")
+    for turn, wanted in zip(actual, expected):  # the case's rubrics, then the turn's, as google-adk adds them
+        for rubric in [*(case.rubrics or []), *(wanted.rubrics or [])]:
+            if any(r.rubric_id == rubric.rubric_id for r in turn.rubrics or []):
+                raise InvalidArgumentError(f"Rubric with rubric_id '{rubric.rubric_id}' already exists.")
+            turn.rubrics = [*(turn.rubrics or []), rubric]
     per_turn = [EvalMetricResultPerInvocation(actual_invocation=a, expected_invocation=e)
                 for a, e in zip(actual, expected)]
     overall = []
     for metric, evaluator in evaluators:
-        found: EvaluationResult = evaluator.evaluate_invocations(actual, expected)
+        found = evaluator.evaluate_invocations(actual, expected)
+        if inspect.isawaitable(found):  # a judge-model metric calls its model
+            found = await found
         fields = metric.model_dump()
         overall.append(EvalMetricResult(
             score=found.overall_score, eval_status=found.overall_eval_status,
-            details=EvalMetricResultDetails(token_usage_details=found.overall_token_usage_details), **fields))
+            details=EvalMetricResultDetails(rubric_scores=found.overall_rubric_scores,
+                                            token_usage_details=found.overall_token_usage_details), **fields))
         each = found.per_invocation_results if len(found.per_invocation_results) == len(per_turn) else [
             PerInvocationResult(actual_invocation=t.actual_invocation) for t in per_turn]
         for turn, r in zip(per_turn, each):
             turn.eval_metric_results.append(EvalMetricResult(
                 score=r.score, eval_status=r.eval_status,
-                details=EvalMetricResultDetails(token_usage_details=r.token_usage_details), **fields))
+                details=EvalMetricResultDetails(rubric_scores=r.rubric_scores,
+                                                token_usage_details=r.token_usage_details), **fields))
     return EvalCaseResult(eval_set_file=eval_set_id, eval_set_id=eval_set_id, eval_id=case.eval_id,
                           final_eval_status=final_status(overall), overall_eval_metric_results=overall,
                           eval_metric_result_per_invocation=per_turn, session_id=session_id,

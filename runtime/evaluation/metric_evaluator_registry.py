@@ -1,4 +1,4 @@
-"""Which evaluator computes which metric. Only metrics computed locally, without a judge model, are here."""
+"""Which evaluator computes which metric: those computed locally, and those a judge model scores."""
 
 from __future__ import annotations
 
@@ -9,11 +9,17 @@ from ._efficiency_evaluators import (InferenceCallCountV1Evaluator, InvocationDu
 from .eval_metrics import EvalMetric, PrebuiltMetrics
 from .evaluator import Evaluator
 from .final_response_match_v1 import RougeEvaluator
+from .final_response_match_v2 import FinalResponseMatchV2Evaluator
+from .rubric_based_final_response_quality_v1 import RubricBasedFinalResponseQualityV1Evaluator
+from .rubric_based_tool_use_quality_v1 import RubricBasedToolUseV1Evaluator
 from .trajectory_evaluator import TrajectoryEvaluator
 
 EVALUATORS = {
     PrebuiltMetrics.TOOL_TRAJECTORY_AVG_SCORE.value: lambda m: TrajectoryEvaluator(eval_metric=m),
     PrebuiltMetrics.RESPONSE_MATCH_SCORE.value: RougeEvaluator,
+    PrebuiltMetrics.FINAL_RESPONSE_MATCH_V2.value: FinalResponseMatchV2Evaluator,
+    PrebuiltMetrics.RUBRIC_BASED_FINAL_RESPONSE_QUALITY_V1.value: RubricBasedFinalResponseQualityV1Evaluator,
+    PrebuiltMetrics.RUBRIC_BASED_TOOL_USE_QUALITY_V1.value: RubricBasedToolUseV1Evaluator,
     PrebuiltMetrics.TOOL_CALL_COUNT_V1.value: ToolCallCountV1Evaluator,
     PrebuiltMetrics.INFERENCE_CALL_COUNT_V1.value: InferenceCallCountV1Evaluator,
     PrebuiltMetrics.TOKEN_USAGE_V1.value: TokenUsageV1Evaluator,
@@ -22,7 +28,7 @@ EVALUATORS = {
 
 
 class UnsupportedMetricError(InvalidArgumentError):
-    """A metric Chronicle does not compute (yet): a judge-model metric, or a name no one defines."""
+    """A metric Chronicle does not compute (yet), or a name no one defines."""
 
 
 def get_evaluator(eval_metric: EvalMetric) -> Evaluator:
@@ -30,5 +36,5 @@ def get_evaluator(eval_metric: EvalMetric) -> Evaluator:
     if make is None:
         raise UnsupportedMetricError(
             f"Metric {eval_metric.metric_name!r} is not computed by Chronicle: the metrics here are "
-            f"{', '.join(EVALUATORS)} (judge-model and custom metrics are not supported yet).")
+            f"{', '.join(EVALUATORS)} (the other judge-model, multi-turn and custom metrics are not supported yet).")
     return make(eval_metric)

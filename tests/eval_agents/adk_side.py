@@ -5,6 +5,10 @@
     python -m tests.eval_agents.adk_side rouge -        # ADK's ROUGE-1 F of each [candidate, reference] on stdin
     python -m tests.eval_agents.adk_side trajectory -   # ADK's trajectory scores of {criterion, pairs} on stdin
     python -m tests.eval_agents.adk_side load FILE      # the case ids and turn counts google-adk reads in an evalset
+    python -m tests.eval_agents.adk_side judge -        # ADK's judge-model scores of {metric, criterion, actual,
+                                                        # expected} on stdin (the judge at GOOGLE_GEMINI_BASE_URL)
+    python -m tests.eval_agents.adk_side judged FOLDER  # ADK's result file for the weather agent on FOLDER's
+                                                        # judged.evalset.json and judged_config.json
 
 `make` records the conversations with google-adk's Runner and turns each session into a case with
 google-adk's own converter, as `adk web` does when a session is added to an eval set."""
@@ -78,6 +82,23 @@ async def score(folder: str) -> dict:
     return found
 
 
+async def judged(folder: str) -> dict:
+    with open(os.path.join(folder, "judged.evalset.json")) as f:
+        eval_set = EvalSet.model_validate_json(f.read())
+    with open(os.path.join(folder, "judged_config.json")) as f:
+        config = EvalConfig.model_validate_json(f.read())
+    results_dir = os.path.join(folder, "adk_judged")
+    try:
+        await AgentEvaluator.evaluate_eval_set(
+            agent_module=AGENT, eval_set=eval_set, eval_config=config, num_runs=1, print_detailed_results=False,
+            app_name="weather_eval", eval_set_results_manager=LocalEvalSetResultsManager(results_dir))
+    except AssertionError:
+        pass
+    history = os.path.join(results_dir, "weather_eval", ".adk", "eval_history")
+    with open(os.path.join(history, os.listdir(history)[0])) as f:
+        return json.load(f)
+
+
 if __name__ == "__main__":
     command, folder = sys.argv[1], sys.argv[2]
     if command == "make":
@@ -95,6 +116,22 @@ if __name__ == "__main__":
         result = TrajectoryEvaluator(eval_metric=metric).evaluate_invocations(
             [turn(a) for a, _ in asked["pairs"]], [turn(e) for _, e in asked["pairs"]])
         print(json.dumps([r.score for r in result.per_invocation_results]))
+    elif command == "judge":
+        from google.adk.evaluation.eval_case import Invocation
+        from google.adk.evaluation.eval_metrics import EvalMetric, LlmAsAJudgeCriterion
+        from google.adk.evaluation.metric_evaluator_registry import DEFAULT_METRIC_EVALUATOR_REGISTRY
+
+        asked = json.load(sys.stdin)
+        metric = EvalMetric(metric_name=asked["metric"],
+                            criterion=LlmAsAJudgeCriterion.model_validate(asked["criterion"]))
+        evaluator = DEFAULT_METRIC_EVALUATOR_REGISTRY.get_evaluator(metric)
+        result = asyncio.run(evaluator.evaluate_invocations(
+            [Invocation.model_validate(i) for i in asked["actual"]],
+            [Invocation.model_validate(i) for i in asked["expected"]]))
+        print(json.dumps({"overall": [result.overall_score, result.overall_eval_status.name],
+                          "turns": [[r.score, r.eval_status.name] for r in result.per_invocation_results]}))
+    elif command == "judged":
+        print(json.dumps(asyncio.run(judged(folder))))
     elif command == "load":
         with open(folder) as f:
             eval_set = EvalSet.model_validate_json(f.read())

@@ -21,7 +21,8 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
         help="score an agent on an eval set (as adk eval), or make one from recorded sessions",
         description="chronicle eval AGENT_DIR EVALSET[:CASE,...] [--config FILE]: run each case's turns "
         "through the agent in AGENT_DIR and score them as google-adk 2.13's `adk eval` does (its .evalset.json "
-        "and test_config.json; tool_trajectory_avg_score, response_match_score and the efficiency metrics). "
+        "and test_config.json; tool_trajectory_avg_score, response_match_score, final_response_match_v2 with a judge "
+        "model, and the efficiency metrics). "
         "Prints a table per case and the turns that fell below a threshold; exit 1 when a case fails. "
         "chronicle eval create --from SESSION... | --app APP: write an eval set whose cases are conversations "
         "recorded in the store. chronicle eval compare RUN_A RUN_B: per case and turn, what changed between two "
@@ -42,6 +43,9 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
     p.add_argument("--user", help="create: only this user's sessions")
     p.add_argument("--since", metavar="WHEN", help="create: only sessions created since WHEN (ISO date or time, "
                    "e.g. 2026-11-01 or 2026-11-01T09:00:00+00:00; without a zone, UTC)")
+    p.add_argument("--where", action="append", default=[], metavar="KEY=VALUE", help="create: only sessions "
+                   "where a turn called a tool (tool=NAME) or whose state holds a value (state.KEY=VALUE); "
+                   "repeat for more conditions, all must hold")
     p.add_argument("--out", metavar="FILE", help="create: where to write the eval set (default EVAL_SET_ID.evalset.json)")
     p.add_argument("--id", dest="eval_set_id", metavar="EVAL_SET_ID", help="create: the eval set's id (default: the app)")
     p.set_defaults(func=run)
@@ -56,8 +60,8 @@ def run(args: argparse.Namespace, out: Output) -> int:
         raise CliError(f"unexpected argument {args.run_b!r}", EXIT_USAGE)
     if not args.evalset:
         raise CliError("Give the eval set: chronicle eval AGENT_DIR EVALSET (or chronicle eval create ...).", EXIT_USAGE)
-    if args.sessions or args.out or args.eval_set_id:
-        raise CliError("--from, --out and --id belong to `chronicle eval create`.", EXIT_USAGE)
+    if args.sessions or args.out or args.eval_set_id or args.where:
+        raise CliError("--from, --where, --out and --id belong to `chronicle eval create`.", EXIT_USAGE)
     if args.num_runs < 1:
         raise CliError("--num-runs must be at least 1.", EXIT_USAGE)
     return evaluate(args, out)
@@ -156,10 +160,16 @@ def _since(when: str | None) -> float:
 def create(args: argparse.Namespace, out: Output) -> int:
     from runtime.evaluation.from_log import eval_set_from_sessions
     from runtime.evaluation.local_eval_sets_manager import check_id, write_eval_set
+    from domain.errors import InvalidArgumentError
+    from runtime.evaluation.where import parse_where
 
     if args.evalset or not (args.sessions or args.app):
         raise CliError("Usage: chronicle eval create --from SESSION... | --app APP [--user U] [--out FILE]",
                        EXIT_USAGE)
+    try:  # a bad condition fails before the store is opened
+        where = [parse_where(w) for w in args.where]
+    except InvalidArgumentError as e:
+        raise CliError(str(e), EXIT_USAGE) from None
     store = open_store_for(args)
     try:
         if args.sessions:
@@ -173,7 +183,7 @@ def create(args: argparse.Namespace, out: Output) -> int:
                                + (f", created since {args.since}" if args.since else "") + ".")
         eval_set_id = args.eval_set_id or rows[0].app_name
         check_id("eval_set_id", eval_set_id)
-        eval_set = eval_set_from_sessions(store, rows, eval_set_id)
+        eval_set = eval_set_from_sessions(store, rows, eval_set_id, where)
     finally:
         store.close()
     target = args.out or f"{eval_set_id}.evalset.json"

@@ -22,6 +22,7 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
     p.add_argument("--user", help="only this user's sessions")
     p.add_argument("--since", metavar="TIME", help="active at or after TIME")
     p.add_argument("--until", metavar="TIME", help="active at or before TIME")
+    p.add_argument("--eval-run", metavar="RUN_ID", help="only the sessions of this eval run (`chronicle eval` prints it)")
     shown = p.add_mutually_exclusive_group()
     shown.add_argument("--all", action="store_true", help="include deleted sessions")
     shown.add_argument("--deleted", action="store_true", help="only deleted sessions")
@@ -30,6 +31,8 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
+    from runtime.evaluation.compare import in_run
+
     store = open_store_for(args)
     try:
         rows = store.recorder.select_catalog(args.app, args.user)
@@ -44,6 +47,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
         if (args.all or r.deleted == args.deleted)
         and (since is None or r.last_update_time >= since)
         and (until is None or r.last_update_time <= until)
+        and (args.eval_run is None or in_run(r.session_id, args.eval_run))
     ]
     picked.sort(key=lambda r: r.last_update_time, reverse=True)
     if args.limit > 0:
@@ -59,7 +63,8 @@ def run(args: argparse.Namespace, out: Output) -> int:
         ])
         return 0
     if not picked:
-        where = "".join([f" in app {args.app!r}" if args.app else "", f" of user {args.user!r}" if args.user else ""])
+        where = "".join([f" in app {args.app!r}" if args.app else "", f" of user {args.user!r}" if args.user else "",
+                         f" in eval run {args.eval_run!r}" if args.eval_run else ""])
         out.note("the store has no sessions yet; try `chronicle demo`" if empty else f"no sessions match{where}")
         return 0
     headers = ["app", "user", "session", "version", "created (UTC)", "last active (UTC)", "session state"]
