@@ -24,6 +24,7 @@ from domain.errors import (
     StaleSessionError,
 )
 from domain.events import Event
+from domain.log_only import is_log_only
 from domain.session_log import RECORDED_TOPICS, SessionLog, session_log_id
 from domain.rewind_ranges import active_ranges, is_hidden
 from domain.session import Session
@@ -144,7 +145,10 @@ class LogSessionService(BaseSessionService):
         if duplicate is not None:
             return duplicate
         session.state.update(delta)
-        session.events.append(event)
+        if is_log_only(event):
+            session.keep_log_only(event)
+        else:
+            session.events.append(event)
         session.advance(version, event.timestamp)
         return event
 
