@@ -26,7 +26,7 @@ from runtime.invocation_context import InvocationContext
 from runtime.workflow.base_node import START, BaseNode
 from runtime.workflow.context import Context
 from runtime.workflow.errors import NodeInterruptedError, NodeTimeoutError
-from runtime.workflow.facts import as_json, fact_event, hide_if_silent
+from runtime.workflow.facts import as_json, describe, fact_event, hide_if_silent
 from runtime.workflow.interrupts import is_request_input, request_event
 from runtime.workflow.state_schema import check_state_delta
 
@@ -69,6 +69,7 @@ class GraphRun:
         self._starts: dict[str, tuple[dict[str, Any], float]] = {}
         self._branches: dict[str, str] = {}  # path -> the branch its run is on ("" for none)  # path -> its start fact, until its first event
         self.terminal_outputs: dict[str, Any] = {}
+        self._told_errors: set[int] = set()  # the errors a failed event already records (by id)
 
     # -- the generator the workflow yields from ---------------------------------------------
 
@@ -234,7 +235,14 @@ class GraphRun:
                     await asyncio.sleep(retry.delay(attempt))
                     attempt += 1
                     continue
-                await self._emit(fact_event(invocation, author=author, path=path, status="failed", error=error, attempt=attempt))
+                # as ADK, a node's error event is the workflow's (an agent node's too)
+                if id(error) not in self._told_errors:
+                    self._told_errors.add(id(error))
+                    await self._emit(fact_event(invocation, author=self.author, path=path, status="failed", error=error, attempt=attempt))
+                else:  # a dynamic child's error, which its event told (as ADK, once): the parent's end is log-only
+                    failed = fact_event(invocation, author=self.author, path=path, status="failed", attempt=attempt)
+                    node_fact(failed)["error"] = describe(error)
+                    await self._emit(hide_if_silent(failed))
                 raise
             if ctx.interrupts or (node.wait_for_output and output is None and route is None):
                 # waiting for a person's input; or, with wait_for_output, for a later trigger of the node

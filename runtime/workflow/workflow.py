@@ -75,8 +75,9 @@ class Workflow(BaseAgent, BaseNode):
         if run.interrupts:
             ctx.interrupts.extend(run.interrupts)  # waits while a node inside waits, on the same requests
             return
-        outputs = run.terminal_outputs  # its output, as ADK, on no event of its own (the run's end fact says it)
+        outputs = run.terminal_outputs
         ctx.output = next(iter(outputs.values())) if len(outputs) == 1 else (outputs or None)
+        ctx.output_said = True  # as ADK: its terminal nodes' events said it; no event of its own (its end fact has it)
 
 
 def as_root_agent(node_like: Any) -> BaseAgent:
