@@ -93,3 +93,32 @@ async def test_an_answer_taken_as_the_nodes_output_adds_no_event(shared_store_ur
     assert [e.node_info.path for e in events if e.node_info.path] == ["wf@1/publish@1"]  # none for approve
     runs = fold_all(session.log_events()).nodes
     assert runs["wf@1/approve@1"].output == {"verdict": "no"} and runs["wf@1/publish@1"].output == {"verdict": "no"}
+
+
+async def test_a_dynamic_childs_error_is_told_once_and_its_parent_is_recorded_failed(store_url):
+    def check(node_input: str):
+        raise ValueError(f"cannot check {node_input}")
+
+    @node(rerun_on_resume=True)
+    async def orchestrate(ctx, node_input: str):
+        yield await ctx.run_node(check, node_input)
+
+    sessions = session_service_from_url(store_url)
+    await sessions.create_session(app_name=APP, user_id=USER, session_id=SESSION)
+    runner = Runner(app=App(name=APP, root_agent=Workflow(name="wf", edges=[(START, orchestrate)])), session_service=sessions)
+    events = []
+    try:
+        async for event in runner.run_async(
+            user_id=USER, session_id=SESSION, new_message=types.Content(role="user", parts=[types.Part(text="it")])
+        ):
+            events.append(event)
+    except ValueError as error:
+        assert str(error) == "cannot check it"
+    else:
+        raise AssertionError("the child's error was not raised")
+    session = await sessions.get_session(app_name=APP, user_id=USER, session_id=SESSION)
+    assert [(e.author, e.node_info.path, e.error_code) for e in events] == [("wf", "wf@1/orchestrate@1/check@1", "ValueError")]
+    assert [e.id for e in session.events[1:]] == [e.id for e in events]
+    runs = fold_all(session.log_events()).nodes
+    assert runs["wf@1/orchestrate@1"].status == runs["wf@1/orchestrate@1/check@1"].status == "failed"
+    await sessions.close()
