@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 from pydantic.alias_generators import to_camel
 
 from domain.events import Event
+from domain.log_only import split_log_only
 from domain.rewind_ranges import is_rewind, live_events
 
 
@@ -27,6 +28,8 @@ class Session(BaseModel):
     _version: Optional[int] = PrivateAttr(default=None)
     # (events list, how many were seen, the last one, the live ones): see `live_events`.
     _live: Optional[tuple] = PrivateAttr(default=None)
+    # The log-only events (domain.log_only), each with how many of `events` precede it.
+    _log_only: list = PrivateAttr(default_factory=list)
 
     @property
     def version(self) -> Optional[int]:
@@ -73,11 +76,39 @@ class Session(BaseModel):
         self._keep_live(events, live)
         return live
 
+    def keep_log_only(self, event: Event) -> None:
+        """Records a log-only event just stored after `events` (it is not one of them)."""
+        self._private()["_log_only"] = [*self._private().get("_log_only", []), (len(self.events), event)]
+
+    def log_events(self) -> list[Event]:
+        """`live_events()` with the log-only events in their places: the whole log, as the
+        workflow's resume reads it."""
+        hidden = (self.__pydantic_private__ or {}).get("_log_only")
+        live = self.live_events()
+        if not hidden:
+            return live
+        events = self.events
+        kept = {id(e) for e in live} if len(live) != len(events) else None
+        merged: list[Event] = []
+        at = 0
+        for position, event in hidden:
+            merged.extend(e for e in events[at:position] if kept is None or id(e) in kept)
+            merged.append(event)
+            at = max(at, position)
+        merged.extend(e for e in events[at:] if kept is None or id(e) in kept)
+        return merged
+
+    def _private(self) -> dict:
+        if self.__pydantic_private__ is None:
+            object.__setattr__(self, "__pydantic_private__", {})
+        return self.__pydantic_private__
+
     def copy_events_of(self, other: "Session") -> None:
         """This view's events become a list of their own holding ``other``'s, with what
         ``other.live_events()`` kept (so a cached session handed to a new run is not refiltered)."""
         events = list(other.events)
         self.__dict__["events"] = events
+        self._private()["_log_only"] = list((other.__pydantic_private__ or {}).get("_log_only", []))
         kept = (other.__pydantic_private__ or {}).get("_live")
         if kept is not None and kept[0] is other.events and kept[1] == len(events):
             self._keep_live(events, kept[3])
@@ -102,6 +133,7 @@ class Session(BaseModel):
         """Build a session from values the store already validated, skipping validation
         (listing 10,000 sessions would otherwise spend most of its time re-checking them)."""
         session = cls.__new__(cls)
+        events, hidden = split_log_only(events)
         values = {
             "id": id,
             "app_name": app_name,
@@ -113,5 +145,5 @@ class Session(BaseModel):
         object.__setattr__(session, "__dict__", values)
         object.__setattr__(session, "__pydantic_fields_set__", set(values))
         object.__setattr__(session, "__pydantic_extra__", None)
-        object.__setattr__(session, "__pydantic_private__", {"_version": version, "_live": None})
+        object.__setattr__(session, "__pydantic_private__", {"_version": version, "_live": None, "_log_only": hidden})
         return session

@@ -193,9 +193,10 @@ class InvocationContext:
 
         return self.is_resumable and should_pause(event)
 
-    def invocation_events(self, branch: Any = ...) -> list[Event]:
-        """This invocation's stored events (on `branch` only, when given)."""
-        events = self.session.live_events()[self._shared.start_index :]
+    def invocation_events(self, branch: Any = ..., *, log_only: bool = False) -> list[Event]:
+        """This invocation's stored events (on `branch` only, when given); with `log_only`, the
+        log-only ones among them too (domain.log_only)."""
+        events = self.session.log_events() if log_only else self.session.live_events()[self._shared.start_index :]
         return [
             e for e in events if e.invocation_id == self.invocation_id and (branch is ... or e.branch == branch)
         ]

@@ -28,6 +28,7 @@ from google.genai import types
 
 from domain.errors import InvalidArgumentError, StaleSessionError
 from domain.events import Event, EventActions
+from domain.log_only import is_log_only
 from domain.session import Session
 from runtime.agents.base_agent import BaseAgent
 from runtime.app import App, ResumabilityConfig
@@ -250,7 +251,8 @@ class Runner:
                             if await cancelled_elsewhere(self.session_service, ctx):
                                 return  # Runner.cancel_async sealed it: stop quietly, as ADK's abort does
                             raise
-                        yield committed
+                        if not is_log_only(committed):  # a fact for Chronicle's own readers (domain.log_only)
+                            yield committed
                 finally:
                     await agen.aclose()
             await plugins.run_after_run_callback(invocation_context=ctx)

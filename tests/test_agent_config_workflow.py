@@ -86,7 +86,7 @@ async def run(store_url: str, workflow: Workflow, text: str) -> dict[str, object
     session = await sessions.get_session(app_name="triage", user_id="u", session_id="s-" + text)
     await runner.close()
     await sessions.close()
-    return {run.path: run.output for run in fold_all(session.events).nodes.values() if run.status == "completed"}
+    return {run.path: run.output for run in fold_all(session.log_events()).nodes.values() if run.status == "completed"}
 
 
 async def test_a_workflow_declared_in_yaml_builds_its_graph_and_runs(app_dir, store_url):

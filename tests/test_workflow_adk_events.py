@@ -34,7 +34,7 @@ async def test_a_sync_generator_node_yields_its_state_messages_and_route_as_they
         ("wf", "wf@1/refund@1", None, None, None, "refunded: a refund please"),
     ]
     assert [e.id for e in session.events[1:]] == [e.id for e in events]  # all committed, nothing else
-    runs = fold_all(session.events).nodes
+    runs = fold_all(session.log_events()).nodes
     assert (runs["wf@1/intake@1"].status, runs["wf@1/intake@1"].route) == ("completed", "refund")
 
 
@@ -56,5 +56,5 @@ async def test_an_agent_node_sees_its_node_input_not_the_sessions_history(store_
     assert [(e.author, e.node_info.path) for e in events] == [
         ("writer", "wf@1/writer@1"), ("wf", "wf@1/review@1"), ("summarizer", "wf@1/summarizer@1"),
     ]
-    runs = fold_all(session.events).nodes
+    runs = fold_all(session.log_events()).nodes
     assert runs["wf@1/summarizer@1"].output == "in short: tides" and runs["wf@1/summarizer@1"].finished

@@ -37,7 +37,7 @@ async def run_workflow(store_url: str, workflow: Workflow, text: str = "go", sta
 
 
 def statuses(session) -> dict[str, str]:
-    return {run.path: run.status for run in fold_all(session.events).nodes.values()}
+    return {run.path: run.status for run in fold_all(session.log_events()).nodes.values()}
 
 
 # -- building --------------------------------------------------------------------------------
@@ -120,7 +120,7 @@ async def test_a_slow_node_has_its_start_recorded_with_its_first_event(store_url
 
     _, session = await run_workflow(store_url, Workflow(name="wf", edges=[(START, slow)]), "zz")
     assert seen == ["started"]  # committed with its message, before the node finished
-    run = fold_all(session.events).nodes["wf@1/slow@1"]
+    run = fold_all(session.log_events()).nodes["wf@1/slow@1"]
     assert (run.status, run.input, run.output) == ("completed", "zz", "zz") and run.seconds >= 0.3
 
 
@@ -140,7 +140,7 @@ async def test_fan_out_then_join_waits_for_every_branch(store_url):
     join = JoinNode(name="both")
     wf = Workflow(name="wf", edges=[(START, split, (left, right), join, finish)])
     _, session = await run_workflow(store_url, wf, "x")
-    runs = fold_all(session.events).nodes
+    runs = fold_all(session.log_events()).nodes
     assert runs["wf@1/both@1"].output == {"left": "Lx", "right": "Rx"}
     assert runs["wf@1/finish@1"].output == [["left", "Lx"], ["right", "Rx"]]
     assert set(statuses(session).values()) == {"completed"}
@@ -167,7 +167,7 @@ async def test_routes_choose_the_branch_and_default_route_catches_the_rest(store
         _, session = await run_workflow(store_url, wf(), text, session_id="s-" + text)
         ran = [p for p in statuses(session) if p != "wf@1/classify@1"]
         assert ran == [expected]
-        assert fold_all(session.events).nodes["wf@1/classify@1"].route == ("big" if text == "large" else text)
+        assert fold_all(session.log_events()).nodes["wf@1/classify@1"].route == ("big" if text == "large" else text)
 
 
 async def test_a_loop_gives_each_run_of_a_node_its_own_run_id(store_url):
@@ -181,7 +181,7 @@ async def test_a_loop_gives_each_run_of_a_node_its_own_run_id(store_url):
     _, session = await run_workflow(store_url, wf)
     assert list(statuses(session)) == ["wf@1/count@1", "wf@1/count@2", "wf@1/count@3", "wf@1/end@1"]
     assert session.state["counter"] == 3
-    assert fold_all(session.events).nodes["wf@1/end@1"].output == "ended at 3"
+    assert fold_all(session.log_events()).nodes["wf@1/end@1"].output == "ended at 3"
 
 
 async def test_parameters_come_from_state_and_ctx_writes_state(store_url):
@@ -205,7 +205,7 @@ async def test_a_node_may_yield_messages_and_they_carry_its_node_info(store_url)
     message = [e for e in session.events if e.text()][1]
     assert message.text() == "thinking about it"
     assert message.node_info.path == "wf@1/talk@1" and message.author == "wf"  # as ADK: by the workflow
-    assert fold_all(session.events).nodes["wf@1/talk@1"].output == "answer"
+    assert fold_all(session.log_events()).nodes["wf@1/talk@1"].output == "answer"
     # as ADK: the message, then the output; the run's start rides on its first event
     assert [(e.text(), e.output) for e in session.events[1:]] == [("thinking about it", None), ("", "answer")]
     assert message.custom_metadata[NODE_FACT_KEY] == {"status": "started", "input": "it", "attempt": 1, "sources": []}
@@ -221,7 +221,7 @@ async def test_a_nested_workflow_runs_under_its_node_path(store_url):
         return node_input + "?"
 
     _, session = await run_workflow(store_url, Workflow(name="outer", edges=[(START, inner, after)]), "hi")
-    runs = fold_all(session.events).nodes
+    runs = fold_all(session.log_events()).nodes
     assert list(runs) == ["outer@1/inner@1", "outer@1/inner@1/inner_step@1", "outer@1/after@1"]
     assert runs["outer@1/inner@1"].output == "hi!"
     assert runs["outer@1/after@1"].output == "hi!?"

@@ -67,7 +67,7 @@ async def test_a_node_asks_for_input_and_the_answer_after_a_restart_resumes_the_
     events = [e async for e in runner.run_async(user_id=USER, session_id=SESSION, new_message=answer("yes"))]
     assert ran == ["approve", "publish"]  # draft finished before the pause: not run again
     session = await sessions.get_session(app_name=APP, user_id=USER, session_id=SESSION)
-    runs = fold_all(session.events).nodes
+    runs = fold_all(session.log_events()).nodes
     assert runs["wf@1/publish@1"].output == "draft of the post: yes"
     assert runs["wf@1/review@1/approve@1"].status == "completed"
     assert {e.invocation_id for e in session.events} == {events[0].invocation_id}
@@ -86,5 +86,5 @@ async def test_without_rerun_on_resume_the_answer_is_the_nodes_output(store_url)
     [e async for e in runner.run_async(user_id=USER, session_id=SESSION, new_message=answer("no"))]
     assert ran == ["publish"]  # approve was not run again
     session = await sessions.get_session(app_name=APP, user_id=USER, session_id=SESSION)
-    assert fold_all(session.events).nodes["wf@1/publish@1"].output == {"verdict": "no"}
+    assert fold_all(session.log_events()).nodes["wf@1/publish@1"].output == {"verdict": "no"}
     await sessions.close()

@@ -47,7 +47,7 @@ def confirmation_answer(call_id: str, confirmed: bool) -> types.Content:
 
 async def runs_of(sessions):
     session = await sessions.get_session(app_name=APP, user_id=USER, session_id=SESSION)
-    return fold_all(session.events).nodes, session
+    return fold_all(session.log_events()).nodes, session
 
 
 # -- require_confirmation ----------------------------------------------------------------------

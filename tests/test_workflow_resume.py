@@ -52,7 +52,7 @@ async def test_a_failed_invocation_resumes_without_rerunning_finished_nodes(stor
     assert sorted(ran) == ["a", "b", "c", "d"]
     session = await sessions.get_session(app_name=APP, user_id=USER, session_id=SESSION)
     invocation = session.events[0].invocation_id
-    assert fold_all(session.events).nodes["wf@1/d@1"].status == "failed"
+    assert fold_all(session.log_events()).nodes["wf@1/d@1"].status == "failed"
 
     ran.clear()
     runner = Runner(app=resumable(build(ran, broken=set())), session_service=sessions)
@@ -60,7 +60,7 @@ async def test_a_failed_invocation_resumes_without_rerunning_finished_nodes(stor
     assert ran == ["d"]
     assert [e.output for e in events if e.output is not None] == ["d['b', 'c']"]
     session = await sessions.get_session(app_name=APP, user_id=USER, session_id=SESSION)
-    runs = fold_all(session.events).nodes
+    runs = fold_all(session.log_events()).nodes
     assert runs["wf@1/d@1"].status == "completed" and runs["wf@1/d@1"].input == {"b": "b(a(x))", "c": "c(a(x))"}
     # finished now: resuming again runs nothing
     assert [e async for e in runner.run_async(user_id=USER, session_id=SESSION, invocation_id=invocation)] == []
@@ -138,7 +138,7 @@ async def test_a_process_killed_mid_workflow_is_resumed_by_another_without_rerun
 
     sessions = session_service_from_url(shared_store_url)
     session = await sessions.get_session(app_name=APP, user_id=USER, session_id=SESSION)
-    node_runs = fold_all(session.events).nodes
+    node_runs = fold_all(session.log_events()).nodes
     assert [r.status for r in node_runs.values()] == ["completed"] * nodes
     assert node_runs[f"wf@1/n{nodes - 1}@1"].output == nodes
     assert node_runs[f"wf@1/n{die_at}@1"].input == die_at

@@ -40,18 +40,18 @@ async def test_rewinding_before_a_workflow_invocation_takes_back_its_node_runs_a
     first = await send(runner)
     second = await send(runner)
     session = await sessions.get_session(app_name=APP, user_id=USER, session_id=SESSION)
-    assert session.state["total"] == 2 and len(fold_all(session.filter_events()).invocations) == 2
+    assert session.state["total"] == 2 and len(fold_all(session.log_events()).invocations) == 2
 
     await runner.rewind_async(user_id=USER, session_id=SESSION, rewind_before_invocation_id=second[0].invocation_id)
     session = await sessions.get_session(app_name=APP, user_id=USER, session_id=SESSION)
-    runs = fold_all(session.filter_events())
+    runs = fold_all(session.log_events())
     assert session.state["total"] == 1
     assert list(runs.invocations) == [first[0].invocation_id]
     assert runs.nodes["wf@1/check@1"].output == "total 1"
 
     await send(runner)  # runs again from the rewound state
     session = await sessions.get_session(app_name=APP, user_id=USER, session_id=SESSION)
-    assert session.state["total"] == 2 and fold_all(session.filter_events()).nodes["wf@1/check@1"].output == "total 2"
+    assert session.state["total"] == 2 and fold_all(session.log_events()).nodes["wf@1/check@1"].output == "total 2"
     await sessions.close()
 
 
@@ -78,7 +78,7 @@ async def test_a_fork_resumes_a_failed_workflow_run_and_leaves_the_source_alone(
     assert ran == ["check"]  # bump had finished before the fork: its output comes from the log
     assert [e.output for e in events if e.output is not None] == ["total 1"]
     forked = await sessions.get_session(app_name=APP, user_id=USER, session_id=fork.id)
-    assert forked.state["total"] == 1 and fold_all(forked.events).nodes["wf@1/check@1"].status == "completed"
+    assert forked.state["total"] == 1 and fold_all(forked.log_events()).nodes["wf@1/check@1"].status == "completed"
     source = await sessions.get_session(app_name=APP, user_id=USER, session_id=SESSION)
-    assert fold_all(source.events).nodes["wf@1/check@1"].status == "failed"
+    assert fold_all(source.log_events()).nodes["wf@1/check@1"].status == "failed"
     await sessions.close()

@@ -110,7 +110,7 @@ async def test_a_failing_node_is_retried_and_each_retry_recorded(setup):
     await setup.run(Workflow(name="wf", edges=[(START, flaky)]))
     session = await setup.session()
     assert attempts == [1, 2, 3]
-    run = fold_all(session.events).nodes["wf@1/flaky@1"]
+    run = fold_all(session.log_events()).nodes["wf@1/flaky@1"]
     assert (run.status, run.output, run.retries, run.attempts) == ("completed", "ok", 2, 3)
     assert [e.custom_metadata[NODE_FACT_KEY]["attempt"] for e in facts(session, "retried")] == [1, 2]
 
@@ -127,7 +127,7 @@ async def test_retries_stop_at_max_attempts_and_skip_other_errors(setup):
         await setup.run(Workflow(name="wf", edges=[(START, broken)]), "net")
     assert len(calls) == 2
     session = await setup.session()
-    assert fold_all(session.events).nodes["wf@1/broken@1"].status == "failed"
+    assert fold_all(session.log_events()).nodes["wf@1/broken@1"].status == "failed"
 
 
 async def test_a_slow_node_times_out_and_a_retry_can_save_it(setup):
@@ -148,7 +148,7 @@ async def test_a_slow_node_times_out_and_a_retry_can_save_it(setup):
     session = await setup.session()
     [retried] = facts(session, "retried")
     assert "NodeTimeoutError" in retried.custom_metadata[NODE_FACT_KEY]["error"]
-    assert fold_all(session.events).nodes["wf@1/slow@1"].output == "fast enough"
+    assert fold_all(session.log_events()).nodes["wf@1/slow@1"].output == "fast enough"
 
     with pytest.raises(NodeTimeoutError, match="hopeless"):
         await setup.run(Workflow(name="wf", edges=[(START, hopeless)]), session_id="s2")
@@ -169,7 +169,7 @@ async def test_a_failure_cancels_the_running_siblings_and_records_it(setup):
     with pytest.raises(ValueError, match="bad"):
         await setup.run(Workflow(name="wf", edges=[(START, (fails, sleeps, waits))]))
     session = await setup.session()
-    assert {p: r.status for p, r in fold_all(session.events).nodes.items()} == {
+    assert {p: r.status for p, r in fold_all(session.log_events()).nodes.items()} == {
         "wf@1/sleeps@1": "cancelled", "wf@1/fails@1": "failed",
     }
     [failed] = facts(session, "failed")  # as ADK's error event: the error's class and message
@@ -197,7 +197,7 @@ async def test_fan_out_runs_concurrently_up_to_max_concurrency(setup):
     await setup.run(Workflow(name="wf", edges=[(START, workers, JoinNode(name="all"))], max_concurrency=2))
     session = await setup.session()
     assert peak[0] == 2
-    assert fold_all(session.events).nodes["wf@1/all@1"].output == {f"w{i}": i for i in range(6)}
+    assert fold_all(session.log_events()).nodes["wf@1/all@1"].output == {f"w{i}": i for i in range(6)}
 
 
 async def test_a_node_runs_dynamic_children_recorded_under_its_path(setup):
@@ -228,7 +228,7 @@ async def test_an_llm_agent_is_a_node_whose_answer_is_its_output(setup):
     session = await setup.session()
     answer = [e for e in session.events if e.text() == "a haiku about tea"]
     assert answer and answer[0].author == "writer" and answer[0].node_info.path == "wf@1/writer@1"
-    assert fold_all(session.events).nodes["wf@1/publish@1"].output == "A HAIKU ABOUT TEA"
+    assert fold_all(session.log_events()).nodes["wf@1/publish@1"].output == "A HAIKU ABOUT TEA"
     assert [e.id for e in events] == [e.id for e in session.events[1:]]
 
 
@@ -246,7 +246,7 @@ async def test_a_runner_takes_a_workflow_as_its_agent(store_url):
     # a second message starts a new run, with its own facts
     events = [e async for e in runner.run_async(user_id=USER, session_id=SESSION, new_message=message)]
     session = await sessions.get_session(app_name=APP, user_id=USER, session_id=SESSION)
-    assert len(fold_all(session.events).invocations) == 2
+    assert len(fold_all(session.log_events()).invocations) == 2
     await sessions.close()
 
 

@@ -83,7 +83,8 @@ class LlmAgent(BaseAgent):
     """google-adk 2.13's delegation mode. Only 'chat' (what a sub-agent gets by default) is
     supported; 'task' and 'single_turn' (sub-agents wrapped as tools) are refused."""
     parallel_worker: Optional[bool] = None
-    """Accepted for google-adk 2.13 apps and ignored: Chronicle has no parallel-worker mode."""
+    """As a workflow node: run once per item of a list input, in parallel (each item on a branch of
+    its own); the output is the list of the answers (runtime.workflow.parallel_worker)."""
     disallow_transfer_to_parent: bool = False
     disallow_transfer_to_peers: bool = False
     include_contents: Literal["default", "none"] = "default"

@@ -183,7 +183,7 @@ async def workflow(request: Request) -> Response:
     app_name, user_id = access.path(request, "app_name"), access.path(request, "user_id")
     services = await access.for_stored(request, app_name, user_id)
     session = await _session(services, app_name, user_id, access.path(request, "session_id"))
-    runs = fold_all(session.filter_events())
+    runs = fold_all(session.log_events())  # log-only facts too (domain.log_only)
     invocations = list(runs.invocations)
     if not invocations:
         return respond({"invocations": [], "invocation_id": None, "nodes": [], "edges": [], "whole_graph": False})

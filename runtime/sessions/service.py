@@ -25,6 +25,7 @@ from domain.errors import (
 )
 from domain.events import Event
 from domain.interruption import left_open
+from domain.log_only import is_log_only
 from domain.session_log import RECORDED_TOPICS, SessionLog, session_log_id
 from domain.rewind_ranges import active_ranges, is_hidden
 from domain.session import Session
@@ -147,7 +148,10 @@ class LogSessionService(BaseSessionService):
         if duplicate is not None:
             return duplicate
         session.state.update(delta)
-        session.events.append(event)
+        if is_log_only(event):
+            session.keep_log_only(event)
+        else:
+            session.events.append(event)
         session.advance(version, event.timestamp)
         return event
 

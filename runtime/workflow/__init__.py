@@ -3,6 +3,8 @@
 See projections.workflow for the facts recorded and how a resume reads them.
 """
 
+import runtime.agents  # noqa: F401 -- first: runtime.invocation_context and runtime.agents import each other
+
 from runtime.workflow.agent_node import AgentNode
 from runtime.workflow.base_node import START, BaseNode, JoinNode, Node
 from runtime.workflow.context import Context

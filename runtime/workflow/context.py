@@ -51,7 +51,10 @@ class Context(CallbackContext):
         self.waiting_told: list[str] = []  # the requests the run's events already said it waits on
         self.held: Any = None  # the run's last output/route/state-only Event, not sent yet: its end may ride on it
         self.answered = False
-        self.output_delegated = False  # a child run with use_as_output gave the output (its events said it)  # the run's output was recorded on an event it yielded (an agent's answer)
+        self.output_delegated = False  # a child run with use_as_output gave the output (its events said it)
+        # an event of the run already said its output / route (else, as ADK, its end says them)
+        self.output_said = False
+        self.route_said = False
 
     @property
     def invocation_context(self) -> InvocationContext:

@@ -7,6 +7,7 @@ from typing import Any, Optional
 from pydantic_core import to_jsonable_python
 
 from domain.events import Event, EventActions, NodeInfo
+from domain.log_only import LOG_ONLY_KEY
 from projections.workflow import NODE_FACT_KEY
 from runtime.invocation_context import InvocationContext
 
@@ -47,4 +48,16 @@ def fact_event(
         code = getattr(error, "status", None)
         event.error_code = code if isinstance(code, str) else type(error).__name__
         event.error_message = str(error)
+    return event
+
+
+def hide_if_silent(event: Event) -> Event:
+    """Marks a fact event that says nothing an ADK client would see (no output, route, state or
+    error: google-adk 2.13 yields no event there) as log-only (domain.log_only)."""
+    actions = event.actions
+    if (
+        event.content is None and event.output is None and event.error_code is None
+        and actions.route is None and not actions.state_delta and not actions.artifact_delta
+    ):
+        event.custom_metadata = {**(event.custom_metadata or {}), LOG_ONLY_KEY: True}
     return event

@@ -46,8 +46,13 @@ def as_node(node_like: Any) -> BaseNode:
     if node_like == "START":
         return START
     if isinstance(node_like, BaseAgent):
-        return AgentNode(name=node_like.name, description=node_like.description, agent=node_like,
-                         rerun_on_resume=node_like.rerun_on_resume)
+        built = AgentNode(name=node_like.name, description=node_like.description, agent=node_like,
+                          rerun_on_resume=node_like.rerun_on_resume)
+        if getattr(node_like, "parallel_worker", None):  # as ADK: the agent once per item of its list input
+            from runtime.workflow.parallel_worker import ParallelWorker
+
+            return ParallelWorker(node=built)
+        return built
     if isinstance(node_like, BaseTool):
         return ToolNode(tool=node_like)
     if callable(node_like):

@@ -1,6 +1,6 @@
 """ParallelWorker: a node run once per item of a list input (`@node(parallel_worker=True)`).
 
-Each item runs as a dynamic child (``.../name@1/name@k``), so every item's life is in the log and a
+Each item runs as a dynamic child on a branch of its own (as ADK) (``.../name@1/name@k``), so every item's life is in the log and a
 resume takes a finished item's output from there. The output is the list of the items' outputs,
 in input order.
 """
@@ -43,7 +43,7 @@ class ParallelWorker(BaseNode):
             pending: set[asyncio.Future] = set()
             while (len(runs) < len(items) and not waits) or pending:
                 while len(runs) < len(items) and len(pending) < limit and not waits:
-                    runs.append(asyncio.ensure_future(ctx.run_node(self.node, items[len(runs)])))
+                    runs.append(asyncio.ensure_future(ctx.run_node(self.node, items[len(runs)], use_sub_branch=True)))
                     pending.add(runs[-1])
                 done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
                 for run in done:

@@ -26,7 +26,7 @@ from runtime.invocation_context import InvocationContext
 from runtime.workflow.base_node import START, BaseNode
 from runtime.workflow.context import Context
 from runtime.workflow.errors import NodeInterruptedError, NodeTimeoutError
-from runtime.workflow.facts import as_json, fact_event
+from runtime.workflow.facts import as_json, describe, fact_event, hide_if_silent
 from runtime.workflow.interrupts import is_request_input, request_event
 from runtime.workflow.state_schema import check_state_delta
 
@@ -69,6 +69,7 @@ class GraphRun:
         self._starts: dict[str, tuple[dict[str, Any], float]] = {}
         self._branches: dict[str, str] = {}  # path -> the branch its run is on ("" for none)  # path -> its start fact, until its first event
         self.terminal_outputs: dict[str, Any] = {}
+        self._told_errors: set[int] = set()  # the errors a failed event already records (by id)
 
     # -- the generator the workflow yields from ---------------------------------------------
 
@@ -161,7 +162,7 @@ class GraphRun:
         await asyncio.gather(*tasks, return_exceptions=True)
         for path in tasks.values():
             if self._starts.pop(path, None) is None:
-                yield fact_event(self.ctx, author=self.author, path=path, status="cancelled")
+                yield hide_if_silent(fact_event(self.ctx, author=self.author, path=path, status="cancelled"))
         tasks.clear()
 
     async def _emit(self, event: Event) -> None:
@@ -197,7 +198,10 @@ class GraphRun:
                 return WAITING, None  # still unanswered
             if not node.rerun_on_resume:  # the answer is the node's output
                 answer = next(iter(resume_inputs.values())) if len(resume_inputs) == 1 else resume_inputs
-                await self._emit(fact_event(invocation, author=self._author(node), path=path, status="completed", output=answer))
+                # as ADK, no event: the answer's own (the client's) said it; the log keeps the fact
+                answered = fact_event(invocation, author=self._author(node), path=path, status="completed")
+                node_fact(answered)["output"] = as_json(answer)
+                await self._emit(hide_if_silent(answered))
                 return answer, None
         # A node run again takes the input the log recorded for it (the same a live run would get).
         node_input = earlier.input if earlier is not None and earlier.input is not None else as_json(node_input)
@@ -231,7 +235,14 @@ class GraphRun:
                     await asyncio.sleep(retry.delay(attempt))
                     attempt += 1
                     continue
-                await self._emit(fact_event(invocation, author=author, path=path, status="failed", error=error, attempt=attempt))
+                # as ADK, a node's error event is the workflow's (an agent node's too)
+                if id(error) not in self._told_errors:
+                    self._told_errors.add(id(error))
+                    await self._emit(fact_event(invocation, author=self.author, path=path, status="failed", error=error, attempt=attempt))
+                else:  # a dynamic child's error, which its event told (as ADK, once): the parent's end is log-only
+                    failed = fact_event(invocation, author=self.author, path=path, status="failed", attempt=attempt)
+                    node_fact(failed)["error"] = describe(error)
+                    await self._emit(hide_if_silent(failed))
                 raise
             if ctx.interrupts or (node.wait_for_output and output is None and route is None):
                 # waiting for a person's input; or, with wait_for_output, for a later trigger of the node
@@ -239,10 +250,10 @@ class GraphRun:
                 if ctx.interrupts and ctx.waiting_told == ctx.interrupts and not actions.state_delta and not actions.artifact_delta:
                     self._wait_on(path, ctx.interrupts)  # its last request's event said so
                     return WAITING, None
-                await self._emit(
+                await self._emit(hide_if_silent(
                     fact_event(invocation, author=author, path=path, status="waiting", actions=actions,
                                interrupts=ctx.interrupts)
-                )
+                ))
                 self._wait_on(path, ctx.interrupts)
                 return WAITING, None
             output = as_json(output)
@@ -252,15 +263,19 @@ class GraphRun:
                 return output, route  # its answer's event said it completed (an agent's)
             # The run's end rides on its last output/route/state event (ADK's last event), else on
             # an event of its own; what that event does not say, its fact does.
-            said_output = as_json(held.output) if held is not None and not ctx.output_delegated else None
-            actions.route = held.actions.route if held is not None else None
+            # (as ADK: an output or route no event said yet, ctx.output's say, goes on the last event)
+            if ctx.output_delegated:
+                said_output = None
+            else:
+                said_output = as_json(held.output) if held is not None else (None if ctx.output_said else output)
+            actions.route = held.actions.route if held is not None else (None if ctx.route_said else route)
             completed = fact_event(invocation, author=author, path=path, status="completed", output=said_output, actions=actions)
             fact = node_fact(completed)
             if said_output != output:
                 fact["output"] = output
             if actions.route != route:
                 fact["route"] = route
-            await self._emit(completed)
+            await self._emit(hide_if_silent(completed))
             return output, route
 
     async def _attempt(self, node: BaseNode, ctx: Context, path: str, node_input: Any) -> tuple[Any, Any]:
@@ -313,6 +328,8 @@ class GraphRun:
                 item.author = item.author or self._author(node)
                 item.branch = item.branch or ctx.invocation_context.branch
                 item.node_info = NodeInfo(path=path)
+                ctx.output_said = ctx.output_said or item.output is not None
+                ctx.route_said = ctx.route_said or item.actions.route is not None
                 await self._emit(item)
         finally:
             await agen.aclose()

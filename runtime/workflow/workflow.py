@@ -52,7 +52,7 @@ class Workflow(BaseAgent, BaseNode):
             return
         # A resumed invocation, or one whose message answers a node's request, goes on from its log.
         answering = ctx.user_content is not None and any(p.function_response for p in ctx.user_content.parts or [])
-        events = ctx.invocation_events() if ctx.resuming or answering else []
+        events = ctx.invocation_events(log_only=True) if ctx.resuming or answering else []
         log, found = fold_all(events), answers(events)
         # The workflow's input is the invocation's message, not an answer that resumes it.
         message = next((e.content for e in events if e.author == "user" and e.content and not e.get_function_responses()),
@@ -76,7 +76,8 @@ class Workflow(BaseAgent, BaseNode):
             ctx.interrupts.extend(run.interrupts)  # waits while a node inside waits, on the same requests
             return
         outputs = run.terminal_outputs
-        yield next(iter(outputs.values())) if len(outputs) == 1 else (outputs or None)
+        ctx.output = next(iter(outputs.values())) if len(outputs) == 1 else (outputs or None)
+        ctx.output_said = True  # as ADK: its terminal nodes' events said it; no event of its own (its end fact has it)
 
 
 def as_root_agent(node_like: Any) -> BaseAgent:

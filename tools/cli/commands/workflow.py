@@ -72,7 +72,7 @@ async def _events(url: str, row: Any) -> list:
         session = await sessions.get_session(app_name=row.app_name, user_id=row.user_id, session_id=row.session_id)
     finally:
         await sessions.close()
-    return session.filter_events() if session is not None else []
+    return session.log_events() if session is not None else []  # log-only facts too (domain.log_only)
 
 
 def _table(out: Output, invocation: str, nodes: list[NodeRun]) -> None:
