@@ -79,7 +79,11 @@ class LogRecorder(Protocol):
 
     def select_listing(self, app_name: str, user_id: str | None) -> list[Listing]: ...
 
-    def select_catalog(self, app_name: str | None = None, user_id: str | None = None) -> list[CatalogRow]: ...
+    def select_catalog(
+        self, app_name: str | None = None, user_id: str | None = None, *, log_id: UUID | None = None,
+    ) -> list[CatalogRow]:
+        """Catalog rows (deleted sessions too) by app and user, or the one row of a log (by its key)."""
+        ...
 
     def select_scoped_rows(self, app_name: str, user_id: str | None) -> dict[str, dict[str, Any]]:
         """The stored ``app:`` and ``user:`` values of an app, by user id ('' for the app's own):
