@@ -92,8 +92,9 @@ class LogReader:
         """A log's stored events (the chain a verifier checks), oldest first unless ``desc``."""
         return self._recorder.select_events(log_id, gt=gt, lte=lte, desc=desc, limit=limit)
 
-    def has_events(self, log_id: UUID | str) -> bool:
-        return bool(self._recorder.select_events(log_id, limit=1))
+    def snapshots(self, log_id: UUID | str, *, limit: int | None = None) -> Sequence[StoredEvent]:
+        """A log's stored snapshots, oldest first."""
+        return self.store.application.snapshots.recorder.select_events(log_id, limit=limit)  # type: ignore[union-attr]
 
     def claim(self, log_id: UUID, event_id: str) -> int | None:
         """The version of the log that holds event ``event_id``, or None."""

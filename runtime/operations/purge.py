@@ -39,6 +39,7 @@ from eventsourcing.persistence import IntegrityError, OperationalError
 from domain.errors import InvalidArgumentError, StoreError
 from domain.purge_log import PURGE_LOG_ID, PurgeLog
 from domain.session_log import SessionLog
+from runtime.log_reader import LogReader
 from runtime.stores import CatalogRow, Store
 from runtime.stores.base import as_uuid
 
@@ -124,7 +125,7 @@ def plan_purge(
     from domain.memory_log import memory_log_id
 
     plan = PurgePlan(app_name, user_id if session_id is None else None, session_id)
-    rows = store.recorder.select_catalog(app_name, user_id)
+    rows = LogReader(store).sessions(app_name, user_id)
     if session_id is None:
         chosen = [(r, None) for r in rows]
     else:
@@ -137,7 +138,7 @@ def plan_purge(
             )
         chosen = [(sources[0], None), *_forks_of(store, sources[0])]
     for row, fork_of in chosen:
-        last = store.recorder.select_events(row.log_id, desc=True, limit=1)
+        last = LogReader(store).stored_events(row.log_id, desc=True, limit=1)
         version, head = 0, ""
         if last:
             version = last[0].originator_version
@@ -147,7 +148,7 @@ def plan_purge(
     if plan.user_id is not None:
         _add_artifact_log(store, plan, ArtifactScope(app_name, plan.user_id, None).log_id)
         mem = memory_log_id(app_name, plan.user_id)
-        count = len(store.recorder.select_events(mem))
+        count = len(LogReader(store).stored_events(mem))
         if count:
             plan.memory_log, plan.memory_log_events = mem, count
     plan.unreferenced_blobs = _unreferenced(store, plan.blob_candidates, set(plan.artifact_logs))
@@ -160,7 +161,7 @@ def _unreferenced(store: Store, candidates: set[str], purged_logs: set[UUID]) ->
 
     unreferenced, start = set(candidates), 1
     while unreferenced:
-        page = store.recorder.select_notifications(start, 1000, topics=[ArtifactLog.Saved.TOPIC])
+        page = LogReader(store).notifications(start, 1000, topics=[ArtifactLog.Saved.TOPIC])
         for n in page:
             if as_uuid(n.originator_id) not in purged_logs:
                 unreferenced.discard(json.loads(n.state)["sha256"])
@@ -175,14 +176,14 @@ def _forks_of(store: Store, source: CatalogRow) -> list[tuple[CatalogRow, str]]:
     forked: dict[str, list[UUID]] = {}  # source log id -> fork log ids
     start = 1
     while True:
-        page = store.recorder.select_notifications(start, 1000, topics=[SessionLog.ForkedFrom.TOPIC])
+        page = LogReader(store).notifications(start, 1000, topics=[SessionLog.ForkedFrom.TOPIC])
         for n in page:
             payload = json.loads(n.state)
             forked.setdefault(payload["source_log_id"], []).append(as_uuid(n.originator_id))
         if len(page) < 1000:
             break
         start = page[-1].id + 1
-    catalog = {r.log_id: r for r in store.recorder.select_catalog(source.app_name)}
+    catalog = {r.log_id: r for r in LogReader(store).sessions(source.app_name)}
     found: list[tuple[CatalogRow, str]] = []
     todo = [source]
     while todo:
@@ -198,7 +199,7 @@ def _forks_of(store: Store, source: CatalogRow) -> list[tuple[CatalogRow, str]]:
 def _add_artifact_log(store: Store, plan: PurgePlan, log_id: UUID) -> None:
     from domain.artifact_log import ArtifactLog
 
-    rows = store.recorder.select_events(log_id)
+    rows = LogReader(store).stored_events(log_id)
     if not rows:
         return
     plan.artifact_logs[log_id] = len(rows)

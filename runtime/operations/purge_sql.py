@@ -7,6 +7,7 @@ import json
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
+from runtime.log_reader import LogReader
 from runtime.stores import Store
 
 if TYPE_CHECKING:
@@ -70,7 +71,7 @@ class PurgeSql:
         from domain.memory_log import MemoryLog
 
         blanked = 0
-        for row in store.recorder.select_events(memory_log):
+        for row in LogReader(store).stored_events(memory_log):
             if row.topic != MemoryLog.Remembered.TOPIC:
                 continue
             state = json.loads(row.state)
