@@ -96,6 +96,12 @@ class LogReader:
         """A log's stored snapshots, oldest first."""
         return self.store.application.snapshots.recorder.select_events(log_id, limit=limit)  # type: ignore[union-attr]
 
+    def link(self, log_id: UUID, version: int) -> str | None:
+        """The chain link stored with the log's event at ``version`` (None: no such event, or no link)."""
+        from runtime.stores.application import stored_link
+
+        return stored_link(self._recorder, log_id, version)
+
     def claim(self, log_id: UUID, event_id: str) -> int | None:
         """The version of the log that holds event ``event_id``, or None."""
         return self._recorder.find_claim(log_id, event_id)

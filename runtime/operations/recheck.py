@@ -43,7 +43,7 @@ from runtime.log_reader import LogReader
 from runtime.read_models.source import LogSource
 from runtime.sessions.verify import ScopedFold
 from runtime.stores import Store
-from runtime.stores.application import domain_event, stored_link
+from runtime.stores.application import domain_event
 
 T = TypeVar("T")
 
@@ -144,7 +144,7 @@ class Recheck:
                 self.drift(SNAPSHOT, where, f"the snapshot at version {version} says {key} differently from the log",
                            str(log.log_id), version, key, found.get(key), expected.get(key))
         if found == expected:
-            link = stored_link(self.store.recorder, log.log_id, version)
+            link = LogReader(self.store).link(log.log_id, version)
             why = snapshot_problem(found, getattr(snapshot, "digest", None), link)
             if why is not None and getattr(snapshot, "digest", None) is not None:
                 self.drift(SNAPSHOT, where, f"the snapshot at version {version} is not served: {why}",
