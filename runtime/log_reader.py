@@ -68,7 +68,7 @@ class LogReader:
     def open_requests(self, row: CatalogRow) -> dict[str, PendingRequest]:
         """The session's requests still waiting for a person, by request id: folded over its live
         events, exactly what the Runner accepts an answer to."""
-        return open_requests(self.events(row))
+        return open_requests(self.events(row, live=False))  # open_requests applies live_events
 
     def pending(self, app_name: str | None = None, user_id: str | None = None) -> list[tuple[CatalogRow, PendingRequest]]:
         """(catalog row, request) for every open request of the live sessions, oldest first."""
