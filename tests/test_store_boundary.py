@@ -117,7 +117,6 @@ READER = ROOT / "runtime" / "log_reader.py"
 RECORDER = re.compile(r"\.recorder\b")
 HOT_PATH = {"runtime/sessions/service.py": "the session service: the Runner's loads and appends"}
 NOT_YET_MOVED = {
-    "runtime/memory/service.py": "the memory service's reads and follower (a write path too)",
     "runtime/memory/index_base.py": "the memory index, built by the stores with their recorder",
     "runtime/operations/seal.py": "appends checkpoints with insert_events (a write: a store operation)",
     "runtime/operations/purge_sql.py": "purge statements (SQL to move into runtime/stores/)",
