@@ -196,7 +196,7 @@ def seal(store: Store, key: SealKey, *, now: Optional[float] = None) -> list[Che
                     key=key,
                 )
                 events = next_events(tail, checkpoint.to_json(), moment)
-                store.recorder.insert_events([store.application.mapper.to_stored_event(e) for e in events])
+                store.append_events(events)
                 written.append(checkpoint)
                 last, tail = checkpoint, (events[-1].originator_version, events[-1].chain)
             return written

@@ -226,6 +226,11 @@ class Store(ABC):
             return
         self._group_commit.save(log, side)
 
+    def append_events(self, events: Sequence[Any]) -> None:
+        """Record domain events that carry no derived rows (a checkpoint log's) in one insert;
+        the library's IntegrityError when another writer took one of their versions first."""
+        self.recorder.insert_events([self.application.mapper.to_stored_event(e) for e in events])
+
     def close(self) -> None:
         if self._threads is not None:
             self._threads.close()
