@@ -118,7 +118,6 @@ RECORDER = re.compile(r"\.recorder\b")
 HOT_PATH = {"runtime/sessions/service.py": "the session service: the Runner's loads and appends"}
 NOT_YET_MOVED = {
     "runtime/memory/index_base.py": "the memory index, built by the stores with their recorder",
-    "runtime/operations/purge_sql.py": "purge statements (SQL to move into runtime/stores/)",
     "runtime/evaluation/from_log.py": "eval's reader of a session's turns (the eval engineer's area)",
     "runtime/evaluation/compare.py": "eval compare's catalog scan (the eval engineer's area)",
     "tools/cli/commands/evaluation.py": "eval create's catalog scan (the eval engineer's area)",

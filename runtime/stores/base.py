@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from runtime.auth.credential_service import CredentialTable
     from runtime.memory.index_base import MemoryIndex
     from runtime.read_models.storage import ProjectionStorage
-    from runtime.operations.purge_sql import PurgeSql
+    from runtime.stores.purge_sql import PurgeSql
 
 T = TypeVar("T")
 

@@ -1,5 +1,6 @@
 """The statements a purge runs: what SQLite and PostgreSQL share (each store package has the
-rest, and ``Store.purge_statements()`` gives a store's; see runtime/operations/purge.py)."""
+rest, and ``Store.purge_statements()`` gives a store's; the plan is runtime/operations/purge.py's).
+SQL against Chronicle's tables lives only under runtime/stores/."""
 
 from __future__ import annotations
 
@@ -7,11 +8,10 @@ import json
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
-from runtime.log_reader import LogReader
-from runtime.stores import Store
 
 if TYPE_CHECKING:
-    from runtime.operations.purge import PurgePlan
+    from runtime.operations.purge import PurgePlan  # (annotations only)
+    from runtime.stores.base import Store
 
 
 def _marks(values: list[Any]) -> str:
@@ -71,7 +71,7 @@ class PurgeSql:
         from domain.memory_log import MemoryLog
 
         blanked = 0
-        for row in LogReader(store).stored_events(memory_log):
+        for row in store.recorder.select_events(memory_log):
             if row.topic != MemoryLog.Remembered.TOPIC:
                 continue
             state = json.loads(row.state)
