@@ -35,7 +35,7 @@ from domain.validation import check_event_id, check_ids, check_storable
 from runtime.log_reader import LogReader
 from runtime.memory.base import BaseMemoryService, MemoryEntry, SearchMemoryResponse
 from projections.memory import Folded, MemoryDoc, SourceView, fold_memory_log_event, fold_session_event
-from runtime.memory.index_base import MemoryIndex
+from runtime.stores.memory_index import MemoryIndex
 from domain.memory_log import MemoryLog, memory_log_id
 from runtime.memory import keyword_ranking
 from runtime.stores import Store, open_store

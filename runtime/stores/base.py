@@ -39,7 +39,7 @@ from runtime.stores.rows import CatalogRow, Listing, SideRows
 if TYPE_CHECKING:
     from runtime.artifacts.blobs import BlobStore
     from runtime.auth.credential_service import CredentialTable
-    from runtime.memory.index_base import MemoryIndex
+    from runtime.stores.memory_index import MemoryIndex
     from runtime.read_models.storage import ProjectionStorage
     from runtime.stores.purge_sql import PurgeSql
 
