@@ -132,3 +132,17 @@ def test_only_the_stores_and_the_log_reader_touch_a_recorder():
     }
     assert found - set(HOT_PATH) - set(NOT_YET_MOVED) == set(), "read through runtime.log_reader.LogReader"
     assert set(NOT_YET_MOVED) <= found, "moved: take it off NOT_YET_MOVED"
+
+
+# SQL against Chronicle's own tables is written only under runtime/stores/ (purge's statements included:
+# runtime/stores/purge_sql.py). import-adk's reader of google-adk's database and the benches' bare-driver
+# floors (`_sources` leaves them out) query tables of their own.
+CHRONICLE_SQL = re.compile(r"\b(FROM|INTO|UPDATE|JOIN|TABLE|EXISTS)\s+chronicle_\w+")
+
+
+def test_no_sql_against_chronicle_tables_outside_the_stores():
+    offenders = [
+        str(path.relative_to(ROOT)) for path in _sources("domain", "projections", "runtime", "tools")
+        if CHRONICLE_SQL.search(path.read_text())
+    ]
+    assert offenders == []

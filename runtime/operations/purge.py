@@ -297,32 +297,19 @@ def _delete(store: Store, plan: PurgePlan, by: str, reason: str) -> tuple[dict[s
     sql = store.purge_statements()
     session_ids = [s.row.log_id for s in plan.sessions]
     every_log = [*session_ids, *plan.artifact_logs, *([plan.memory_log] if plan.memory_log else [])]
-    counts = {"sessions": len(plan.sessions), "artifact_logs": len(plan.artifact_logs)}
     with sql.transaction() as c:
         # The plan must still hold: a session that grew since it was read would be misreported.
         for log_id, expected in [*((s.row.log_id, s.last_version) for s in plan.sessions), *plan.artifact_logs.items()]:
             if sql.max_version(c, log_id) != expected:
                 raise _PlanChanged
         position = sql.max_position(c)
-        counts["stored_events"] = sum(
-            sql.run(c, "DELETE FROM chronicle_events WHERE originator_id = {p}", [sql.id(i)]) for i in every_log
-        )
-        counts["session_events"], counts["artifact_events"] = plan.events, sum(plan.artifact_logs.values())
-        counts["memory_log_events"] = plan.memory_log_events
-        counts["snapshots"] = sum(
-            sql.run(c, "DELETE FROM chronicle_snapshots WHERE originator_id = {p}", [sql.id(i)]) for i in every_log
-        )
-        counts["event_ids"] = sum(
-            sql.run(c, "DELETE FROM chronicle_event_ids WHERE log_id = {p}", [sql.id(i)]) for i in session_ids
-        )
-        counts["catalog_rows"] = sum(
-            sql.run(c, "DELETE FROM chronicle_sessions WHERE log_id = {p}", [sql.id(i)]) for i in session_ids
-        )
-        if plan.user_id is not None:
-            counts["user_state_rows"] = sql.run(
-                c, "DELETE FROM chronicle_scoped_state WHERE app_name = {p} AND user_id = {p}",
-                [plan.app_name, plan.user_id],
-            )
+        deleted = sql.delete_logs(c, every_log, session_ids, plan.app_name, plan.user_id)
+        counts = {
+            "sessions": len(plan.sessions), "artifact_logs": len(plan.artifact_logs),
+            "stored_events": deleted.pop("stored_events"), "session_events": plan.events,
+            "artifact_events": sum(plan.artifact_logs.values()), "memory_log_events": plan.memory_log_events,
+            **deleted,
+        }
         counts.update(sql.purge_memory(c, store, plan))
         counts["blobs"] = len(plan.unreferenced_blobs)
         stored, version, purged_time = _audit_events(store, plan, by, reason, counts)
