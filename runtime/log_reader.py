@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Sequence
 from uuid import UUID
 
+from domain.errors import SessionNotFoundError
 from domain.rewind_ranges import live_events
 from domain.session_log import RECORDED_TOPICS, session_log_id
 from projections.pending import PendingRequest, open_requests
@@ -47,6 +48,13 @@ class LogReader:
         """One session's catalog row (a deleted one too), by its key: no scan of the user's sessions."""
         rows = self._recorder.select_catalog(log_id=session_log_id(app_name, user_id, session_id))
         return rows[0] if rows else None
+
+    def stored_session(self, app_name: str, user_id: str, session_id: str) -> CatalogRow:
+        """``session``, or SessionNotFoundError when the store never had it."""
+        row = self.session(app_name, user_id, session_id)
+        if row is None:
+            raise SessionNotFoundError(app_name, user_id, session_id)
+        return row
 
     def apps(self, user_id: str | None = None) -> list[str]:
         """The apps with a stored session (of this user), sorted."""

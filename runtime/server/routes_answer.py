@@ -23,7 +23,7 @@ from starlette.routing import Route
 from domain.errors import AlreadyExistsError, InvalidArgumentError
 from runtime.server import access
 from runtime.server.http import NotFound, dump, parse_body, respond
-from runtime.server.routes_chronicle import SESSION, catalog_row
+from runtime.server.routes_chronicle import SESSION
 from runtime.server.routes_run import Run, RunAgentRequest
 from runtime.server.routes_sessions import Body
 
@@ -58,7 +58,7 @@ async def answer(request: Request) -> Response:
     services = access.for_user(request, app_name, user_id)
     session_id, request_id = access.path(request, "session_id"), access.path(request, "request_id")
     body = await parse_body(request, AnswerRequest, required=False) or AnswerRequest()
-    row = await catalog_row(services, app_name, user_id, session_id)
+    row = await services.store.call(services.reader.stored_session, app_name, user_id, session_id)
     pending = (await services.store.call(services.reader.open_requests, row)).get(request_id)
     if pending is None:
         if await services.store.call(services.reader.ever_requested, row, request_id):

@@ -111,7 +111,7 @@ async def _history(services: Any, row: Any) -> History:
 
 async def history(request: Request) -> Response:
     services, app_name, user_id, session_id = await _session(request)
-    row = await catalog_row(services, app_name, user_id, session_id)
+    row = await services.store.call(services.reader.stored_session, app_name, user_id, session_id)
     return respond((await _history(services, row)).summary())
 
 
@@ -170,7 +170,7 @@ async def verify_session(request: Request) -> Response:
 
     services, app_name, user_id, session_id = await _session(request)
     log_id = str(session_log_id(app_name, user_id, session_id))
-    await catalog_row(services, app_name, user_id, session_id)
+    await services.store.call(services.reader.stored_session, app_name, user_id, session_id)
     report = await services.store.call(audit, services.store, app_name, user_id, session_id)
     if report.ok:
         return respond({"ok": True})
@@ -198,7 +198,7 @@ async def export(request: Request) -> Response:
 
     services, app_name, user_id, session_id = await _session(request)
     kind = request.query_params.get("format", "jsonl")
-    row = await catalog_row(services, app_name, user_id, session_id)
+    row = await services.store.call(services.reader.stored_session, app_name, user_id, session_id)
     if kind == "jsonl":
         lines = await services.store.call(lambda: list(exporting.jsonl_lines(services.store, row.log_id)))
         return PlainTextResponse("".join(line + "\n" for line in lines), media_type="application/x-ndjson")
@@ -213,17 +213,9 @@ async def export(request: Request) -> Response:
     raise InvalidArgumentError(f"Unknown export format {kind!r}; use jsonl, markdown or adk.")
 
 
-async def catalog_row(services: Any, app_name: str, user_id: str, session_id: str) -> Any:
-    """The session's catalog row (a deleted session's too), or a 404."""
-    row = await services.store.call(services.reader.session, app_name, user_id, session_id)
-    if row is None:
-        raise SessionNotFoundError(app_name, user_id, session_id)
-    return row
-
-
 async def pending_of_session(request: Request) -> Response:
     services, app_name, user_id, session_id = await _session(request)
-    row = await catalog_row(services, app_name, user_id, session_id)
+    row = await services.store.call(services.reader.stored_session, app_name, user_id, session_id)
     return respond(list((await services.store.call(services.reader.open_requests, row)).values()))
 
 
