@@ -4,7 +4,8 @@ A request is a function call whose id is in its event's `long_running_tool_ids`:
 (`adk_request_confirmation`), a credential (`adk_request_credential`), an input request
 (`adk_request_input`) or any other long-running call. It closes when the user answers it (a
 FunctionResponse with its id in a user event), when the invocation is cancelled (a sealing
-response with `error_code` INVOCATION_ABORTED), or when a rewind goes back to before it.
+response with `error_code` INVOCATION_ABORTED), or when a rewind in effect goes back to before it
+(`domain.rewind_ranges.live_events`: undoing that rewind opens it again).
 Compaction does not touch it: compaction adds a summary event and removes nothing from the log.
 """
 
@@ -12,6 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Optional, Sequence
+
+from domain.rewind_ranges import live_events
 
 if TYPE_CHECKING:  # folds read JSON; importing the model (and google-genai) is left to callers
     from domain.events import Event
@@ -46,22 +49,12 @@ class PendingRequest:
 @dataclass
 class PendingView:
     requests: dict[str, PendingRequest] = field(default_factory=dict)
-    invocation_seq: dict[str, int] = field(default_factory=dict)
     call_names: dict[str, str] = field(default_factory=dict)
     """Every call's function name, by id (a credential request names only the call's id)."""
 
 
 def fold_pending(view: PendingView, event: Event) -> PendingView:
-    if event.invocation_id and event.invocation_id not in view.invocation_seq:
-        view.invocation_seq[event.invocation_id] = len(view.invocation_seq)
-    target = event.actions.rewind_before_invocation_id
-    if target:
-        start = view.invocation_seq.get(target)
-        if start is not None:
-            view.requests = {
-                k: r for k, r in view.requests.items() if view.invocation_seq.get(r.invocation_id, -1) < start
-            }
-        return view
+    """One live event (rewinds already applied, see ``open_requests``) folded into the view."""
     if event.author == "user" or event.error_code == INVOCATION_ABORTED:
         for response in event.get_function_responses():
             view.requests.pop(response.id or "", None)
@@ -76,9 +69,10 @@ def fold_pending(view: PendingView, event: Event) -> PendingView:
 
 
 def open_requests(events: Sequence[Event]) -> dict[str, PendingRequest]:
-    """The requests still waiting for an answer, by call id, in the order they were made."""
+    """The requests still waiting for an answer, by call id, in the order they were made: folded over
+    the events no rewind hides (``live_events``, the rule's one home; live events pass unchanged)."""
     view = PendingView()
-    for event in events:
+    for event in live_events(events):
         fold_pending(view, event)
     return view.requests
 

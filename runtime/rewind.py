@@ -17,6 +17,7 @@ from typing import Any, Mapping, Optional
 from domain.events import Event
 from domain.rewind_ranges import live_events
 from domain.session_log import RECORDED_TOPICS, fold_artifact_view, session_artifacts, session_log_id
+from runtime.log_reader import LogReader
 from runtime.sessions.base import GetSessionConfig
 
 
@@ -94,11 +95,11 @@ def _touched(store: Any, log_id: Any, first: int, last: int, view: dict[str, int
     """The files the log's events ``first .. last`` touched, folding forward from ``view`` (the
     session's files just before ``first``): every file they wrote, a nested rewind replaced or
     restored, or whose version differs at the end."""
-    recorder, mapper = store.recorder, store.application.mapper
+    reader, mapper = LogReader(store), store.application.mapper
     start = dict(view)
     view = dict(view)
     touched: set[str] = set()
-    for row in recorder.select_events(log_id, gt=first - 1, lte=last):
+    for row in reader.stored_events(log_id, gt=first - 1, lte=last):
         if row.topic not in RECORDED_TOPICS:
             continue
         domain_event = mapper.to_domain_event(row)
@@ -125,13 +126,13 @@ async def rewound_artifact_versions(
 
 
 def _versions_from_log(store: Any, log_id: Any, marker_id: str) -> dict[str, Optional[int]]:
-    recorder, mapper = store.recorder, store.application.mapper
+    reader, mapper = LogReader(store), store.application.mapper
     # The rewind is almost always the log's newest event: one read finds it.
-    rows = recorder.select_events(log_id, desc=True, limit=1)
+    rows = reader.stored_events(log_id, desc=True, limit=1)
     rewound = mapper.to_domain_event(rows[0]) if rows else None
     if rewound is None or (getattr(rewound, "event", None) or {}).get("id") != marker_id:
-        version = recorder.find_claim(log_id, marker_id)
-        rows = recorder.select_events(log_id, gt=version - 1, lte=version) if version is not None else []
+        version = reader.claim(log_id, marker_id)
+        rows = reader.stored_events(log_id, gt=version - 1, lte=version) if version is not None else []
         if not rows:
             return {}
         rewound = mapper.to_domain_event(rows[0])

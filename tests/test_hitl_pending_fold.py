@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain.events import Event, EventActions
+from domain.rewind_ranges import live_events
 from projections.pending import fold_pending, open_requests, PendingView
 
 NAMES = ["adk_request_confirmation", "adk_request_credential", "adk_request_input", "lookup"]
@@ -31,37 +32,70 @@ steps = st.lists(
 )
 
 
+def expected_open(log: list[tuple[str, str, str, str]]) -> set[str]:
+    """The oracle, over (kind, invocation, rewind target, call id) steps: a rewind at step v hides the
+    steps from its target's first one to v - 1 unless a rewind in effect after it hides it (then it
+    hides nothing: undoing a rewind brings its range back); the asked minus the closed, of what shows."""
+    first: dict[str, int] = {}
+    rewinds = []
+    for at, (kind, invocation, target, _) in enumerate(log):
+        if kind == "rewind":
+            rewinds.append((at, first[target]))
+        first.setdefault(invocation, at)
+    hidden: set[int] = set()
+    for at, start in reversed(rewinds):
+        if at not in hidden:
+            hidden |= set(range(start, at))
+    asked: set[str] = set()
+    for at, (kind, _, _, call_id) in enumerate(log):
+        if at in hidden or kind == "rewind":
+            continue
+        if kind == "ask":
+            asked.add(call_id)
+        elif kind in ("answer", "cancel"):
+            asked.discard(call_id)
+    return asked
+
+
 @settings(max_examples=200, deadline=None)
 @given(steps)
 def test_open_requests_are_the_asked_minus_the_closed(script):
-    events, expected, order = [], {}, []
+    events, log, order = [], [], []
     for kind, inv_n, call_n, name in script:
         invocation, call_id = f"i{inv_n}", f"c{inv_n}-{call_n}"
-        if kind == "rewind" and invocation not in order:
-            continue  # a rewind names an invocation the session has (else nothing is written)
+        if kind == "rewind":
+            if not order:
+                continue  # a rewind names an invocation the session has (else nothing is written)
+            target = order[(inv_n * 7 + call_n) % len(order)]  # any earlier one: a rewind marker too (an undo)
+            invocation = f"r{len(events)}"
+            events.append(Event(invocation_id=invocation, author="user",
+                                actions=EventActions(rewind_before_invocation_id=target)))
+            log.append((kind, invocation, target, ""))
+            order.append(invocation)
+            continue
         if invocation not in order:
             order.append(invocation)
+        log.append((kind, invocation, "", call_id))
         if kind == "ask":
             events.append(ask(invocation, call_id, name))
-            expected[call_id] = invocation
         elif kind == "answer":
             events.append(answer(invocation, call_id))
-            expected.pop(call_id, None)
         elif kind == "agent_result":  # an agent's own result does not answer a person's request
             events.append(answer(invocation, call_id, author="agent"))
-        elif kind == "cancel":
-            events.append(answer(invocation, call_id, author="agent", aborted=True))
-            expected.pop(call_id, None)
         else:
-            marker_inv = f"r{len(events)}"
-            events.append(Event(invocation_id=marker_inv, author="user",
-                                actions=EventActions(rewind_before_invocation_id=invocation)))
-            order.append(marker_inv)
-            cut = order.index(invocation)
-            expected = {k: v for k, v in expected.items() if order.index(v) < cut}
-    assert set(open_requests(events)) == set(expected)
-    # folding one event at a time is the same as folding them all
+            events.append(answer(invocation, call_id, author="agent", aborted=True))
+    assert set(open_requests(events)) == expected_open(log)
+    # folding the live events one at a time is the same as folding them all
     view = PendingView()
-    for event in events:
+    for event in live_events(events):
         view = fold_pending(view, event)
-    assert set(view.requests) == set(expected)
+    assert set(view.requests) == expected_open(log)
+
+
+def test_undoing_a_rewind_opens_its_requests_again():
+    asked = ask("i0", "c0", "adk_request_input")
+    rewound = Event(invocation_id="r1", author="user", actions=EventActions(rewind_before_invocation_id="i0"))
+    undone = Event(invocation_id="r2", author="user", actions=EventActions(rewind_before_invocation_id="r1"))
+    assert list(open_requests([asked])) == ["c0"]
+    assert open_requests([asked, rewound]) == {}
+    assert list(open_requests([asked, rewound, undone])) == ["c0"]

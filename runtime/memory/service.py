@@ -32,9 +32,10 @@ from domain.events import Event
 from domain.session_log import session_log_id
 from domain.session import Session
 from domain.validation import check_event_id, check_ids, check_storable
+from runtime.log_reader import LogReader
 from runtime.memory.base import BaseMemoryService, MemoryEntry, SearchMemoryResponse
 from projections.memory import Folded, MemoryDoc, SourceView, fold_memory_log_event, fold_session_event
-from runtime.memory.index_base import MemoryIndex
+from runtime.stores.memory_index import MemoryIndex
 from domain.memory_log import MemoryLog, memory_log_id
 from runtime.memory import keyword_ranking
 from runtime.stores import Store, open_store
@@ -72,7 +73,7 @@ class LogMemoryService(BaseMemoryService):
         self.index = index if index is not None else store.memory_index()
         self._owns_store = owns_store
         self._application = store.application
-        self._recorder = store.recorder
+        self._reader = LogReader(store)
         self._locks: dict[UUID, threading.Lock] = {}
         self._locks_guard = threading.Lock()
 
@@ -143,7 +144,7 @@ class LogMemoryService(BaseMemoryService):
         return lock
 
     def _has_log(self, log_id: UUID) -> bool:
-        return bool(self._recorder.select_events(log_id, limit=1))
+        return bool(self._reader.stored_events(log_id, limit=1))
 
     def _add(
         self,
@@ -216,7 +217,7 @@ class LogMemoryService(BaseMemoryService):
         source = log_id.hex
         total = 0
         while True:
-            rows = self._recorder.select_events(log_id, gt=view.position, limit=CATCH_UP_PAGE)
+            rows = self._reader.stored_events(log_id, gt=view.position, limit=CATCH_UP_PAGE)
             if not rows:
                 return total
             before = view.position
@@ -237,7 +238,7 @@ class LogMemoryService(BaseMemoryService):
         self.index.clear()
         total, start = 0, 1
         while True:
-            page = self._recorder.select_notifications(start, 1000, topics=[MemoryLog.Created.TOPIC])
+            page = self._reader.notifications(start, 1000, topics=[MemoryLog.Created.TOPIC])
             for notification in page:
                 payload = json.loads(notification.state)
                 total += self._catch_up(payload["app_name"], payload["user_id"])

@@ -24,6 +24,7 @@ from domain.memory_log import MemoryLog
 from domain.purge_log import PURGE_LOG_ID
 from domain.session_log import SessionLog
 from domain.errors import StoreCorruptError, StoreError
+from runtime.log_reader import LogReader
 from runtime.operations.recheck import Drift, Recheck, read_model_drifts, surviving
 from runtime.sessions.verify import ScopedFold, ScopedMismatch, decode_payload, decode_rows, scoped_state_mismatches
 from runtime.stores import CatalogRow, Store
@@ -99,7 +100,7 @@ def logs_to_check(store: Store, app_name: str | None = None, user_id: str | None
     logs their genesis events name (a memory log belongs to a user, so not with ``session_id``),
     and the purge audit log."""
     logs: dict[UUID, _Log] = {}
-    for row in store.recorder.select_catalog(app_name, user_id):
+    for row in LogReader(store).sessions(app_name, user_id):
         if session_id is None or row.session_id == session_id:
             logs[row.log_id] = _Log(row.log_id, row.app_name, row.user_id, row.session_id, row)
     for kind, log_id, payload in _geneses(store):
@@ -110,7 +111,7 @@ def logs_to_check(store: Store, app_name: str | None = None, user_id: str | None
             continue
         logs[log_id] = _Log(log_id, payload.get("app_name", "?"), payload.get("user_id", "?"), owner, kind=kind)
     found = sorted(logs.values(), key=lambda log: list(_KINDS.values()).index(log.kind))
-    if session_id is None and store.recorder.select_events(PURGE_LOG_ID, limit=1):
+    if session_id is None and LogReader(store).stored_events(PURGE_LOG_ID, limit=1):
         found.append(_Log(PURGE_LOG_ID, kind=PURGES))
     return found
 
@@ -118,7 +119,7 @@ def logs_to_check(store: Store, app_name: str | None = None, user_id: str | None
 def _geneses(store: Store) -> Iterator[tuple[str, UUID, dict[str, Any]]]:
     start = 1
     while True:
-        page = store.recorder.select_notifications(start, 1000, topics=list(_KINDS))
+        page = LogReader(store).notifications(start, 1000, topics=list(_KINDS))
         for n in page:
             try:
                 payload = from_json(n.state)
@@ -135,7 +136,7 @@ def _geneses(store: Store) -> Iterator[tuple[str, UUID, dict[str, Any]]]:
 def check_log(store: Store, log: _Log, recheck: Optional[Recheck] = None) -> tuple[int, Optional[Broken]]:
     """(events read, the first broken link or None); with ``recheck``, the log's derived rows are
     compared with its fold too."""
-    rows = store.recorder.select_events(log.log_id)
+    rows = LogReader(store).stored_events(log.log_id)
 
     def broken(version: int, reason: str, found: Optional[str] = None, expected: Optional[str] = None) -> Broken:
         event_id = None

@@ -16,6 +16,7 @@ from uuid import UUID
 from pydantic_core import from_json
 
 from domain.session import Session
+from runtime.log_reader import LogReader
 from runtime.operations.times import utc
 from runtime.stores import Store
 
@@ -32,7 +33,7 @@ def _line(position: int | None, log_id: Any, version: int, topic: str, state: by
 
 def jsonl_lines(store: Store, log_id: UUID) -> Iterator[str]:
     """A session log's stored events, in version order."""
-    for row in store.recorder.select_events(log_id):
+    for row in LogReader(store).stored_events(log_id):
         yield _line(None, row.originator_id, row.originator_version, row.topic, row.state)
 
 
@@ -41,7 +42,7 @@ def store_jsonl_lines(store: Store) -> Iterator[str]:
     in log order, with its position."""
     start = 1
     while True:
-        page = store.recorder.select_notifications(start=start, limit=PAGE)
+        page = LogReader(store).notifications(start=start, limit=PAGE)
         for n in page:
             yield _line(n.id, n.originator_id, n.originator_version, n.topic, n.state)
         if len(page) < PAGE:

@@ -14,6 +14,7 @@ from typing import Any, Optional
 from domain.rewind_ranges import is_hidden
 from domain.session_log import SessionLog
 from projections.timeline import Timeline
+from runtime.log_reader import LogReader
 from runtime.read_models import TimeTravel
 from runtime.sessions.service import parse_recorded
 from runtime.stores import CatalogRow, Store
@@ -56,7 +57,7 @@ def load_history(store: Store, row: CatalogRow, time_travel: Optional[TimeTravel
     ranges = log.hidden_ranges()
     marks = []
     for version, start in log.rewinds:
-        rows = store.recorder.select_events(row.log_id, gt=version - 1, lte=version)
+        rows = LogReader(store).stored_events(row.log_id, gt=version - 1, lte=version)
         marker = parse_recorded(rows[0])
         marks.append(RewindMark(
             version, start, marker.id, marker.actions.rewind_before_invocation_id or "",

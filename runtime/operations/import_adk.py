@@ -35,6 +35,7 @@ from domain.events import Event, EventActions
 from domain.session_log import RECORDED_TOPICS, SessionLog, session_log_id
 from domain.state import check_json_state, is_temp, split_scopes, without_temp
 from domain.validation import check_ids
+from runtime.log_reader import LogReader
 from runtime.stores import CatalogRow, SideRows, Store
 from runtime.operations.adk_source import AdkSession, AdkSource
 
@@ -181,7 +182,7 @@ class Importer:
         from pydantic_core import from_json
 
         ids = set()
-        for row in self.store.recorder.select_events(log_id):
+        for row in LogReader(self.store).stored_events(log_id):
             if row.topic in RECORDED_TOPICS:
                 ids.add(from_json(row.state)["event"]["id"])
         return ids
@@ -195,7 +196,7 @@ class Importer:
             written.update(split_scopes((event.get("actions") or {}).get("state_delta")).session)
         genesis = {k: v for k, v in session.state.items() if k not in written and not is_temp(k)}
         user = (session.app_name, session.user_id)
-        present = self.store.recorder.select_scoped(*user)  # what earlier imports already brought
+        present = LogReader(self.store).scoped(*user)  # what earlier imports already brought
         if session.app_name not in self._app_seeded:
             self._app_seeded.add(session.app_name)
             genesis.update({k: v for k, v in self.source.app_state(session.app_name).items()
@@ -212,7 +213,7 @@ class Importer:
             self._record_reconciliation(log, session, delta)
 
     def _reconcile_shared(self, session: AdkSession, app: str, user: str) -> None:
-        now = self.store.recorder.select_scoped(app, user)
+        now = LogReader(self.store).scoped(app, user)
         wanted = {**self.source.app_state(app), **self.source.user_state(app, user)}
         delta = {k: v for k, v in wanted.items() if now.get(k, _ABSENT) != v}
         if not delta:

@@ -39,6 +39,7 @@ from eventsourcing.persistence import IntegrityError, OperationalError
 from domain.errors import InvalidArgumentError, StoreError
 from domain.purge_log import PURGE_LOG_ID, PurgeLog
 from domain.session_log import SessionLog
+from runtime.log_reader import LogReader
 from runtime.stores import CatalogRow, Store
 from runtime.stores.base import as_uuid
 
@@ -124,7 +125,7 @@ def plan_purge(
     from domain.memory_log import memory_log_id
 
     plan = PurgePlan(app_name, user_id if session_id is None else None, session_id)
-    rows = store.recorder.select_catalog(app_name, user_id)
+    rows = LogReader(store).sessions(app_name, user_id)
     if session_id is None:
         chosen = [(r, None) for r in rows]
     else:
@@ -137,7 +138,7 @@ def plan_purge(
             )
         chosen = [(sources[0], None), *_forks_of(store, sources[0])]
     for row, fork_of in chosen:
-        last = store.recorder.select_events(row.log_id, desc=True, limit=1)
+        last = LogReader(store).stored_events(row.log_id, desc=True, limit=1)
         version, head = 0, ""
         if last:
             version = last[0].originator_version
@@ -147,7 +148,7 @@ def plan_purge(
     if plan.user_id is not None:
         _add_artifact_log(store, plan, ArtifactScope(app_name, plan.user_id, None).log_id)
         mem = memory_log_id(app_name, plan.user_id)
-        count = len(store.recorder.select_events(mem))
+        count = len(LogReader(store).stored_events(mem))
         if count:
             plan.memory_log, plan.memory_log_events = mem, count
     plan.unreferenced_blobs = _unreferenced(store, plan.blob_candidates, set(plan.artifact_logs))
@@ -160,7 +161,7 @@ def _unreferenced(store: Store, candidates: set[str], purged_logs: set[UUID]) ->
 
     unreferenced, start = set(candidates), 1
     while unreferenced:
-        page = store.recorder.select_notifications(start, 1000, topics=[ArtifactLog.Saved.TOPIC])
+        page = LogReader(store).notifications(start, 1000, topics=[ArtifactLog.Saved.TOPIC])
         for n in page:
             if as_uuid(n.originator_id) not in purged_logs:
                 unreferenced.discard(json.loads(n.state)["sha256"])
@@ -175,14 +176,14 @@ def _forks_of(store: Store, source: CatalogRow) -> list[tuple[CatalogRow, str]]:
     forked: dict[str, list[UUID]] = {}  # source log id -> fork log ids
     start = 1
     while True:
-        page = store.recorder.select_notifications(start, 1000, topics=[SessionLog.ForkedFrom.TOPIC])
+        page = LogReader(store).notifications(start, 1000, topics=[SessionLog.ForkedFrom.TOPIC])
         for n in page:
             payload = json.loads(n.state)
             forked.setdefault(payload["source_log_id"], []).append(as_uuid(n.originator_id))
         if len(page) < 1000:
             break
         start = page[-1].id + 1
-    catalog = {r.log_id: r for r in store.recorder.select_catalog(source.app_name)}
+    catalog = {r.log_id: r for r in LogReader(store).sessions(source.app_name)}
     found: list[tuple[CatalogRow, str]] = []
     todo = [source]
     while todo:
@@ -198,7 +199,7 @@ def _forks_of(store: Store, source: CatalogRow) -> list[tuple[CatalogRow, str]]:
 def _add_artifact_log(store: Store, plan: PurgePlan, log_id: UUID) -> None:
     from domain.artifact_log import ArtifactLog
 
-    rows = store.recorder.select_events(log_id)
+    rows = LogReader(store).stored_events(log_id)
     if not rows:
         return
     plan.artifact_logs[log_id] = len(rows)
@@ -296,32 +297,19 @@ def _delete(store: Store, plan: PurgePlan, by: str, reason: str) -> tuple[dict[s
     sql = store.purge_statements()
     session_ids = [s.row.log_id for s in plan.sessions]
     every_log = [*session_ids, *plan.artifact_logs, *([plan.memory_log] if plan.memory_log else [])]
-    counts = {"sessions": len(plan.sessions), "artifact_logs": len(plan.artifact_logs)}
     with sql.transaction() as c:
         # The plan must still hold: a session that grew since it was read would be misreported.
         for log_id, expected in [*((s.row.log_id, s.last_version) for s in plan.sessions), *plan.artifact_logs.items()]:
             if sql.max_version(c, log_id) != expected:
                 raise _PlanChanged
         position = sql.max_position(c)
-        counts["stored_events"] = sum(
-            sql.run(c, "DELETE FROM chronicle_events WHERE originator_id = {p}", [sql.id(i)]) for i in every_log
-        )
-        counts["session_events"], counts["artifact_events"] = plan.events, sum(plan.artifact_logs.values())
-        counts["memory_log_events"] = plan.memory_log_events
-        counts["snapshots"] = sum(
-            sql.run(c, "DELETE FROM chronicle_snapshots WHERE originator_id = {p}", [sql.id(i)]) for i in every_log
-        )
-        counts["event_ids"] = sum(
-            sql.run(c, "DELETE FROM chronicle_event_ids WHERE log_id = {p}", [sql.id(i)]) for i in session_ids
-        )
-        counts["catalog_rows"] = sum(
-            sql.run(c, "DELETE FROM chronicle_sessions WHERE log_id = {p}", [sql.id(i)]) for i in session_ids
-        )
-        if plan.user_id is not None:
-            counts["user_state_rows"] = sql.run(
-                c, "DELETE FROM chronicle_scoped_state WHERE app_name = {p} AND user_id = {p}",
-                [plan.app_name, plan.user_id],
-            )
+        deleted = sql.delete_logs(c, every_log, session_ids, plan.app_name, plan.user_id)
+        counts = {
+            "sessions": len(plan.sessions), "artifact_logs": len(plan.artifact_logs),
+            "stored_events": deleted.pop("stored_events"), "session_events": plan.events,
+            "artifact_events": sum(plan.artifact_logs.values()), "memory_log_events": plan.memory_log_events,
+            **deleted,
+        }
         counts.update(sql.purge_memory(c, store, plan))
         counts["blobs"] = len(plan.unreferenced_blobs)
         stored, version, purged_time = _audit_events(store, plan, by, reason, counts)

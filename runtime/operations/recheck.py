@@ -39,10 +39,11 @@ from domain.state import is_user_scoped
 from projections.base import encoded, fold_events
 from projections.memory import Folded, SourceView, fold_memory_log_event, fold_session_event, with_visibility
 from runtime.artifacts.blobs import sha256_hex
+from runtime.log_reader import LogReader
 from runtime.read_models.source import LogSource
 from runtime.sessions.verify import ScopedFold
 from runtime.stores import Store
-from runtime.stores.application import domain_event, stored_link
+from runtime.stores.application import domain_event
 
 T = TypeVar("T")
 
@@ -131,7 +132,7 @@ class Recheck:
 
     def _snapshots(self, log_id: UUID) -> list[Any]:
         store = self.store
-        stored = store.application.snapshots.recorder.select_events(log_id)
+        stored = LogReader(store).snapshots(log_id)
         return [store.application.mapper.to_domain_event(s) for s in stored]
 
     def _compare_snapshot(self, log: Any, where: str, snapshot: Any, aggregate: Any) -> None:
@@ -143,14 +144,14 @@ class Recheck:
                 self.drift(SNAPSHOT, where, f"the snapshot at version {version} says {key} differently from the log",
                            str(log.log_id), version, key, found.get(key), expected.get(key))
         if found == expected:
-            link = stored_link(self.store.recorder, log.log_id, version)
+            link = LogReader(self.store).link(log.log_id, version)
             why = snapshot_problem(found, getattr(snapshot, "digest", None), link)
             if why is not None and getattr(snapshot, "digest", None) is not None:
                 self.drift(SNAPSHOT, where, f"the snapshot at version {version} is not served: {why}",
                            str(log.log_id), version, "digest")
 
     def _compare_claims(self, log: Any, where: str, expected: dict[str, int]) -> None:
-        found = self.store.recorder.select_claims(log.log_id)
+        found = LogReader(self.store).claims(log.log_id)
         for event_id in sorted({*found, *expected}, key=str):
             got, want = found.get(event_id), expected.get(event_id)
             if got != want:
@@ -241,7 +242,7 @@ class Recheck:
             for app_name, user_id, log_hex, session_id in references:
                 if log_hex in self._session_logs or log_hex in self._purged_logs or log_hex in reported:
                     continue
-                if self.store.recorder.select_events(UUID(log_hex), limit=1):
+                if LogReader(self.store).stored_events(UUID(log_hex), limit=1):
                     continue  # outside the audit's filter
                 reported.add(log_hex)
                 where = _whose(app_name, user_id, session_id)
@@ -261,9 +262,9 @@ class Recheck:
         from runtime.operations.seal import stored_checkpoints
 
         traces = []
-        if self.store.recorder.select_claims(log_id):
+        if LogReader(self.store).claims(log_id):
             traces.append("its event-id claims remain")
-        if self.store.application.snapshots.recorder.select_events(log_id, limit=1):
+        if LogReader(self.store).snapshots(log_id, limit=1):
             traces.append("its snapshots remain")
         if any(str(head.log_id) in (str(log_id), log_id.hex) for checkpoint in stored_checkpoints(self.store)
                for head in checkpoint.heads):
@@ -304,7 +305,7 @@ class Recheck:
             view = SourceView(stored_view.session_id)
             folded = Folded()
             fold = fold_memory_log_event if source == own else fold_session_event
-            for row in self.store.recorder.select_events(UUID(source), lte=stored_view.position):
+            for row in LogReader(self.store).stored_events(UUID(source), lte=stored_view.position):
                 fold(view, source, row.originator_version, row.topic, json.loads(row.state), folded)
             for doc in with_visibility(folded.docs, view):
                 expected[(doc.source, doc.position)] = doc

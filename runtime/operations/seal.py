@@ -35,6 +35,7 @@ from domain.memory_log import MemoryLog
 from domain.purge_log import PURGE_LOG_ID, PurgeLog
 from domain.seal_keys import SealKey, SealKeyError, new_key, parse_key
 from domain.session_log import SessionLog
+from runtime.log_reader import LogReader
 from runtime.operations.audit import ARTIFACTS, MEMORY, PURGES, SESSION, Broken
 from runtime.sessions.verify import decode_payload, verify_rows
 from runtime.stores import Store
@@ -104,7 +105,7 @@ class _Log:
 
     @classmethod
     def read(cls, store: Store, log_id: UUID) -> _Log:
-        rows = store.recorder.select_rows(log_id)
+        rows = LogReader(store).rows(log_id)
         payloads = []
         for _, _, state in rows:
             try:
@@ -145,7 +146,7 @@ def _text(value: Any) -> Optional[str]:
 
 
 def _stored_checkpoint_rows(store: Store) -> Sequence[Any]:
-    return store.recorder.select_events(CHECKPOINT_LOG_ID)
+    return LogReader(store).stored_events(CHECKPOINT_LOG_ID)
 
 
 def _as_checkpoint(store: Store, state: bytes) -> Checkpoint:
@@ -195,7 +196,7 @@ def seal(store: Store, key: SealKey, *, now: Optional[float] = None) -> list[Che
                     key=key,
                 )
                 events = next_events(tail, checkpoint.to_json(), moment)
-                store.recorder.insert_events([store.application.mapper.to_stored_event(e) for e in events])
+                store.append_events(events)
                 written.append(checkpoint)
                 last, tail = checkpoint, (events[-1].originator_version, events[-1].chain)
             return written
@@ -206,7 +207,7 @@ def seal(store: Store, key: SealKey, *, now: Optional[float] = None) -> list[Che
 
 def _newest(store: Store, key: SealKey) -> tuple[Optional[tuple[int, str]], Optional[Checkpoint]]:
     """The checkpoint log's last (version, link) and its newest checkpoint, which ``key`` must vouch for."""
-    latest = store.recorder.select_events(CHECKPOINT_LOG_ID, desc=True, limit=1)
+    latest = LogReader(store).stored_events(CHECKPOINT_LOG_ID, desc=True, limit=1)
     if not latest:
         return None, None
     row = latest[0]
@@ -387,7 +388,7 @@ class _Purges:
     @classmethod
     def read(cls, store: Store) -> _Purges:
         purges = cls()
-        for row in store.recorder.select_events(PURGE_LOG_ID):
+        for row in LogReader(store).stored_events(PURGE_LOG_ID):
             if row.topic != PurgeLog.Purged.TOPIC:
                 continue
             try:
@@ -481,7 +482,7 @@ def prove(store: Store, app_name: str, user_id: str, session_id: str, event_id: 
     from domain.session_log import session_log_id
 
     log_id = session_log_id(app_name, user_id, session_id)
-    version = store.recorder.find_claim(log_id, event_id)
+    version = LogReader(store).claim(log_id, event_id)
     if version is None:
         raise InvalidArgumentError(f"No event {event_id!r} in session {session_id!r} (app {app_name}, user "
                                    f"{user_id}).")

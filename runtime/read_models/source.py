@@ -24,6 +24,7 @@ from pydantic_core import from_json as _from_json
 
 from domain.session_log import SessionLog
 from projections.log_event import CREATED, DELETED, FORKED, INTERRUPTED, RECORDED, REWOUND, LogEvent
+from runtime.log_reader import LogReader
 from runtime.stores import Store
 from runtime.stores.application import recorded_event
 from runtime.stores.base import as_uuid
@@ -62,7 +63,7 @@ class LogSource:
 
     def __init__(self, store: Store, *, max_identities: int = 200_000):
         self.store = store
-        self.recorder = store.recorder
+        self.reader = LogReader(store)
         self._known: dict[Any, _Known] = {}
         self._max_identities = max_identities
         self._lock = threading.Lock()
@@ -129,7 +130,7 @@ class LogSource:
 
     def session_events(self, log_id: UUID, *, gt: int | None = None, lte: int | None = None) -> list[LogEvent]:
         """One session's events in order (positions left 0: a session read does not know them)."""
-        rows = self.recorder.select_events(log_id, gt=gt, lte=lte)
+        rows = self.reader.stored_events(log_id, gt=gt, lte=lte)
         events = [e for e in (self.decode(r) for r in rows) if e is not None]
         forked = next((e.version for e in events if e.kind == FORKED), None)
         if forked is None and events and events[0].kind != CREATED:
@@ -165,7 +166,7 @@ class LogSource:
         return {e.version: e.timestamp for e in events if e is not None}
 
     def event_at(self, log_id: UUID, version: int) -> LogEvent | None:
-        rows = self.recorder.select_events(log_id, gt=version - 1, lte=version)
+        rows = self.reader.stored_events(log_id, gt=version - 1, lte=version)
         return self.decode(rows[0]) if rows else None
 
     def locate(self, log_id: UUID, version: int) -> tuple[int, LogEvent | None]:
@@ -253,7 +254,7 @@ class LogSource:
 
     def _lookup(self, raw_id: Any) -> _Known:
         log_id = as_uuid(raw_id)
-        rows: Sequence[StoredEvent] = self.recorder.select_events(log_id, lte=1)
+        rows: Sequence[StoredEvent] = self.reader.stored_events(log_id, lte=1)
         if not rows or rows[0].topic != SessionLog.Created.TOPIC:
             raise LookupError(f"Log {log_id} has no genesis event; is it a session log?")
         payload = from_json(rows[0].state)

@@ -35,6 +35,7 @@ from projections.session_at import session_at
 from projections.log_event import RECORDED, REWOUND, LogEvent
 from projections.state import APP_STATE, SCOPED_STATE, USER_STATE
 from projections.timeline import Timeline, fold_timeline
+from runtime.log_reader import LogReader
 from runtime.read_models.follower import ProjectionFollower, runner_for
 from runtime.read_models.source import LogSource
 from runtime.stores import Store, open_store
@@ -194,7 +195,7 @@ class TimeTravel:
     def __init__(self, store: Store | str):
         self.store = open_store(store) if isinstance(store, str) else store
         self.application = self.store.application
-        self.recorder = self.store.recorder
+        self.reader = LogReader(self.store)
         self.source = LogSource(self.store)
         self.scoped: ProjectionFollower = runner_for(self.store, SCOPED_STATE)
         self.artifacts: ProjectionFollower = runner_for(self.store, ARTIFACTS)
@@ -274,7 +275,7 @@ class TimeTravel:
     def _resolve(self, log_id: UUID, identity: tuple[str, str, str], at: At) -> int:
         """The log version a position names."""
         if at.event_id is not None:
-            version = self.recorder.find_claim(log_id, at.event_id)
+            version = self.reader.claim(log_id, at.event_id)
             if version is None:
                 self._log(log_id, identity)  # a missing session says so first
                 raise InvalidArgumentError(

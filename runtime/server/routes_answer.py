@@ -21,13 +21,11 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from domain.errors import AlreadyExistsError, InvalidArgumentError
-from domain.session_log import RECORDED_TOPICS
 from runtime.server import access
 from runtime.server.http import NotFound, dump, parse_body, respond
-from runtime.server.routes_chronicle import SESSION, _catalog_row, _open_requests
+from runtime.server.routes_chronicle import SESSION
 from runtime.server.routes_run import Run, RunAgentRequest
 from runtime.server.routes_sessions import Body
-from runtime.sessions.service import parse_recorded_state
 
 
 class AnswerRequest(Body):
@@ -55,24 +53,15 @@ def response_for(kind: str, answer: AnswerRequest) -> dict[str, Any]:
     return answer.payload if isinstance(answer.payload, dict) else {"result": answer.payload}
 
 
-def _ever_requested(store: Any, row: Any, request_id: str) -> bool:
-    for _, topic, state in store.recorder.select_rows(row.log_id):
-        if topic in RECORDED_TOPICS:
-            event = parse_recorded_state(state)
-            if request_id in (event.long_running_tool_ids or set()):
-                return True
-    return False
-
-
 async def answer(request: Request) -> Response:
     app_name, user_id = access.path(request, "app_name"), access.path(request, "user_id")
     services = access.for_user(request, app_name, user_id)
     session_id, request_id = access.path(request, "session_id"), access.path(request, "request_id")
     body = await parse_body(request, AnswerRequest, required=False) or AnswerRequest()
-    row = await _catalog_row(services, app_name, user_id, session_id)
-    pending = (await services.store.call(_open_requests, services.store, row)).get(request_id)
+    row = await services.store.call(services.reader.stored_session, app_name, user_id, session_id)
+    pending = (await services.store.call(services.reader.open_requests, row)).get(request_id)
     if pending is None:
-        if await services.store.call(_ever_requested, services.store, row, request_id):
+        if await services.store.call(services.reader.ever_requested, row, request_id):
             raise AlreadyAnswered(f"Request {request_id!r} was answered already (or cancelled, or rewound away).")
         raise NotFound(f"Session {session_id!r} has no request {request_id!r}; GET …/pending lists the open ones.")
     reply = types.FunctionResponse(id=request_id, name=pending.name, response=response_for(pending.kind, body))

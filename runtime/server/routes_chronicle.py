@@ -31,15 +31,13 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
 from domain.errors import InvalidArgumentError, SessionNotFoundError
-from domain.session_log import RECORDED_TOPICS, session_log_id
-from projections.pending import open_requests
+from domain.session_log import session_log_id
 from runtime.operations.history import History, load_history
 from runtime.read_models import At
 from runtime.read_models.time_travel import MISSING
 from runtime.server import access
 from runtime.server.http import dump, parse_body, respond
 from runtime.server.routes_sessions import Body
-from runtime.sessions.service import parse_recorded_state
 
 
 class RewindRequest(Body):
@@ -113,7 +111,7 @@ async def _history(services: Any, row: Any) -> History:
 
 async def history(request: Request) -> Response:
     services, app_name, user_id, session_id = await _session(request)
-    row = await _catalog_row(services, app_name, user_id, session_id)
+    row = await services.store.call(services.reader.stored_session, app_name, user_id, session_id)
     return respond((await _history(services, row)).summary())
 
 
@@ -172,7 +170,7 @@ async def verify_session(request: Request) -> Response:
 
     services, app_name, user_id, session_id = await _session(request)
     log_id = str(session_log_id(app_name, user_id, session_id))
-    await _catalog_row(services, app_name, user_id, session_id)
+    await services.store.call(services.reader.stored_session, app_name, user_id, session_id)
     report = await services.store.call(audit, services.store, app_name, user_id, session_id)
     if report.ok:
         return respond({"ok": True})
@@ -200,7 +198,7 @@ async def export(request: Request) -> Response:
 
     services, app_name, user_id, session_id = await _session(request)
     kind = request.query_params.get("format", "jsonl")
-    row = await _catalog_row(services, app_name, user_id, session_id)
+    row = await services.store.call(services.reader.stored_session, app_name, user_id, session_id)
     if kind == "jsonl":
         lines = await services.store.call(lambda: list(exporting.jsonl_lines(services.store, row.log_id)))
         return PlainTextResponse("".join(line + "\n" for line in lines), media_type="application/x-ndjson")
@@ -215,18 +213,10 @@ async def export(request: Request) -> Response:
     raise InvalidArgumentError(f"Unknown export format {kind!r}; use jsonl, markdown or adk.")
 
 
-async def _catalog_row(services: Any, app_name: str, user_id: str, session_id: str) -> Any:
-    rows = await services.store.call(services.store.recorder.select_catalog, app_name, user_id)
-    row = next((r for r in rows if r.session_id == session_id), None)
-    if row is None:
-        raise SessionNotFoundError(app_name, user_id, session_id)
-    return row
-
-
 async def pending_of_session(request: Request) -> Response:
     services, app_name, user_id, session_id = await _session(request)
-    row = await _catalog_row(services, app_name, user_id, session_id)
-    return respond(list((await services.store.call(_open_requests, services.store, row)).values()))
+    row = await services.store.call(services.reader.stored_session, app_name, user_id, session_id)
+    return respond(list((await services.store.call(services.reader.open_requests, row)).values()))
 
 
 async def pending_of_app(request: Request) -> Response:
@@ -234,19 +224,8 @@ async def pending_of_app(request: Request) -> Response:
     access.caller(request).check_operator("Listing every user's pending requests")
     services = await access.for_stored(request, app_name)
 
-    def found() -> list[dict[str, Any]]:
-        rows = [r for r in services.store.recorder.select_catalog(app_name, None) if not r.deleted]
-        out = [{"user_id": r.user_id, "session_id": r.session_id, **dump(req)}
-               for r in rows for req in _open_requests(services.store, r).values()]
-        return sorted(out, key=lambda item: item["since"])
-
-    return respond(await services.store.call(found))
-
-
-def _open_requests(store: Any, row: Any) -> dict[str, Any]:
-    events = [parse_recorded_state(state) for _, topic, state in store.recorder.select_rows(row.log_id)
-              if topic in RECORDED_TOPICS]
-    return open_requests(events)
+    found = await services.store.call(services.reader.pending, app_name, None)
+    return respond([{"user_id": r.user_id, "session_id": r.session_id, **dump(req)} for r, req in found])
 
 
 async def analytics(request: Request) -> Response:

@@ -31,7 +31,7 @@ async def session_trace(request: Request) -> Response:
     wanted = request.query_params.get("user_id")
     if wanted is not None:
         caller.check_user(wanted)
-    rows = await services.store.call(services.store.recorder.select_catalog, app_name, wanted)
+    rows = await services.store.call(services.reader.sessions, app_name, wanted)
     row = next((r for r in rows if r.session_id == session_id and not r.deleted
                 and (caller.operator or r.user_id in caller.users)), None)
     if row is None:

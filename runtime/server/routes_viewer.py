@@ -26,7 +26,6 @@ from domain.errors import InvalidArgumentError
 from domain.purge_log import PURGE_LOG_ID, PurgeLog
 from runtime.server import access
 from runtime.server.http import dump, respond
-from runtime.server.routes_chronicle import _open_requests
 from runtime.sessions.verify import decode_payload
 
 STATUSES = ("waiting", "rewound", "forked", "forked_into", "deleted")
@@ -60,7 +59,7 @@ def _matches(timeline: Any, session_id: str, query: str) -> Optional[str]:
 def _summary(services: Any, row: Any) -> tuple[dict[str, Any], Any]:
     """What the search answers of one session, and its timeline (for the text search)."""
     timeline = services.time_travel.history((row.app_name, row.user_id, row.session_id))
-    pending = [] if row.deleted else list(_open_requests(services.store, row).values())
+    pending = [] if row.deleted else list(services.reader.open_requests(row).values())
     return {
         "app_name": row.app_name, "user_id": row.user_id, "session_id": row.session_id,
         "created": row.created_time, "updated": row.last_update_time, "version": row.version,
@@ -98,7 +97,7 @@ async def search_sessions(request: Request) -> Response:
     services = access.services(request)
 
     def found() -> list[dict[str, Any]]:
-        rows = [r for r in services.store.recorder.select_catalog(app_name, user_id)
+        rows = [r for r in services.reader.sessions(app_name, user_id)
                 if caller.operator or r.user_id in caller.users]
         summaries = [_summary(services, r) for r in rows]
         by_id = {(s["app_name"], s["user_id"], s["session_id"]): s for s, _ in summaries}
@@ -131,7 +130,7 @@ async def purges(request: Request) -> Response:
 
     def records() -> list[dict[str, Any]]:
         out = []
-        for version, topic, state in services.store.recorder.select_rows(PURGE_LOG_ID):
+        for version, topic, state in services.reader.rows(PURGE_LOG_ID):
             if topic == PurgeLog.Purged.TOPIC:
                 payload = decode_payload(services.store, state)
                 out.append({"version": version, **{k: payload.get(k) for k in

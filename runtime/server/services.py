@@ -14,6 +14,7 @@ from typing import Any, Optional
 
 from domain.errors import InvalidArgumentError
 from runtime.artifacts import LogArtifactService
+from runtime.log_reader import LogReader
 from runtime.memory import LogMemoryService
 from runtime.read_models import TimeTravel
 from runtime.runner import Runner, runner_for
@@ -30,6 +31,7 @@ class Services:
         # Without AGENTS_DIR the server serves no app: the viewer then opens the store read-only.
         self.loader = AppLoader(config.agents_dir) if config.agents_dir else NoApps()
         self.store = open_store(config.store_url)
+        self.reader = LogReader(self.store)
         self.sessions = LogSessionService(self.store)
         self.artifacts = LogArtifactService(self.store)
         self.memory = LogMemoryService(self.store)
@@ -69,7 +71,7 @@ class Services:
         when named): a stored session is read whether or not its app is served today."""
         if self.serves(app_name):
             return
-        if not await self.store.call(self.store.recorder.select_catalog, app_name, user_id):
+        if not await self.store.call(self.reader.sessions, app_name, user_id):
             self.loader.check_name(app_name)  # raises the loader's own 404
 
     async def runner(self, app_name: str, agent_app: Optional[str] = None) -> Runner:

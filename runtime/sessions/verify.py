@@ -22,6 +22,7 @@ from domain.memory_log import MemoryLog
 from projections.base import fold_events
 from projections.log_event import LogEvent
 from projections.state import APP_STATE, SCOPED_STATE
+from runtime.log_reader import LogReader
 from runtime.read_models.source import LogSource
 from runtime.stores import Store
 
@@ -57,7 +58,7 @@ def verify_rows(store: Store, rows: Sequence[StoredEvent]) -> BrokenLink | None:
 
 def verify_log(store: Store, log_id: UUID) -> BrokenLink | None:
     """The first broken link of one log, or None if it verifies."""
-    return verify_rows(store, store.recorder.select_events(log_id))
+    return verify_rows(store, LogReader(store).stored_events(log_id))
 
 
 @dataclass(frozen=True)
@@ -115,10 +116,10 @@ def scoped_state_mismatches(
     folded: dict[tuple[str, str], dict[str, Any]] = {}
     for (fold, key), view in views.items():
         folded[(key, "") if fold == APP_STATE.name else owner[key]] = view
-    apps = {app for app, _ in folded} | {r.app_name for r in store.recorder.select_catalog(app_name, user_id)}
+    apps = {app for app, _ in folded} | {r.app_name for r in LogReader(store).sessions(app_name, user_id)}
     found = []
     for app in sorted(apps):
-        stored = {(app, u): values for u, values in store.recorder.select_scoped_rows(app, user_id).items()}
+        stored = {(app, u): values for u, values in LogReader(store).scoped_rows(app, user_id).items()}
         scopes = {scope for scope in {*stored, *(s for s in folded if s[0] == app)}
                   if user_id is None or scope[1] in ("", user_id)}
         for scope in sorted(scopes):

@@ -39,9 +39,9 @@ from runtime.stores.rows import CatalogRow, Listing, SideRows
 if TYPE_CHECKING:
     from runtime.artifacts.blobs import BlobStore
     from runtime.auth.credential_service import CredentialTable
-    from runtime.memory.index_base import MemoryIndex
+    from runtime.stores.memory_index import MemoryIndex
     from runtime.read_models.storage import ProjectionStorage
-    from runtime.operations.purge_sql import PurgeSql
+    from runtime.stores.purge_sql import PurgeSql
 
 T = TypeVar("T")
 
@@ -79,7 +79,11 @@ class LogRecorder(Protocol):
 
     def select_listing(self, app_name: str, user_id: str | None) -> list[Listing]: ...
 
-    def select_catalog(self, app_name: str | None = None, user_id: str | None = None) -> list[CatalogRow]: ...
+    def select_catalog(
+        self, app_name: str | None = None, user_id: str | None = None, *, log_id: UUID | None = None,
+    ) -> list[CatalogRow]:
+        """Catalog rows (deleted sessions too) by app and user, or the one row of a log (by its key)."""
+        ...
 
     def select_scoped_rows(self, app_name: str, user_id: str | None) -> dict[str, dict[str, Any]]:
         """The stored ``app:`` and ``user:`` values of an app, by user id ('' for the app's own):
@@ -221,6 +225,11 @@ class Store(ABC):
             self.application.record(log.collect_events(), [log], side=side)
             return
         self._group_commit.save(log, side)
+
+    def append_events(self, events: Sequence[Any]) -> None:
+        """Record domain events that carry no derived rows (a checkpoint log's) in one insert;
+        the library's IntegrityError when another writer took one of their versions first."""
+        self.recorder.insert_events([self.application.mapper.to_stored_event(e) for e in events])
 
     def close(self) -> None:
         if self._threads is not None:

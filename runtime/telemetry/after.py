@@ -32,6 +32,7 @@ from pydantic_core import from_json
 from domain.errors import SessionNotFoundError
 from domain.session_log import session_log_id
 from projections.timeline import Invocation, Step, Timeline, fold_timeline
+from runtime.log_reader import LogReader
 from runtime.read_models.source import LogSource
 from runtime.stores import Store
 from runtime.telemetry import semconv
@@ -69,7 +70,7 @@ def session_spans(store: Store, app_name: str, user_id: str, session_id: str) ->
     if not events:
         raise SessionNotFoundError(app_name, user_id, session_id)
     timeline = reduce(fold_timeline, events, Timeline())
-    digests = {version: from_json(state).get("digest") for version, _, state in store.recorder.select_rows(log_id)}
+    digests = {version: from_json(state).get("digest") for version, _, state in LogReader(store).rows(log_id)}
     return timeline_spans(timeline, digests)
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from domain.rewind_ranges import is_hidden
 from projections.memory import Folded, MemoryDoc, SourceView
-from runtime.memory.index_base import MemoryIndex
+from runtime.stores.memory_index import MemoryIndex
 from projections.memory_text import terms
 
 K1, B = 1.2, 0.75

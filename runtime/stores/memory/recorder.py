@@ -99,8 +99,13 @@ class MemoryLogRecorder(ScopedReads, POPOApplicationRecorder):
             ]
         return sorted(rows, key=lambda r: r[2])
 
-    def select_catalog(self, app_name: str | None = None, user_id: str | None = None) -> list[CatalogRow]:
+    def select_catalog(
+        self, app_name: str | None = None, user_id: str | None = None, *, log_id: UUID | None = None,
+    ) -> list[CatalogRow]:
         with self._database_lock:
+            if log_id is not None:
+                row = self._catalog.get(log_id)
+                return [] if row is None else [row]
             rows = [
                 r
                 for r in self._catalog.values()

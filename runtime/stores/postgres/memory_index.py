@@ -11,7 +11,7 @@ from psycopg.types.json import Jsonb
 
 from projections.memory import Folded, MemoryDoc, SourceView
 from projections.memory_text import words
-from runtime.memory.index_base import LostRace, MemoryIndex
+from runtime.stores.memory_index import LostRace, MemoryIndex
 from runtime.stores.postgres.recorder import create_pg_tables
 from runtime.stores.sql import MEMORY_DOC_COLUMNS, MemorySql
 

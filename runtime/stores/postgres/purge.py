@@ -1,4 +1,4 @@
-"""The statements a purge runs on PostgreSQL (see runtime/operations/purge.py and runtime/operations/purge_sql.py)."""
+"""The statements a purge runs on PostgreSQL (see runtime/operations/purge.py and runtime/stores/purge_sql.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from uuid import UUID
 from psycopg.sql import SQL, Identifier
 from psycopg.types.json import Jsonb
 
-from runtime.operations.purge_sql import PurgeSql
+from runtime.stores.purge_sql import PurgeSql
 from runtime.stores.base import Store
 from runtime.stores.postgres.store import PostgresStore
 

@@ -14,7 +14,7 @@ from uuid import UUID
 
 from projections.memory import Folded, MemoryDoc, SourceView
 from projections.memory_text import words
-from runtime.memory.index_base import LostRace, MemoryIndex
+from runtime.stores.memory_index import LostRace, MemoryIndex
 from runtime.stores.sql import MEMORY_DOC_COLUMNS, MemorySql
 
 _CREATE = [

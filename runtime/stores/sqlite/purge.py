@@ -1,4 +1,4 @@
-"""The statements a purge runs on SQLite (see runtime/operations/purge.py and runtime/operations/purge_sql.py)."""
+"""The statements a purge runs on SQLite (see runtime/operations/purge.py and runtime/stores/purge_sql.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import sqlite3
 from typing import Any
 from uuid import UUID
 
-from runtime.operations.purge_sql import PurgeSql
+from runtime.stores.purge_sql import PurgeSql
 from runtime.stores.base import Store
 from runtime.stores.sqlite.blobs import SqliteBlobStore
 from runtime.stores.sqlite.store import SqliteStore

@@ -219,11 +219,13 @@ class SqliteLogRecorder(ScopedReads, RowReads, SQLiteApplicationRecorder):
             c.execute(sql + " ORDER BY last_update_time", params)
             return c.fetchall()  # type: ignore[no-any-return]
 
-    def select_catalog(self, app_name: str | None = None, user_id: str | None = None) -> list[CatalogRow]:
-        """Every session (deleted ones too), for operators: filter by app and user."""
+    def select_catalog(
+        self, app_name: str | None = None, user_id: str | None = None, *, log_id: UUID | None = None,
+    ) -> list[CatalogRow]:
+        """Every session (deleted ones too), for operators: filter by app and user, or one by its log id."""
         sql = f"SELECT {_CATALOG_COLUMNS} FROM chronicle_sessions WHERE 1 = 1"
         params: list[Any] = []
-        for column, value in (("app_name", app_name), ("user_id", user_id)):
+        for column, value in (("app_name", app_name), ("user_id", user_id), ("log_id", log_id and log_id.hex)):
             if value is not None:
                 sql += f" AND {column} = ?"
                 params.append(value)

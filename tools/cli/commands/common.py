@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 from domain.errors import StoreError
+from runtime.log_reader import LogReader
 from runtime.stores import DEFAULT_STORE_URL, check_reachable, open_store
 from tools.cli.output import Output
 
@@ -121,7 +122,10 @@ def add_session_arguments(parser: argparse.ArgumentParser) -> None:
 
 def find_session(store: Store, session_id: str, app: str | None = None, user: str | None = None) -> CatalogRow:
     """The one session with this id (deleted ones too), or a CliError naming close matches."""
-    rows = store.recorder.select_catalog(app, user)
+    reader = LogReader(store)
+    if app is not None and user is not None and (row := reader.session(app, user, session_id)) is not None:
+        return row  # named in full: read by its key
+    rows = reader.sessions(app, user)
     found = [r for r in rows if r.session_id == session_id]
     if len(found) == 1:
         return found[0]

@@ -1,15 +1,16 @@
 """`chronicle pending`: the invocations waiting for a person — a confirmation, a credential, an
 input, or another long-running call's result — across the store's sessions.
 
-Each session's log is folded with ``projections.pending`` (the same fold the runtime checks
-answers with), so what this lists is exactly what a client may still answer."""
+Read through ``LogReader.pending``: the live events of each session folded with
+``projections.pending``, as the Runner checks answers, so what this lists is exactly what a client may
+still answer."""
 
 from __future__ import annotations
 
 import argparse
 from typing import TYPE_CHECKING, Any, Callable
 
-from projections.pending import PendingRequest, open_requests
+from projections.pending import PendingRequest
 from tools.cli.commands.common import jsonable, open_store_for
 from tools.cli.output import Output, utc
 
@@ -32,21 +33,9 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
 
 def pending_requests(store: Store, app: str | None = None, user: str | None = None) -> list[tuple[Any, PendingRequest]]:
     """(catalog row, request) for every open request of the store's live sessions, oldest first."""
-    from domain.rewind_ranges import live_events  # the log's model: not for every command
-    from domain.session_log import RECORDED_TOPICS
-    from runtime.sessions.service import parse_recorded_state
+    from runtime.log_reader import LogReader  # the log's model: not for every command
 
-    found = []
-    for row in store.recorder.select_catalog(app, user):
-        if row.deleted:
-            continue
-        events = live_events([
-            parse_recorded_state(state)
-            for _, topic, state in store.recorder.select_rows(row.log_id)
-            if topic in RECORDED_TOPICS
-        ])
-        found += [(row, request) for request in open_requests(events).values()]
-    return sorted(found, key=lambda item: item[1].since)
+    return LogReader(store).pending(app, user)
 
 
 def run(args: argparse.Namespace, out: Output) -> int:

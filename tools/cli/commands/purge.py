@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, Callable
 
+from runtime.log_reader import LogReader
 from tools.cli.commands.common import EXIT_USAGE, CliError, find_session, open_store_for
 from tools.cli.output import Output
 
@@ -43,7 +44,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
             target = {"app_name": row.app_name, "user_id": row.user_id, "session_id": row.session_id}
         else:
             if not args.app:
-                apps = sorted({r.app_name for r in store.recorder.select_catalog(None, args.user)})
+                apps = sorted({r.app_name for r in LogReader(store).sessions(None, args.user)})
                 raise CliError(f"Name the app with --app: user {args.user!r} has sessions in "
                                + (", ".join(apps) if apps else "no app") + ".")
             target = {"app_name": args.app, "user_id": args.user, "session_id": None}

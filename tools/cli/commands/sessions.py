@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, Callable
 
+from runtime.log_reader import LogReader
 from tools.cli.commands.common import open_store_for, parse_when
 from tools.cli.output import Output, utc
 
@@ -35,9 +36,9 @@ def run(args: argparse.Namespace, out: Output) -> int:
 
     store = open_store_for(args)
     try:
-        rows = store.recorder.select_catalog(args.app, args.user)
+        rows = LogReader(store).sessions(args.app, args.user)
         filtered = args.app is not None or args.user is not None
-        empty = not rows and (not filtered or not store.recorder.select_catalog())
+        empty = not rows and (not filtered or not LogReader(store).sessions())
     finally:
         store.close()
     since = parse_when(args.since) if args.since else None

@@ -1,5 +1,6 @@
 """The statements a purge runs: what SQLite and PostgreSQL share (each store package has the
-rest, and ``Store.purge_statements()`` gives a store's; see runtime/operations/purge.py)."""
+rest, and ``Store.purge_statements()`` gives a store's; the plan is runtime/operations/purge.py's).
+SQL against Chronicle's tables lives only under runtime/stores/."""
 
 from __future__ import annotations
 
@@ -7,10 +8,10 @@ import json
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
-from runtime.stores import Store
 
 if TYPE_CHECKING:
-    from runtime.operations.purge import PurgePlan
+    from runtime.operations.purge import PurgePlan  # (annotations only)
+    from runtime.stores.base import Store
 
 
 def _marks(values: list[Any]) -> str:
@@ -37,6 +38,26 @@ class PurgeSql:
         row = c.fetchone()
         value = row[0] if not isinstance(row, dict) else next(iter(row.values()))
         return int(value or 0)
+
+    def delete_logs(self, c: Any, logs: list[UUID], sessions: list[UUID], app_name: str,
+                    user_id: str | None) -> dict[str, int]:
+        """Every row of the purged logs (their events and snapshots; the sessions' event-id claims and
+        catalog rows) and, for a whole user (``user_id``), the user's scoped values: counts by kind."""
+        counts = {
+            "stored_events": sum(
+                self.run(c, "DELETE FROM chronicle_events WHERE originator_id = {p}", [self.id(i)]) for i in logs),
+            "snapshots": sum(
+                self.run(c, "DELETE FROM chronicle_snapshots WHERE originator_id = {p}", [self.id(i)]) for i in logs),
+            "event_ids": sum(
+                self.run(c, "DELETE FROM chronicle_event_ids WHERE log_id = {p}", [self.id(i)]) for i in sessions),
+            "catalog_rows": sum(
+                self.run(c, "DELETE FROM chronicle_sessions WHERE log_id = {p}", [self.id(i)]) for i in sessions),
+        }
+        if user_id is not None:
+            counts["user_state_rows"] = self.run(
+                c, "DELETE FROM chronicle_scoped_state WHERE app_name = {p} AND user_id = {p}", [app_name, user_id],
+            )
+        return counts
 
     def purge_memory(self, c: Any, store: Store, plan: PurgePlan) -> dict[str, int]:
         """The memory index's documents and sources of the purged sessions (or of the user)."""

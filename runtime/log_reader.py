@@ -1,0 +1,141 @@
+"""The one way to read stored rows from above ``runtime/stores/``: ``LogReader``.
+
+It answers in the domain's terms — a session's catalog row, its events (live or all), its open
+requests, a log's rows and event-id claims, positions for followers, scoped values — and
+applies each rule a reader needs from its one home (rewinds through
+``domain.rewind_ranges.live_events``, open requests through ``projections.pending``), so the
+Runner, ``chronicle pending``, the server and the viewer cannot disagree.
+
+Its methods are synchronous like the recorder under them: from async code, run them through
+``store.call``. The Runner's own loads and appends do not come here (they are the session
+service's, on the hot path)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Sequence
+from uuid import UUID
+
+from domain.errors import SessionNotFoundError
+from domain.rewind_ranges import live_events
+from domain.session_log import RECORDED_TOPICS, session_log_id
+from projections.pending import PendingRequest, open_requests
+
+if TYPE_CHECKING:
+    from eventsourcing.persistence import Notification, StoredEvent
+
+    from domain.events import Event
+    from runtime.stores import Store
+    from runtime.stores.rows import CatalogRow
+
+
+class LogReader:
+    """Reads of one store's log, in domain terms."""
+
+    def __init__(self, store: Store):
+        self.store = store
+        self._recorder = store.recorder
+
+    # -- sessions: the catalog -------------------------------------------------------
+
+    def sessions(self, app_name: str | None = None, user_id: str | None = None, *,
+                 deleted: bool = True) -> list[CatalogRow]:
+        """Catalog rows by app and user (None: any), oldest update first; deleted sessions too
+        unless ``deleted=False``."""
+        rows = self._recorder.select_catalog(app_name, user_id)
+        return rows if deleted else [r for r in rows if not r.deleted]
+
+    def session(self, app_name: str, user_id: str, session_id: str) -> CatalogRow | None:
+        """One session's catalog row (a deleted one too), by its key: no scan of the user's sessions."""
+        rows = self._recorder.select_catalog(log_id=session_log_id(app_name, user_id, session_id))
+        return rows[0] if rows else None
+
+    def stored_session(self, app_name: str, user_id: str, session_id: str) -> CatalogRow:
+        """``session``, or SessionNotFoundError when the store never had it."""
+        row = self.session(app_name, user_id, session_id)
+        if row is None:
+            raise SessionNotFoundError(app_name, user_id, session_id)
+        return row
+
+    def apps(self, user_id: str | None = None) -> list[str]:
+        """The apps with a stored session (of this user), sorted."""
+        return sorted({r.app_name for r in self._recorder.select_catalog(None, user_id)})
+
+    # -- a session's events ----------------------------------------------------------
+
+    def events(self, row: CatalogRow, *, live: bool = True, gt: int | None = None,
+               lte: int | None = None) -> list[Event]:
+        """A session's ADK events, rewind markers included, in log order: those no rewind in effect
+        hides (``live``, the events the Runner works from) or all of them; within versions
+        (``gt``, ``lte``] when given. A window's rewinds apply within the window."""
+        events = [
+            _event(state) for _, topic, state in self._recorder.select_rows(row.log_id, gt=gt, lte=lte)
+            if topic in RECORDED_TOPICS
+        ]
+        return live_events(events) if live else events
+
+    def open_requests(self, row: CatalogRow) -> dict[str, PendingRequest]:
+        """The session's requests still waiting for a person, by request id: folded over its live
+        events, exactly what the Runner accepts an answer to."""
+        return open_requests(self.events(row, live=False))  # open_requests applies live_events
+
+    def pending(self, app_name: str | None = None, user_id: str | None = None) -> list[tuple[CatalogRow, PendingRequest]]:
+        """(catalog row, request) for every open request of the live sessions, oldest first."""
+        found = [(row, request) for row in self.sessions(app_name, user_id, deleted=False)
+                 for request in self.open_requests(row).values()]
+        return sorted(found, key=lambda item: item[1].since)
+
+    def ever_requested(self, row: CatalogRow, request_id: str) -> bool:
+        """Whether any event of the session (rewound ones too) made the request ``request_id``."""
+        return any(request_id in (e.long_running_tool_ids or ()) for e in self.events(row, live=False))
+
+    # -- a log's rows ----------------------------------------------------------------
+
+    def rows(self, log_id: UUID, *, gt: int | None = None, lte: int | None = None, desc: bool = False,
+             limit: int | None = None) -> list[tuple[int, str, bytes]]:
+        """A log's stored events as (version, topic, payload) rows."""
+        return self._recorder.select_rows(log_id, gt=gt, lte=lte, desc=desc, limit=limit)
+
+    def stored_events(self, log_id: UUID | str, *, gt: int | None = None, lte: int | None = None,
+                      desc: bool = False, limit: int | None = None) -> Sequence[StoredEvent]:
+        """A log's stored events (the chain a verifier checks), oldest first unless ``desc``."""
+        return self._recorder.select_events(log_id, gt=gt, lte=lte, desc=desc, limit=limit)
+
+    def snapshots(self, log_id: UUID | str, *, limit: int | None = None) -> Sequence[StoredEvent]:
+        """A log's stored snapshots, oldest first."""
+        return self.store.application.snapshots.recorder.select_events(log_id, limit=limit)  # type: ignore[union-attr]
+
+    def link(self, log_id: UUID, version: int) -> str | None:
+        """The chain link stored with the log's event at ``version`` (None: no such event, or no link)."""
+        from runtime.stores.application import stored_link
+
+        return stored_link(self._recorder, log_id, version)
+
+    def claim(self, log_id: UUID, event_id: str) -> int | None:
+        """The version of the log that holds event ``event_id``, or None."""
+        return self._recorder.find_claim(log_id, event_id)
+
+    def claims(self, log_id: UUID) -> dict[str, int]:
+        """Every event-id claim of a log: {event id: version}."""
+        return self._recorder.select_claims(log_id)
+
+    # -- across logs: positions for followers ----------------------------------------
+
+    def notifications(self, start: int | None, limit: int, topics: Sequence[str] = ()) -> Sequence[Notification]:
+        """The whole log's events from position ``start`` on (of these topics), in position order."""
+        return self._recorder.select_notifications(start, limit, topics=topics)
+
+    # -- scoped values ---------------------------------------------------------------
+
+    def scoped(self, app_name: str, user_id: str) -> dict[str, Any]:
+        """The ``app:`` and ``user:`` values a session of this user sees."""
+        return self._recorder.select_scoped(app_name, user_id)
+
+    def scoped_rows(self, app_name: str, user_id: str | None) -> dict[str, dict[str, Any]]:
+        """The stored ``app:``/``user:`` values by user id ('' for the app's own)."""
+        return self._recorder.select_scoped_rows(app_name, user_id)
+
+
+def _event(state: bytes) -> Event:
+    from runtime.sessions.service import parse_recorded_state  # the event model: not for every import
+
+    return parse_recorded_state(state)
