@@ -32,8 +32,6 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
-    from runtime.evaluation.compare import in_run
-
     store = open_store_for(args)
     try:
         rows = LogReader(store).sessions(args.app, args.user)
@@ -48,7 +46,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
         if (args.all or r.deleted == args.deleted)
         and (since is None or r.last_update_time >= since)
         and (until is None or r.last_update_time <= until)
-        and (args.eval_run is None or in_run(r.session_id, args.eval_run))
+        and (args.eval_run is None or _in_eval_run(r.session_id, args.eval_run))
     ]
     picked.sort(key=lambda r: r.last_update_time, reverse=True)
     if args.limit > 0:
@@ -81,3 +79,10 @@ def run(args: argparse.Namespace, out: Output) -> int:
     out.table(headers, table, right=[3], max_width=40)
     out.note(f"{len(picked)} session{'s' if len(picked) != 1 else ''}")
     return 0
+
+
+def _in_eval_run(session_id: str, run_id: str) -> bool:
+    # Imported only when asked: the evaluation package brings the agent runtime with it.
+    from runtime.evaluation.compare import in_run
+
+    return in_run(session_id, run_id)
