@@ -15,6 +15,7 @@ from typing import Iterator
 import pytest
 
 from runtime.stores import open_store
+from tests.adk_env import adk_python_or_skip
 from tools.pg_server import PostgresUnavailable, start_postgres
 
 # The human-in-the-loop tests' `sessions` fixture (a service per store with their session made).
@@ -109,3 +110,9 @@ def shared_store_url(request, shared_store_kind, tmp_path) -> str:
     if shared_store_kind == "sqlite":
         return f"sqlite:///{tmp_path}/shared.db"
     return request.getfixturevalue("postgres_url")
+
+
+@pytest.fixture(scope="session")
+def adk_python() -> str:
+    """google-adk 2.13's interpreter (tests/adk_env.py)."""
+    return adk_python_or_skip()

@@ -16,6 +16,7 @@ from typing import Any, Iterator
 
 import pytest
 
+from tests.adk_env import adk_python_or_skip
 from tests.gemini_server import GeminiServer
 from tests.server_helpers import ANN, Served, message
 from tools.serve_process import free_port
@@ -259,13 +260,7 @@ def test_a_stdio_mcp_server_in_a_config_needs_adks_opt_in(tmp_path):
 
 
 def test_a_real_google_adk_is_never_shadowed():
-    import os
-
-    adk_python = os.environ.get("CHRONICLE_ADK_PYTHON") or str(Path(__file__).parents[1] / ".venv-adk" / "bin" / "python")
-    if not os.path.exists(adk_python):
-        if os.environ.get("CHRONICLE_REQUIRE_ADK") == "1":
-            pytest.fail(f"google-adk 2.13's environment is missing ({adk_python})")
-        pytest.skip(f"google-adk 2.13's environment is missing ({adk_python})")
+    adk_python = adk_python_or_skip()
     script = (
         "from runtime.server import adk_imports\n"
         "installed = adk_imports.install_if_missing()\n"

@@ -6,18 +6,16 @@ stricter rule follows it. The ADK side runs 2.13's InMemoryArtifactService in it
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 
 import pytest
 from google.genai import types
 
+from tests.adk_env import ADK_PYTHON, adk_python_or_skip
 from runtime.errors.input_validation_error import InputValidationError
 from runtime.sessions import session_service_from_url
 from tests.test_artifacts import artifact_url, service  # noqa: F401 (fixtures: every artifact store)
-from tools.parity.check import REPO
 
-ADK_PYTHON = os.environ.get("CHRONICLE_ADK_PYTHON") or os.path.join(REPO, ".venv-adk", "bin", "python")
 
 # (field, bad value): each refused by 2.13 with its own sentence.
 BAD_IDS = [
@@ -68,11 +66,7 @@ def call_kwargs(call: str, field: str, value: str) -> dict:
 
 @pytest.fixture(scope="module")
 def adk_messages() -> dict:
-    if not os.path.exists(ADK_PYTHON):
-        message = f"google-adk 2.13's environment is missing ({ADK_PYTHON}); see README, Beside google-adk"
-        if os.environ.get("CHRONICLE_REQUIRE_ADK") == "1":
-            pytest.fail(message)
-        pytest.skip(message)
+    adk_python_or_skip()
     cases = [(call, call_kwargs(call, field, value)) for call in CALLS for field, value in BAD_IDS]
     cases += [("save_artifact", {**GOOD, "filename": name, "file": True}) for name in BAD_FILENAMES]
     done = subprocess.run([ADK_PYTHON, "-c", ADK_SCRIPT], input=json.dumps(cases), capture_output=True,

@@ -16,16 +16,7 @@ import pytest
 from tests.cli_helpers import cli
 from tools.parity.check import FAILED, REPO, app_names, transcript
 
-ADK_PYTHON = os.environ.get("CHRONICLE_ADK_PYTHON") or os.path.join(REPO, ".venv-adk", "bin", "python")
 
-@pytest.fixture(scope="module")
-def adk_python() -> str:
-    if not os.path.exists(ADK_PYTHON):
-        message = f"google-adk 2.13's environment is missing ({ADK_PYTHON}); see README, Beside google-adk"
-        if os.environ.get("CHRONICLE_REQUIRE_ADK") == "1":
-            pytest.fail(message)
-        pytest.skip(message)
-    return ADK_PYTHON
 
 
 @pytest.mark.parametrize("app", app_names())

@@ -9,25 +9,14 @@ CHRONICLE_REQUIRE_ADK=1, so a missing environment fails there instead of skippin
 from __future__ import annotations
 
 import json
-import os
 import sys
 
 import pytest
 
-from tools.parity.check import REPO
 from tools.parity.requests import FAILED, REQUEST_APPS, package_of, app_names, differences, side_output
 
-ADK_PYTHON = os.environ.get("CHRONICLE_ADK_PYTHON") or os.path.join(REPO, ".venv-adk", "bin", "python")
 
 
-@pytest.fixture(scope="module")
-def adk_python() -> str:
-    if not os.path.exists(ADK_PYTHON):
-        message = f"google-adk 2.13's environment is missing ({ADK_PYTHON}); see README, Beside google-adk"
-        if os.environ.get("CHRONICLE_REQUIRE_ADK") == "1":
-            pytest.fail(message)
-        pytest.skip(message)
-    return ADK_PYTHON
 
 
 @pytest.mark.parametrize("app", app_names())

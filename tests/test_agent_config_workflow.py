@@ -13,6 +13,7 @@ import uuid
 import pytest
 from google.genai import types
 
+from tests.adk_env import ADK_PYTHON, adk_python_or_skip
 from domain.errors import InvalidArgumentError
 from projections.workflow import fold_all
 from runtime import App, Runner, session_service_from_url
@@ -142,16 +143,10 @@ def test_an_unknown_agent_class_is_refused(app_dir):
         agent_from_config(write(app_dir, "agent_class: Workflw\nname: bad\n"))
 
 
-ADK_PYTHON = os.environ.get("CHRONICLE_ADK_PYTHON") or os.path.join(
-    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), ".venv-adk", "bin", "python")
 
 
 def test_google_adk_builds_the_same_graph_from_the_same_file(app_dir):
-    if not os.path.exists(ADK_PYTHON):
-        message = f"google-adk 2.13's environment is missing ({ADK_PYTHON})"
-        if os.environ.get("CHRONICLE_REQUIRE_ADK") == "1":
-            pytest.fail(message)
-        pytest.skip(message)
+    adk_python_or_skip()
     path = write(app_dir, TRIAGE)
     script = (
         "import json, sys\nfrom google.adk.agents.config_agent_utils import from_config\n"

@@ -8,7 +8,6 @@ changed in a recorded request makes it fail. The public suite's files are never 
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import textwrap
@@ -22,17 +21,8 @@ from tests.gemini_server import GeminiServer
 from tests.server_helpers import Served, message
 
 ROOT = Path(__file__).resolve().parents[1]
-ADK_PYTHON = os.environ.get("CHRONICLE_ADK_PYTHON") or str(ROOT / ".venv-adk" / "bin" / "python")  # as test_adk_parity
 
 
-@pytest.fixture(scope="module")
-def adk_python() -> str:
-    if not os.path.exists(ADK_PYTHON):
-        message_ = f"google-adk 2.13's environment is missing ({ADK_PYTHON})"
-        if os.environ.get("CHRONICLE_REQUIRE_ADK") == "1":
-            pytest.fail(message_)
-        pytest.skip(message_)
-    return ADK_PYTHON
 
 
 @pytest.fixture(scope="module")

@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any, Optional
 
 from tests.doc_blocks import blocks
-from tests.test_adk_parity import adk_python  # noqa: F401 - a fixture: google-adk's interpreter
 
 ROOT = Path(__file__).resolve().parent.parent
 

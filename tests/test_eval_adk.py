@@ -15,12 +15,12 @@ import subprocess
 
 import pytest
 
+from tests.adk_env import ADK_PYTHON, adk_python_or_skip
 from runtime.evaluation import AgentEvaluator, EvalConfig, LocalEvalSetResultsManager
 from runtime.evaluation.local_eval_sets_manager import load_eval_set_from_file
 from tests.eval_agents.scores import CONFIGS, scores_of
 from tools.parity.check import REPO
 
-ADK_PYTHON = os.environ.get("CHRONICLE_ADK_PYTHON") or os.path.join(REPO, ".venv-adk", "bin", "python")
 AGENT = "tests.eval_agents.weather_eval"
 
 
@@ -35,11 +35,7 @@ def adk(command: str, folder, **env) -> str:
 
 @pytest.fixture(scope="module")
 def made_by_adk(tmp_path_factory):
-    if not os.path.exists(ADK_PYTHON):
-        message = f"google-adk 2.13's environment is missing ({ADK_PYTHON}); see README, Beside google-adk"
-        if os.environ.get("CHRONICLE_REQUIRE_ADK") == "1":
-            pytest.fail(message)
-        pytest.skip(message)
+    adk_python_or_skip()
     folder = tmp_path_factory.mktemp("adk_evalset")
     adk("make", folder)
     return folder

@@ -16,6 +16,7 @@ import subprocess
 
 import pytest
 
+from tests.adk_env import ADK_PYTHON
 from domain.errors import InvalidArgumentError
 from runtime.evaluation import AgentEvaluator, EvalConfig, EvalSet
 from runtime.evaluation.eval_metrics import BaseCriterion, EvalMetric
@@ -26,7 +27,6 @@ from tests.cli_helpers import ROOT, cli
 from tests.gemini_server import gemini_server  # noqa: F401 (the fixture)
 from tools.parity.check import REPO
 
-ADK_PYTHON = os.environ.get("CHRONICLE_ADK_PYTHON") or os.path.join(REPO, ".venv-adk", "bin", "python")
 
 
 def text(role: str, said: str) -> dict:
@@ -98,14 +98,6 @@ def judged(server, answers: list[str], run) -> tuple[dict, list]:
     return found, [(r.model, r.method_name, r.body) for r in server.requests]
 
 
-@pytest.fixture
-def adk_python():
-    if not os.path.exists(ADK_PYTHON):
-        message = f"google-adk 2.13's environment is missing ({ADK_PYTHON}); see README, Beside google-adk"
-        if os.environ.get("CHRONICLE_REQUIRE_ADK") == "1":
-            pytest.fail(message)
-        pytest.skip(message)
-    return ADK_PYTHON
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
