@@ -7,7 +7,7 @@ import os
 import subprocess
 
 from tests.cli_helpers import cli
-from tests.test_adk_parity import REPO, adk_python  # noqa: F401 - the fixture
+from tools.parity.check import REPO
 
 ROOT = str(REPO)
 
