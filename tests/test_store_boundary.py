@@ -116,11 +116,7 @@ def test_only_the_bridge_imports_google_adk():
 READER = ROOT / "runtime" / "log_reader.py"
 RECORDER = re.compile(r"\.recorder\b")
 HOT_PATH = {"runtime/sessions/service.py": "the session service: the Runner's loads and appends"}
-NOT_YET_MOVED = {
-    "runtime/evaluation/from_log.py": "eval's reader of a session's turns (the eval engineer's area)",
-    "runtime/evaluation/compare.py": "eval compare's catalog scan (the eval engineer's area)",
-    "tools/cli/commands/evaluation.py": "eval create's catalog scan (the eval engineer's area)",
-}
+NOT_YET_MOVED: dict[str, str] = {}
 
 
 def test_only_the_stores_and_the_log_reader_touch_a_recorder():

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from domain.errors import InvalidArgumentError
+from runtime.log_reader import LogReader
 from runtime.stores import CatalogRow, Store
 
 from ._efficiency_evaluators import token_usage
@@ -26,8 +27,8 @@ def in_run(session_id: str, run_id: str) -> bool:
 
 def run_sessions(store: Store, run_id: str, app_name: str | None = None) -> dict[str, CatalogRow]:
     """The run's sessions by their `RUN-CASE` suffix."""
-    found = {r.session_id[len(run_id) + 1:]: r for r in store.recorder.select_catalog(app_name, None)
-             if in_run(r.session_id, run_id) and not r.deleted}
+    found = {r.session_id[len(run_id) + 1:]: r for r in LogReader(store).sessions(app_name, deleted=False)
+             if in_run(r.session_id, run_id)}
     if not found:
         raise InvalidArgumentError(f"No sessions of eval run {run_id!r} in this store (runs are recorded when "
                                    "`chronicle eval` is given --store).")

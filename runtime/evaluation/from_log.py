@@ -14,6 +14,7 @@ from typing import Any, Iterable, Sequence
 from domain.errors import InvalidArgumentError
 from domain.session_log import SessionLog
 from runtime.sessions.service import decode_events
+from runtime.log_reader import LogReader
 from runtime.stores import CatalogRow, Store
 
 from .eval_case import EvalCase, Invocation, SessionInput
@@ -28,7 +29,7 @@ def recorded_turns(store: Store, row: CatalogRow) -> tuple[SessionLog, list, lis
     """The session's log, stored rows, live events (a rewound turn is not one), and the turns a user started
     (a turn resumed without a message has nothing to replay)."""
     log: SessionLog = store.application.repository.get(row.log_id)
-    rows = store.recorder.select_rows(row.log_id)
+    rows = LogReader(store).rows(row.log_id)
     events = decode_events(rows, log.hidden_ranges())
     return log, rows, events, [t for t in convert_events_to_eval_invocations(events) if t.user_content.parts]
 

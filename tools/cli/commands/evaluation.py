@@ -158,6 +158,7 @@ def _since(when: str | None) -> float:
 
 
 def create(args: argparse.Namespace, out: Output) -> int:
+    from runtime.log_reader import LogReader
     from runtime.evaluation.from_log import eval_set_from_sessions
     from runtime.evaluation.local_eval_sets_manager import check_id, write_eval_set
     from domain.errors import InvalidArgumentError
@@ -176,8 +177,8 @@ def create(args: argparse.Namespace, out: Output) -> int:
             rows = [find_session(store, s, args.app, args.user) for s in args.sessions]
         else:
             since = _since(args.since)
-            rows = [r for r in store.recorder.select_catalog(args.app, args.user)
-                    if not r.deleted and r.created_time >= since]
+            rows = [r for r in LogReader(store).sessions(args.app, args.user, deleted=False)
+                    if r.created_time >= since]
             if not rows:
                 raise CliError(f"No sessions of app {args.app!r}" + (f", user {args.user!r}" if args.user else "")
                                + (f", created since {args.since}" if args.since else "") + ".")
