@@ -15,8 +15,6 @@ word differs where ADK's own check would let it pass. Plus the names of the tool
 
 from __future__ import annotations
 
-import argparse
-import asyncio
 import base64
 import difflib
 import enum
@@ -103,17 +101,9 @@ def differences(adk: str, chronicle: str, *, limit: int = 80) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("app")
-    parser.add_argument("--side", choices=["adk", "chronicle"], required=True)
-    args = parser.parse_args(argv)
-    if args.side == "chronicle":
-        from tools.parity.transcript import RewritingFinder
+    from tools.parity.transcript import run_side
 
-        sys.meta_path.insert(0, RewritingFinder())
-    prefix = "google.adk" if args.side == "adk" else "runtime"
-    print(json.dumps(asyncio.run(requests(args.app, prefix)), indent=1, sort_keys=True))
-    return 0
+    return run_side(requests, __doc__.splitlines()[0], argv)
 
 
 if __name__ == "__main__":

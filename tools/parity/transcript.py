@@ -226,16 +226,22 @@ async def transcript(app_name: str, prefix: str, package: str = APPS_PACKAGE) ->
     return result
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def run_side(run: Any, description: str, argv: list[str] | None = None) -> int:
+    """`APP --side adk|chronicle`: prints, as JSON, what `run(app, prefix)` gives on that side (on
+    Chronicle's, `google.adk` imports rewritten to `runtime`)."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("app")
     parser.add_argument("--side", choices=["adk", "chronicle"], required=True)
     args = parser.parse_args(argv)
     if args.side == "chronicle":
         sys.meta_path.insert(0, RewritingFinder())
     prefix = "google.adk" if args.side == "adk" else "runtime"
-    print(json.dumps(asyncio.run(transcript(args.app, prefix)), indent=1, sort_keys=True))
+    print(json.dumps(asyncio.run(run(args.app, prefix)), indent=1, sort_keys=True))
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run_side(transcript, __doc__.splitlines()[0], argv)
 
 
 if __name__ == "__main__":
