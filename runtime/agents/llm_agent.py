@@ -18,10 +18,9 @@ from runtime.agents.tool_calls import (
     run_function_calls,
     run_function_calls_as_completed,
 )
-from runtime.agents.instructions import inject_session_state
-from runtime.agents.model_input_context import insert_model_input_context
+from runtime.agents.llm_request_builder import build_request
 from runtime.utils.output_schema import SchemaType, parse_output
-from runtime.agents import llm_agent_fields as fields, llm_planning as planning, static_instruction as static
+from runtime.agents import llm_agent_fields as fields, llm_planning as planning
 from runtime.callbacks import as_list, call_user
 from runtime.contexts import CallbackContext, ReadonlyContext
 from runtime.invocation_context import InvocationContext
@@ -33,14 +32,8 @@ from runtime.code_executors import BaseCodeExecutor
 from runtime.planners import BasePlanner
 from runtime.tools.base_tool import BaseTool, BaseToolset
 from runtime.tools.function_tool import FunctionTool
-from runtime.tools.tool_context import ToolContext
-from runtime.tools.set_model_response_tool import (
-    INSTRUCTION as SET_MODEL_RESPONSE_INSTRUCTION,
-    SetModelResponseTool,
-    sends_schema_with_tools,
-    structured_answer,
-)
-from runtime.tools.transfer_to_agent_tool import TransferToAgentTool, transfer_instructions
+from runtime.tools.set_model_response_tool import structured_answer
+from runtime.tools.transfer_to_agent_tool import TransferToAgentTool
 
 InstructionProvider = Callable[[ReadonlyContext], Union[str, Awaitable[str]]]
 ToolUnion = Union[Callable[..., Any], BaseTool, BaseToolset]
@@ -312,7 +305,7 @@ class LlmAgent(BaseAgent):
             )
             if point.kind == "run_calls" and not ran_calls:
                 ran_calls = True  # once: calls that fail again are not retried in a loop
-                request = await self._build_request(ctx)
+                request = await build_request(self, ctx)
                 original = point.call_event
                 assert original is not None
                 async for event in self._handle_calls(ctx, only_calls(original, point.call_ids), request):
@@ -356,7 +349,7 @@ class LlmAgent(BaseAgent):
         for item in answered:
             if item.auth_config is not None:
                 await _load_supplied_credential(ctx, item.auth_config)
-        request = await self._build_request(ctx)
+        request = await build_request(self, ctx)
         calls = [a.call for a in answered]
         confirmations = {a.call.id: a.confirmation for a in answered if a.confirmation is not None}
         call_event = Event(
@@ -407,7 +400,7 @@ class LlmAgent(BaseAgent):
             ctx.end_invocation = True
 
     async def _run_one_step(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
-        request = await self._build_request(ctx)
+        request = await build_request(self, ctx)
         if ctx.end_invocation:
             return
         stream = ctx.run_config.streaming_mode == StreamingMode.SSE
@@ -458,74 +451,8 @@ class LlmAgent(BaseAgent):
             if target.name in ctx.paused_agents:
                 ctx.paused_agents.add(self.name)
 
-    async def _build_request(self, ctx: InvocationContext) -> LlmRequest:
-        """The model request, built in google-adk 2.13's order (its request processors'), so the
-        model is prompted exactly as on ADK: config and output schema; the global, static and
-        dynamic instructions; identity; contents; planner and code executor; the
-        set_model_response tool (an output schema with tools); transfer; then the agent's tools."""
-        llm = self.canonical_model
-        config = (
-            self.generate_content_config.model_copy(deep=True)
-            if self.generate_content_config is not None
-            else types.GenerateContentConfig()
-        )
-        request = LlmRequest(model=llm.model, config=config)
-        schema_tool = self.output_schema is not None and bool(self.tools) and not sends_schema_with_tools(llm)
-        if self.output_schema is not None and not schema_tool:
-            request.set_output_schema(self.output_schema)
-
-        readonly = ReadonlyContext(ctx)
-        root = self.root_agent
-        if isinstance(root, LlmAgent) and root.global_instruction:
-            text, bypass = await root.canonical_global_instruction(readonly)
-            request.append_instructions([text if bypass else await inject_session_state(text, ctx)])
-        if self.static_instruction:
-            request.append_instructions([static.static_text(self.static_instruction)])
-        dynamic: Optional[str] = None
-        if self.instruction:
-            text, bypass = await self.canonical_instruction(readonly)
-            dynamic = text if bypass else await inject_session_state(text, ctx)
-            if not self.static_instruction:
-                request.append_instructions([dynamic])
-        if not ctx.single_turn:
-            identity = f'You are an agent. Your internal name is "{self.name}".'
-            if self.description:
-                identity += f' The description about you is "{self.description}".'
-            request.append_instructions([identity])
-
-        contents = ctx.llm_context.contents(
-            ctx.session.events, agent_name=self.name, branch=ctx.branch, include_contents=self.include_contents
-        )
-        if planning.plans_itself(self.planner) or self.canonical_before_model_callbacks or ctx.plugin_manager.has("before_model_callback"):
-            # Callbacks may edit the request in place; the folded context must not change with it.
-            contents = [c.model_copy(deep=True) for c in contents]
-        request.contents = list(contents)  # tools below may append to it (load_artifacts does)
-        insert_model_input_context(request.contents, ctx.user_content, ctx.run_config.model_input_context)
-        if self.static_instruction and dynamic:
-            static.insert_before_current_turn(request.contents, static.labelled(dynamic))
-        planning.apply_to_request(self.planner, self.code_executor, readonly, request)
-
-        if schema_tool:
-            request.append_tools([SetModelResponseTool(self.output_schema)])
-            request.append_instructions([SET_MODEL_RESPONSE_INSTRUCTION])
-        tools = await self.canonical_tools(readonly)
-        targets = self.transfer_targets()
-        if targets:
-            request.append_instructions([transfer_instructions(self, targets)])
-            # Before the agent's own tools, as google-adk declares it: a tool of the user's with the
-            # same name comes later and wins.
-            tools.insert(0, self._transfer_tool_for(targets))
-        tool_context: Optional[ToolContext] = None
-        for tool in tools:  # one by one, in order: a tool may read what an earlier one added
-            if type(tool).process_llm_request is BaseTool.process_llm_request:
-                request.append_tools([tool])
-            else:
-                tool_context = tool_context or ToolContext(ctx)
-                await tool.process_llm_request(tool_context=tool_context, llm_request=request)
-        request.finalize_dynamic_instructions()
-        return request
-
-    def _transfer_tool_for(self, targets: list[BaseAgent]) -> TransferToAgentTool:
+    def transfer_tool_for(self, targets: list[BaseAgent]) -> TransferToAgentTool:
+        """The transfer tool for these targets (one instance while they stay the same)."""
         names = [t.name for t in targets]
         if self._transfer_tool is None or self._transfer_tool.agent_names != names:
             self._transfer_tool = TransferToAgentTool(names)
