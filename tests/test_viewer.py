@@ -673,3 +673,49 @@ def test_the_viewer_sends_its_security_headers(served):
             assert "script-src 'self'" in policy and "frame-ancestors 'none'" in policy and "unsafe" not in policy
             assert "http" not in policy  # no remote origin
             assert headers["x-content-type-options"] == "nosniff" and headers["referrer-policy"] == "no-referrer"
+
+
+def test_two_eval_runs_side_by_side(browser, served, db_path, tmp_path, shots):
+    """`chronicle eval --store` records each run; the viewer pairs two runs' cases and marks the changed turns."""
+    import asyncio
+    import json
+    from concurrent.futures import ThreadPoolExecutor
+
+    from runtime.stores import open_store
+    from tests.cli_helpers import cli
+    from tests.test_eval_from_log import AGENT_DIR, CHANGED, record
+
+    store_url = f"sqlite:///{db_path}"
+    store = open_store(store_url)
+    try:  # in a thread of its own: Playwright's loop runs in this one
+        with ThreadPoolExecutor(1) as thread:
+            thread.submit(asyncio.run, record(store)).result()
+    finally:
+        store.close()
+    evalset = str(tmp_path / "weather.evalset.json")
+    cli("eval", "create", "--app", "weather_eval", "--out", evalset, store=store_url, process=True)
+    before = json.loads(cli("eval", AGENT_DIR, evalset, "--json", store=store_url, process=True).stdout)["run_id"]
+    after = json.loads(cli("eval", AGENT_DIR, evalset, "--json", store=store_url, expect=1, process=True,
+                           env={"EVAL_AGENT_VARIANT": "changed"}).stdout)["run_id"]
+    with served.client(OPS) as ops:
+        runs = ops.get("/apps/weather_eval/eval/runs").json()
+        assert [r["run_id"] for r in runs[:2]] == [after, before] and runs[0]["cases"] == 3
+        assert ops.get("/apps/weather_eval/eval/compare", params={"a": before}).status_code == 400
+        assert ops.get("/apps/weather_eval/eval/compare", params={"a": "eval-nope", "b": after}).status_code == 400
+        assert ops.get("/apps/nope/eval/runs").status_code == 404
+    with served.client(ANN) as ann:  # a run's sessions belong to its cases' users: operators only
+        assert ann.get("/apps/weather_eval/eval/runs").status_code == 403
+    page = open_page(browser, served, f"/eval/weather_eval?a={before}&b={after}", token=OPS)
+    changed = {(c.get_attribute("data-case"), int(r.get_attribute("data-turn"))): r.get_attribute("data-changed")
+               for c in page.locator("section.eval-case").all() for r in c.locator("tbody tr").all()}
+    names = {"0-0": "paris_then_rome", "0-1": "tokyo", "0-2": "bangkok_then_chat"}
+    found = {(names[case], turn): [w for w in what.split() if w != "tokens"] for (case, turn), what in changed.items()}
+    assert {k: v for k, v in found.items() if v} == CHANGED
+    rome = page.locator("section.eval-case[data-case='0-0'] tbody tr[data-turn='2']")
+    assert "unit" in rome.locator("td").nth(3).text_content() and "unit" not in rome.locator("td").nth(2).text_content()
+    assert page.locator("#eval-run-a").input_value() == before
+    shoot(page, shots, "eval-compare.png")
+    page.locator("section.eval-case[data-case='0-1'] a").first.click()  # case A's session opens in the timeline
+    wait_ready(page)
+    assert page.evaluate("location.hash").startswith(f"#/session/weather_eval/ann/{before}-0-1")
+    done(page)

@@ -4,6 +4,7 @@ final text, tokens."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from domain.errors import InvalidArgumentError
@@ -23,6 +24,27 @@ def run_session_id(run_id: str, run: int, case: int) -> str:
 
 def in_run(session_id: str, run_id: str) -> bool:
     return session_id.startswith(f"{run_id}-")
+
+
+_RUN_SESSION = re.compile(r"^(?P<run_id>.+)-(?P<run>\d+)-(?P<case>\d+)$")
+
+
+def eval_runs(store: Store, app_name: str) -> list[dict[str, Any]]:
+    """The eval runs recorded for an app, newest first: each run's id, case and session counts, users
+    and when it started (its first session's creation)."""
+    runs: dict[str, dict[str, Any]] = {}
+    for row in LogReader(store).sessions(app_name, deleted=False):
+        found = _RUN_SESSION.match(row.session_id)
+        if not found or not found["run_id"].startswith("eval-"):
+            continue
+        run = runs.setdefault(found["run_id"], {"run_id": found["run_id"], "cases": set(), "sessions": 0,
+                                                "users": set(), "started": row.created_time})
+        run["cases"].add(found["case"])
+        run["sessions"] += 1
+        run["users"].add(row.user_id)
+        run["started"] = min(run["started"], row.created_time)
+    return [{**run, "cases": len(run["cases"]), "users": sorted(run["users"])}
+            for run in sorted(runs.values(), key=lambda r: r["started"], reverse=True)]
 
 
 def run_sessions(store: Store, run_id: str, app_name: str | None = None) -> dict[str, CatalogRow]:
@@ -51,5 +73,6 @@ def compare_runs(store: Store, run_a: str, run_b: str, app_name: str | None = No
                           "a": {"calls": calls_of(ta), "answer": response_text(ta.final_response), "tokens": tokens[0]},
                           "b": {"calls": calls_of(tb), "answer": response_text(tb.final_response), "tokens": tokens[1]}})
         cases.append({"case": key, "session_a": a[key].session_id, "session_b": b[key].session_id,
+                      "user_a": a[key].user_id, "user_b": b[key].user_id,
                       "turns_a": len(turns_a), "turns_b": len(turns_b), "turns": turns})
     return cases

@@ -17,7 +17,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from domain.errors import ChronicleError
 from runtime.server import routes_artifacts, routes_basic, routes_chronicle, routes_debug, routes_run, routes_sessions
-from runtime.server import routes_answer, routes_ui, routes_viewer
+from runtime.server import routes_answer, routes_eval, routes_ui, routes_viewer
 from runtime.server.auth import Authenticator, Unauthenticated, authenticator_for
 from runtime.server.config import ServerConfig
 from runtime.server.http import BodyTooLarge, error_response
@@ -104,7 +104,7 @@ def create_app(config: ServerConfig, *, authenticator: Optional[Authenticator] =
     app = Starlette(
         routes=[*routes_basic.ROUTES, *routes_sessions.ROUTES, *routes_artifacts.ROUTES, *routes_run.ROUTES,
                 *routes_chronicle.ROUTES, *routes_debug.ROUTES,
-                *routes_answer.ROUTES, *routes_viewer.ROUTES, *routes_ui.ROUTES],
+                *routes_answer.ROUTES, *routes_viewer.ROUTES, *routes_eval.ROUTES, *routes_ui.ROUTES],
         middleware=middleware,
         exception_handlers={ChronicleError: _handle, ValidationError: _handle, HTTPException: _handle, Exception: _handle},
         lifespan=lifespan,

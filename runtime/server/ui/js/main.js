@@ -10,6 +10,7 @@ const Pages = {
   analytics: (args, params) => AnalyticsPage.render(args[0], params),
   chat: ([app, user, session], params) => ChatPage.render(app, user, session, params),
   workflow: (args, params) => WorkflowPage.render(...args, params),
+  eval: (args, params) => EvalPage.render(args[0], params),
 };
 
 function currentRoute() {
@@ -26,7 +27,7 @@ async function route() {
   const hash = location.hash;
   const { page, args, params } = currentRoute();
   const view = document.getElementById("view");
-  document.querySelectorAll("[data-nav]").forEach((a) => a.classList.toggle("here", a.dataset.nav === page || (!["audit", "analytics", "chat"].includes(page) && a.dataset.nav === "sessions")));
+  document.querySelectorAll("[data-nav]").forEach((a) => a.classList.toggle("here", a.dataset.nav === page || (!["audit", "analytics", "chat", "eval"].includes(page) && a.dataset.nav === "sessions")));
   const render = Pages[page];
   view.dataset.page = page;
   view.dataset.ready = "";
