@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from starlette.routing import Route
 
 from runtime.server import routes_answer, routes_artifacts, routes_basic, routes_chronicle, routes_debug
-from runtime.server import routes_run, routes_sessions, routes_viewer
+from runtime.server import routes_eval, routes_run, routes_sessions, routes_viewer
 from tests.cli_helpers import cli
 from tests.server_helpers import OPS, Served
 
@@ -49,9 +49,10 @@ QUERIES = {  # the query keys each route reads
     routes_artifacts.load: ("version",),
     routes_debug.session_trace: ("user_id",),
     routes_viewer.search_sessions: ("app", "user", "q", "since", "until", "status", "limit"),
+    routes_eval.compare: ("a", "b"),
 }
 ROUTES = [(route, method) for module in (routes_basic, routes_sessions, routes_artifacts, routes_run,
-                                         routes_chronicle, routes_debug, routes_answer, routes_viewer)
+                                         routes_chronicle, routes_debug, routes_answer, routes_viewer, routes_eval)
           for route in module.ROUTES if isinstance(route, Route)
           for method in sorted(route.methods or ()) if method != "HEAD"]
 PATH_KEYS = ("app_name", "user_id", "session_id", "artifact_name", "version_id", "request_id",
