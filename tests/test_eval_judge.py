@@ -307,9 +307,9 @@ def sent(server) -> list[str]:
     return sorted(re.sub(r'adk-[0-9a-f-]{36}', "CALL_ID", json.dumps(r.body, sort_keys=True)) for r in server.requests)
 
 
-def adk(command: str, folder, server_url: str) -> str:
+def adk(command: str, folder, server_url: str, *more: str) -> str:
     done = subprocess.run(
-        [ADK_PYTHON, "-W", "ignore", "-m", "tests.eval_agents.adk_side", command, str(folder)],
+        [ADK_PYTHON, "-W", "ignore", "-m", "tests.eval_agents.adk_side", command, str(folder), *more],
         capture_output=True, text=True, cwd=REPO, timeout=300,
         env={**os.environ, "PYTHONPATH": REPO, "GOOGLE_GEMINI_BASE_URL": server_url, "GOOGLE_API_KEY": "test-key"})
     assert done.returncode == 0, done.stderr[-3000:]

@@ -43,7 +43,8 @@ class AgentEvaluator:
             raise ValueError("`eval_config` is required.")
         loaded = load_agent_module(agent_module, agent_name)
         results = await evaluate_eval_set(loaded, eval_set, get_eval_metrics_from_config(eval_config),
-                                          num_runs=num_runs, store=store)
+                                          num_runs=num_runs, store=store,
+                                          user_simulator_config=eval_config.user_simulator_config)
         if eval_set_results_manager is not None:
             eval_set_results_manager.save_eval_set_result(app_name, eval_set.eval_set_id, results)
         failures = metric_failures(results, agent_module)

@@ -12,6 +12,7 @@ from typing_extensions import TypeAlias
 
 from .app_details import AppDetails
 from .common import EvalBaseModel
+from .conversation_scenarios import ConversationScenario
 from .eval_rubrics import Rubric
 
 
@@ -84,7 +85,7 @@ class EvalCase(EvalBaseModel):
 
     eval_id: str
     conversation: Optional[StaticConversation] = None
-    conversation_scenario: Optional[dict[str, Any]] = None
+    conversation_scenario: Optional[ConversationScenario] = None
     session_input: Optional[SessionInput] = None
     creation_timestamp: float = 0.0
     rubrics: Optional[list[Rubric]] = None  # for every turn of the case

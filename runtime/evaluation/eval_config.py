@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, alias_generators
+from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, alias_generators, field_validator
 
 from .eval_metrics import BaseCriterion, EvalMetric, PrebuiltMetrics, Threshold
 
@@ -16,10 +16,20 @@ class EvalConfig(BaseModel):
     model_config = ConfigDict(alias_generator=alias_generators.to_camel, populate_by_name=True)
 
     criteria: dict[str, Union[Threshold, SerializeAsAny[BaseCriterion]]] = Field(default_factory=dict)
-    # Accepted so a google-adk config loads; Chronicle does not run custom metrics or a user simulator yet.
+    # Accepted so a google-adk config loads; Chronicle does not run custom metrics or live models yet.
     custom_metrics: Optional[dict[str, Any]] = None
-    user_simulator_config: Optional[dict[str, Any]] = None
+    # The simulator of cases with a conversation scenario: a JSON object is the kind its `type` names.
+    user_simulator_config: Optional[SerializeAsAny[Any]] = None
     live_model_config: Optional[dict[str, Any]] = None
+
+    @field_validator("user_simulator_config", mode="before")
+    @classmethod
+    def _simulator_config(cls, value: Any) -> Any:
+        if value is None:
+            return None
+        from .simulation.user_simulator_provider import simulator_config  # registers the built-in kinds
+
+        return simulator_config(value)
 
 
 DEFAULT_EVAL_CONFIG = EvalConfig(criteria={"tool_trajectory_avg_score": 1.0, "response_match_score": 0.8})

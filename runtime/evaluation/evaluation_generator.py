@@ -56,10 +56,19 @@ def _invocation(invocation_id: str, events: list[Any], duration: Optional[float]
                       duration=duration)
 
 
-async def run_conversation(runner: Any, eval_case: EvalCase, *, session_id: Optional[str] = None
-                           ) -> tuple[str, list[Invocation]]:
-    """Plays the case's user turns, in order, in a new session (or the case's pinned one); returns the
-    session id and the turns as the agent took them."""
+async def run_conversation(runner: Any, eval_case: EvalCase, *, session_id: Optional[str] = None,
+                           simulator: Any = None) -> tuple[str, list[Invocation]]:
+    """Plays the case's user in a new session (or the case's pinned one): its recorded messages in order,
+    or, for a conversation scenario, what `simulator` says next after each turn. Returns the session id
+    and the turns as the agent took them."""
+    from runtime.events.event import Event
+
+    from .simulation.user_simulator import Status
+
+    if simulator is None:
+        from .simulation.user_simulator_provider import UserSimulatorProvider
+
+        simulator = UserSimulatorProvider().provide(eval_case)
     start = eval_case.session_input
     user_id = start.user_id if start else "test_user_id"
     app_name = runner.app_name
@@ -69,15 +78,18 @@ async def run_conversation(runner: Any, eval_case: EvalCase, *, session_id: Opti
         await service.create_session(app_name=app_name, user_id=user_id, session_id=sid,
                                      state=dict(start.state) if start else {})
     events, durations = [], {}
-    for expected in eval_case.conversation or []:
+    while True:
+        # the simulator reads a copy: the conversation so far, the user's own messages included
+        following = await simulator.get_next_user_message(list(events))
+        if following.status != Status.SUCCESS:
+            break
+        message = following.user_message
         began, invocation_id = time.monotonic(), None
-        async for event in runner.run_async(user_id=user_id, session_id=sid, new_message=expected.user_content):
+        async for event in runner.run_async(user_id=user_id, session_id=sid, new_message=message):
+            if invocation_id is None:  # the Runner does not yield the user's own event: what was sent
+                invocation_id = event.invocation_id
+                events.append(Event(author="user", content=message, invocation_id=invocation_id))
             events.append(event)
-            invocation_id = invocation_id or event.invocation_id
         if invocation_id is not None:
             durations[invocation_id] = round(time.monotonic() - began, 3)
-    turns = convert_events_to_eval_invocations(events, durations)
-    for turn, sent in zip(turns, eval_case.conversation or []):
-        if not turn.user_content.parts:  # the Runner does not yield the user's own event: what was sent
-            turn.user_content = sent.user_content
-    return sid, turns
+    return sid, convert_events_to_eval_invocations(events, durations)

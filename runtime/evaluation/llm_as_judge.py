@@ -24,7 +24,7 @@ from .evaluator import EvaluationResult, Evaluator, PerInvocationResult
 logger = logging.getLogger(__name__)
 
 # google-adk's eval runs retry a judge call on these statuses, with these delays.
-_RETRY_OPTIONS = genai_types.HttpRetryOptions(attempts=7, initial_delay=5.0, max_delay=120, exp_base=2.0,
+RETRY_OPTIONS = genai_types.HttpRetryOptions(attempts=7, initial_delay=5.0, max_delay=120, exp_base=2.0,
                                               http_status_codes=[408, 429, 500, 502, 503, 504])
 
 
@@ -75,7 +75,7 @@ class LlmAsJudge(Evaluator):
                   else genai_types.GenerateContentConfig())
         config.automatic_function_calling = genai_types.AutomaticFunctionCallingConfig(disable=True)
         config.http_options = config.http_options or genai_types.HttpOptions()
-        config.http_options.retry_options = config.http_options.retry_options or _RETRY_OPTIONS
+        config.http_options.retry_options = config.http_options.retry_options or RETRY_OPTIONS
         return LlmRequest(model=self._options.judge_model, config=config, contents=[
             genai_types.Content(role="user", parts=[genai_types.Part(text=prompt)])])
 

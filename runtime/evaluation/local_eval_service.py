@@ -4,6 +4,7 @@ metric over the turns it took against the turns the case expects."""
 from __future__ import annotations
 
 import inspect
+import logging
 import uuid
 from typing import Any, Optional
 
@@ -16,26 +17,28 @@ from .eval_metrics import EvalMetric, EvalMetricResult, EvalMetricResultDetails,
 from .eval_result import EvalCaseResult
 from .eval_set import EvalSet
 from .evaluation_generator import run_conversation
-from .evaluator import PerInvocationResult
+from .evaluator import EvaluationResult, PerInvocationResult
 from .metric_evaluator_registry import get_evaluator
+from .simulation.user_simulator_provider import UserSimulatorProvider
+
+logger = logging.getLogger(__name__)
 
 
 async def evaluate_eval_set(
     loaded: Any, eval_set: EvalSet, eval_metrics: list[EvalMetric], *, num_runs: int = 1, store: Any = None,
-    run_id: Optional[str] = None, on_case: Any = None,
+    run_id: Optional[str] = None, on_case: Any = None, user_simulator_config: Any = None,
 ) -> list[EvalCaseResult]:
     """`loaded` is what an agent module exposes (an agent, an App or a workflow node). The sessions go into
-    `store` (a fresh memory store when None), with ids `RUN_ID-RUN-CASE`, so a run can be read back."""
+    `store` (a fresh memory store when None), with ids `RUN_ID-RUN-CASE`, so a run can be read back. A case
+    with a conversation scenario is played by the simulator `user_simulator_config` names (default: a
+    model-backed one)."""
     from runtime.runner import runner_for
     from runtime.sessions import LogSessionService
     from runtime.stores import open_store
 
     if num_runs < 1:
         raise InvalidArgumentError(f"num_runs must be at least 1, got {num_runs}.")
-    for case in eval_set.eval_cases:
-        if case.conversation is None:
-            raise InvalidArgumentError(f"Eval case {case.eval_id!r} has a conversation_scenario: Chronicle has no "
-                                       "user simulator yet, so only static conversations run.")
+    simulators = UserSimulatorProvider(user_simulator_config)
     evaluators = [(m, get_evaluator(m)) for m in eval_metrics]  # an unknown metric fails before any run
     # a judge that reads the agents' instructions and tools gets them from the model requests
     recorder = AppDetailsRecorder() if any(getattr(e, "needs_app_details", False) for _, e in evaluators) else None
@@ -54,7 +57,8 @@ async def evaluate_eval_set(
                     if app_name not in runners:
                         runners[app_name] = runner_for(loaded, app_name=app_name, session_service=sessions,
                                                      plugins=[recorder] if recorder else [])
-                    sid, actual = await run_conversation(runners[app_name], case, session_id=sid)
+                    sid, actual = await run_conversation(runners[app_name], case, session_id=sid,
+                                                         simulator=simulators.provide(case))
                     if recorder is not None:
                         for turn in actual:
                             turn.app_details = recorder.app_details(turn.invocation_id)
@@ -74,23 +78,30 @@ async def evaluate_eval_set(
 
 async def score_case(eval_set_id: str, case: EvalCase, actual: list[Invocation], evaluators: list, session_id: str
                ) -> EvalCaseResult:
-    """Every metric over one case's turns; the case fails when any scored metric fails."""
-    expected = case.conversation or []
-    if len(actual) != len(expected):
+    """Every metric over one case's turns; the case fails when any scored metric fails. A scenario case has
+    no expected turns: a metric that needs them is NOT_EVALUATED there, as in google-adk."""
+    expected = case.conversation
+    if expected is not None and len(actual) != len(expected):
         raise InvalidArgumentError(f"Eval case {case.eval_id!r}: the agent took {len(actual)} turns for the "
                                    f"{len(expected)} the case has.")
-    for turn, wanted in zip(actual, expected):  # the case's rubrics, then the turn's, as google-adk adds them
-        for rubric in [*(case.rubrics or []), *(wanted.rubrics or [])]:
+    for n, turn in enumerate(actual):  # the case's rubrics, then the turn's, as google-adk adds them
+        for rubric in [*(case.rubrics or []), *((expected[n].rubrics or []) if expected else [])]:
             if any(r.rubric_id == rubric.rubric_id for r in turn.rubrics or []):
                 raise InvalidArgumentError(f"Rubric with rubric_id '{rubric.rubric_id}' already exists.")
             turn.rubrics = [*(turn.rubrics or []), rubric]
-    per_turn = [EvalMetricResultPerInvocation(actual_invocation=a, expected_invocation=e)
-                for a, e in zip(actual, expected)]
+    per_turn = [EvalMetricResultPerInvocation(actual_invocation=a, expected_invocation=expected[n] if expected else None)
+                for n, a in enumerate(actual)]
     overall = []
     for metric, evaluator in evaluators:
-        found = evaluator.evaluate_invocations(actual, expected)
-        if inspect.isawaitable(found):  # a judge-model metric calls its model
-            found = await found
+        try:
+            found = evaluator.evaluate_invocations(actual, expected)
+            if inspect.isawaitable(found):  # a judge-model metric calls its model
+                found = await found
+        except ValueError as e:
+            if expected is not None:
+                raise
+            logger.warning("Metric %s cannot score scenario case %r: %s", metric.metric_name, case.eval_id, e)
+            found = EvaluationResult()
         fields = metric.model_dump()
         overall.append(EvalMetricResult(
             score=found.overall_score, eval_status=found.overall_eval_status,

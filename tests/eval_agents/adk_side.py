@@ -7,8 +7,9 @@
     python -m tests.eval_agents.adk_side load FILE      # the case ids and turn counts google-adk reads in an evalset
     python -m tests.eval_agents.adk_side judge -        # ADK's judge-model scores of {metric, criterion, actual,
                                                         # expected} on stdin (the judge at GOOGLE_GEMINI_BASE_URL)
-    python -m tests.eval_agents.adk_side judged FOLDER  # ADK's result file for the weather agent on FOLDER's
-                                                        # judged.evalset.json and judged_config.json
+    python -m tests.eval_agents.adk_side judged FOLDER [NAME]  # ADK's result file for the weather agent on
+                                                        # FOLDER's NAME.evalset.json and NAME_config.json
+                                                        # (NAME: judged by default)
 
 `make` records the conversations with google-adk's Runner and turns each session into a case with
 google-adk's own converter, as `adk web` does when a session is added to an eval set."""
@@ -82,12 +83,12 @@ async def score(folder: str) -> dict:
     return found
 
 
-async def judged(folder: str) -> dict:
-    with open(os.path.join(folder, "judged.evalset.json")) as f:
+async def judged(folder: str, name: str = "judged") -> dict:
+    with open(os.path.join(folder, f"{name}.evalset.json")) as f:
         eval_set = EvalSet.model_validate_json(f.read())
-    with open(os.path.join(folder, "judged_config.json")) as f:
+    with open(os.path.join(folder, f"{name}_config.json")) as f:
         config = EvalConfig.model_validate_json(f.read())
-    results_dir = os.path.join(folder, "adk_judged")
+    results_dir = os.path.join(folder, f"adk_{name}")
     try:
         await AgentEvaluator.evaluate_eval_set(
             agent_module=AGENT, eval_set=eval_set, eval_config=config, num_runs=1, print_detailed_results=False,
@@ -131,7 +132,7 @@ if __name__ == "__main__":
         print(json.dumps({"overall": [result.overall_score, result.overall_eval_status.name],
                           "turns": [[r.score, r.eval_status.name] for r in result.per_invocation_results]}))
     elif command == "judged":
-        print(json.dumps(asyncio.run(judged(folder))))
+        print(json.dumps(asyncio.run(judged(folder, *sys.argv[3:4]))))
     elif command == "load":
         with open(folder) as f:
             eval_set = EvalSet.model_validate_json(f.read())

@@ -88,7 +88,8 @@ def evaluate(args: argparse.Namespace, out: Output) -> int:
     config_path = args.config or os.path.join(os.path.dirname(os.path.abspath(path)), "test_config.json")
     if args.config and not os.path.isfile(args.config):
         raise CliError(f"No config file at {args.config!r}.")
-    metrics = get_eval_metrics_from_config(get_evaluation_criteria_or_default(config_path))
+    config = get_evaluation_criteria_or_default(config_path)
+    metrics = get_eval_metrics_from_config(config)
     loader = AppLoader(args.agent_dir)
     apps = loader.list_apps()
     if len(apps) != 1:
@@ -101,7 +102,8 @@ def evaluate(args: argparse.Namespace, out: Output) -> int:
     try:
         with out.progress("eval", total=len(eval_set.eval_cases) * args.num_runs, unit="cases") as bar:
             results = asyncio.run(evaluate_eval_set(loaded, eval_set, metrics, num_runs=args.num_runs, store=store,
-                                                    run_id=run_id, on_case=lambda _: bar.advance()))
+                                                    run_id=run_id, on_case=lambda _: bar.advance(),
+                                                    user_simulator_config=config.user_simulator_config))
     finally:
         if store is not None:
             store.close()
