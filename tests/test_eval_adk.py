@@ -74,6 +74,12 @@ def test_a_changed_agent_scores_the_same_on_chronicle_as_on_google_adk(made_by_a
     assert strict["paris_then_rome"]["metrics"]["response_match_score"]["turns"][0] < 0.5
     assert strict["tokyo"]["metrics"]["tool_call_count_v1"]["turns"] == [2.0]
     assert strict["bangkok_then_chat"]["metrics"]["response_match_score"]["turns"] == [1.0, 1.0]
+    # metrics of the user's own are called as google-adk calls them: Paris's new answer is too long,
+    # Tokyo's second call is not in the expected trajectory
+    custom = ours["custom_config"]
+    assert custom["paris_then_rome"]["metrics"]["short_answers"]["turns"] == [0.0, 1.0]
+    assert custom["tokyo"]["metrics"]["same_calls"]["turns"] == [0.0]
+    assert theirs["custom_config:passed"] is False
 
 
 def test_the_unchanged_agent_passes_its_own_evalset_on_both(made_by_adk, monkeypatch):
@@ -160,3 +166,19 @@ def test_an_evalset_taken_from_the_log_loads_in_google_adk(made_by_adk, sqlite_u
                           capture_output=True, text=True, cwd=REPO, timeout=300, env={**os.environ, "PYTHONPATH": REPO})
     assert done.returncode == 0, done.stderr[-2000:]
     assert json.loads(done.stdout) == {"bangkok_then_chat": 2, "paris_then_rome": 2, "tokyo": 1}
+
+
+@pytest.mark.parametrize("path, why", [("tests.eval_agents.custom_metrics.nope", "has no attribute 'nope'"),
+                                       ("no_such_module.metric", "No module named 'no_such_module'"),
+                                       ("tests.eval_agents.scores.CONFIGS", "not refer to a callable"),
+                                       ("metric", "Could not import")])
+def test_a_custom_metric_that_cannot_be_found_is_refused_before_any_run(path, why, tmp_path):
+    config = tmp_path / "test_config.json"
+    config.write_text(json.dumps({"criteria": {"mine": 0.5}, "custom_metrics": {"mine": {"code_config": {"name": path}}}}))
+    evalset = tmp_path / "one.evalset.json"
+    evalset.write_text(json.dumps({"eval_set_id": "one", "eval_cases": [{"eval_id": "hi", "conversation": [
+        {"user_content": {"role": "user", "parts": [{"text": "weather in Paris"}]}}]}]}))
+    from tests.cli_helpers import ROOT, cli
+
+    done = cli("eval", str(ROOT / "tests" / "eval_agents" / "weather_eval"), str(evalset), expect=1)
+    assert why in done.stderr and done.stdout == ""  # refused before any case ran

@@ -7,7 +7,19 @@ from typing import Any, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, alias_generators, field_validator
 
+from runtime.agents.common_configs import CodeConfig
+
 from .eval_metrics import BaseCriterion, EvalMetric, PrebuiltMetrics, Threshold
+
+
+class CustomMetricConfig(BaseModel):
+    """Where a metric of the user's own is: `code_config.name`, a function's dotted path."""
+
+    model_config = ConfigDict(alias_generator=alias_generators.to_camel, populate_by_name=True)
+
+    code_config: CodeConfig
+    metric_info: Optional[dict[str, Any]] = None  # accepted as google-adk writes it; not used to score
+    description: str = ""
 
 
 class EvalConfig(BaseModel):
@@ -16,8 +28,9 @@ class EvalConfig(BaseModel):
     model_config = ConfigDict(alias_generator=alias_generators.to_camel, populate_by_name=True)
 
     criteria: dict[str, Union[Threshold, SerializeAsAny[BaseCriterion]]] = Field(default_factory=dict)
-    # Accepted so a google-adk config loads; Chronicle does not run custom metrics or live models yet.
-    custom_metrics: Optional[dict[str, Any]] = None
+    # A criterion whose name is here is scored by the user's function (custom_metric_evaluator).
+    custom_metrics: Optional[dict[str, CustomMetricConfig]] = None
+    # Accepted so a google-adk config loads; Chronicle does not evaluate live (bidirectional) models.
     # The simulator of cases with a conversation scenario: a JSON object is the kind its `type` names.
     user_simulator_config: Optional[SerializeAsAny[Any]] = None
     live_model_config: Optional[dict[str, Any]] = None
@@ -52,10 +65,10 @@ def get_eval_metrics_from_config(eval_config: EvalConfig) -> list[EvalMetric]:
     """The configured metrics, then the efficiency metrics not already named."""
     metrics = []
     for name, criterion in eval_config.criteria.items():
-        if isinstance(criterion, BaseCriterion):
-            metrics.append(EvalMetric(metric_name=name, threshold=criterion.threshold, criterion=criterion))
-        else:
-            metrics.append(EvalMetric(metric_name=name, threshold=criterion,
-                                      criterion=BaseCriterion(threshold=criterion)))
+        custom = (eval_config.custom_metrics or {}).get(name)
+        if not isinstance(criterion, BaseCriterion):
+            criterion = BaseCriterion(threshold=criterion)
+        metrics.append(EvalMetric(metric_name=name, threshold=criterion.threshold, criterion=criterion,
+                                  custom_function_path=custom.code_config.name if custom else None))
     named = {m.metric_name for m in metrics}
     return metrics + [EvalMetric(metric_name=n) for n in DEFAULT_EFFICIENCY_METRICS if n not in named]

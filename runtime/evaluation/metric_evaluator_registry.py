@@ -32,9 +32,14 @@ class UnsupportedMetricError(InvalidArgumentError):
 
 
 def get_evaluator(eval_metric: EvalMetric) -> Evaluator:
+    if eval_metric.custom_function_path:  # a metric of the user's own, from the config's custom_metrics
+        from .custom_metric_evaluator import CustomMetricEvaluator
+
+        return CustomMetricEvaluator(eval_metric, eval_metric.custom_function_path)
     make = EVALUATORS.get(eval_metric.metric_name)
     if make is None:
         raise UnsupportedMetricError(
             f"Metric {eval_metric.metric_name!r} is not computed by Chronicle: the metrics here are "
-            f"{', '.join(EVALUATORS)} (the other judge-model, multi-turn and custom metrics are not supported yet).")
+            f"{', '.join(EVALUATORS)} (the other judge-model and multi-turn metrics are not supported yet; "
+            "a metric of your own goes in the config's custom_metrics).")
     return make(eval_metric)

@@ -56,9 +56,9 @@ async def make(folder: str) -> None:
     eval_set = EvalSet(eval_set_id="weather", eval_cases=cases)
     with open(os.path.join(folder, "weather.evalset.json"), "w") as f:
         f.write(eval_set.model_dump_json(indent=2, exclude_none=True))
-    for name, criteria in CONFIGS.items():
+    for name, config in CONFIGS.items():
         with open(os.path.join(folder, f"{name}.json"), "w") as f:
-            json.dump({"criteria": criteria}, f, indent=2)
+            json.dump(config, f, indent=2)
 
 
 async def score(folder: str) -> dict:

@@ -6,11 +6,20 @@ CONVERSATIONS = {
     "bangkok_then_chat": ["weather in Bangkok", "thanks, bye"],
 }
 
-CONFIGS = {
-    "test_config": {"tool_trajectory_avg_score": 1.0, "response_match_score": 0.8},
-    "lenient_config": {
+CONFIGS = {  # test_config.json files, each scored on google-adk and on Chronicle
+    "test_config": {"criteria": {"tool_trajectory_avg_score": 1.0, "response_match_score": 0.8}},
+    "lenient_config": {"criteria": {
         "tool_trajectory_avg_score": {"threshold": 0.5, "match_type": "IN_ORDER", "ignore_args": True},
         "response_match_score": 0.3,
+    }},
+    # metrics of the user's own: a sync and an async function (tests/eval_agents/custom_metrics.py)
+    "custom_config": {
+        "criteria": {"short_answers": 1.0, "same_calls": {"threshold": 0.5}, "response_match_score": 0.3},
+        "custom_metrics": {
+            "short_answers": {"code_config": {"name": "tests.eval_agents.custom_metrics.short_answers"}},
+            "same_calls": {"code_config": {"name": "tests.eval_agents.custom_metrics.same_calls_as_expected"},
+                           "description": "the expected tools, by name"},
+        },
     },
 }
 
