@@ -14,17 +14,30 @@ import subprocess
 import pytest
 
 from tests.cli_helpers import cli
-from tools.parity.check import FAILED, REPO, app_names, transcript
+from tools.parity.check import FAILED, REPO, app_names, batch_outputs, transcript, transcripts
 
 
+@pytest.fixture(scope="module")
+def both_sides(adk_python) -> tuple[dict[str, str], dict[str, str]]:
+    """Every app's transcript on each side: one process per side, both running at once."""
+    apps = app_names()
+    adk, chronicle = transcripts(adk_python, apps, "adk"), transcripts(sys.executable, apps, "chronicle")
+    return batch_outputs(adk, apps), batch_outputs(chronicle, apps)
 
 
 @pytest.mark.parametrize("app", app_names())
-def test_the_app_behaves_on_chronicle_as_on_google_adk(app, adk_python):
-    adk, chronicle = transcript(adk_python, app, "adk"), transcript(sys.executable, app, "chronicle")
+def test_the_app_behaves_on_chronicle_as_on_google_adk(app, both_sides):
+    adk, chronicle = both_sides[0][app], both_sides[1][app]
     assert not adk.startswith(FAILED), adk
     assert not chronicle.startswith(FAILED), chronicle
     assert chronicle == adk
+
+
+def test_an_app_in_a_batch_gives_what_it_gives_alone(both_sides, adk_python):
+    """One process runs every app in turn: the last app (after all the others) must not see their state."""
+    last = app_names()[-1]
+    assert both_sides[0][last] == transcript(adk_python, last, "adk")
+    assert both_sides[1][last] == transcript(sys.executable, last, "chronicle")
 
 
 def test_the_command_says_per_app_and_exits_1_on_any_difference(adk_python, tmp_path):

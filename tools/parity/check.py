@@ -48,8 +48,26 @@ def transcript(python: str, app: str, side: str, module: str = "tools.parity.tra
     return done.stdout
 
 
-def compare(app: str, adk_python: str, *, context: int = 3, limit: int = 60) -> Outcome:
-    adk, chronicle = transcript(adk_python, app, "adk"), transcript(sys.executable, app, "chronicle")
+def transcripts(python: str, apps: list[str], side: str, module: str = "tools.parity.transcript"
+                ) -> subprocess.Popen:
+    """Starts one process that prints every app's output on one side (`{app: text}`, see `run_side`):
+    read it with `batch_outputs`. Started, not awaited, so both sides can run at once."""
+    env = {**os.environ, "PYTHONPATH": REPO + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    return subprocess.Popen([python, "-m", module, *apps, "--side", side, "--batch"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=REPO, env=env)
+
+
+def batch_outputs(started: subprocess.Popen, apps: list[str], timeout: float = 900) -> dict[str, str]:
+    """Each app's text from a `transcripts` process; every app reads FAILED when the process died."""
+    out, err = started.communicate(timeout=timeout)
+    if started.returncode != 0:
+        last = (err.strip().splitlines() or ["(no output)"])[-1]
+        return {app: f"{FAILED}{last}\n" for app in apps}
+    return json.loads(out)
+
+
+def compare(app: str, adk: str, chronicle: str, *, context: int = 3, limit: int = 60) -> Outcome:
+    """The app's two transcripts compared: the same, or their first differences."""
     if adk == chronicle and not adk.startswith(FAILED):
         return Outcome(app, True, "")
     lines = difflib.unified_diff(
@@ -68,7 +86,9 @@ def check(adk_python: str, only: Optional[list[str]] = None) -> list[Outcome]:
     unknown = sorted(set(names) - set(app_names()))
     if unknown:
         raise ValueError(f"unknown app(s) {', '.join(unknown)}; choose from {', '.join(app_names())}")
-    return [compare(name, adk_python) for name in names]
+    adk, chronicle = transcripts(adk_python, names, "adk"), transcripts(sys.executable, names, "chronicle")
+    adk_texts, chronicle_texts = batch_outputs(adk, names), batch_outputs(chronicle, names)
+    return [compare(name, adk_texts[name], chronicle_texts[name]) for name in names]
 
 
 def as_json(outcomes: list[Outcome]) -> str:

@@ -161,7 +161,10 @@ async def transcript(app_name: str, prefix: str, package: str = APPS_PACKAGE) ->
     module = importlib.import_module(f"{package}.{app_name}")
     SHOW_PATHS = bool(getattr(module, "SHOW_PATHS", False))
     nodes = getattr(module, "SHOW_NODES", False)
-    seen = importlib.import_module(f"{APPS_PACKAGE}.rule_model").SEEN
+    model = importlib.import_module(f"{APPS_PACKAGE}.rule_model")
+    model.SEEN.clear()  # what this app's model saw only: one process may run many apps (--batch)
+    model.REQUESTS.clear()
+    seen = model.SEEN
     runners = importlib.import_module(f"{prefix}.runners")
     if hasattr(module, "app"):
         runner = runners.InMemoryRunner(app=module.app)
@@ -228,15 +231,34 @@ async def transcript(app_name: str, prefix: str, package: str = APPS_PACKAGE) ->
 
 def run_side(run: Any, description: str, argv: list[str] | None = None) -> int:
     """`APP --side adk|chronicle`: prints, as JSON, what `run(app, prefix)` gives on that side (on
-    Chronicle's, `google.adk` imports rewritten to `runtime`)."""
+    Chronicle's, `google.adk` imports rewritten to `runtime`). With several apps (or `--batch`), runs
+    each in turn in this one process and prints `{app: what it alone would print}`: one interpreter
+    start instead of one per app. A batch app that raises reads as FAILED with the exception's line,
+    as a process of its own that died would."""
+    import contextlib
+    import traceback
+
     parser = argparse.ArgumentParser(description=description)
-    parser.add_argument("app")
+    parser.add_argument("app", nargs="+")
     parser.add_argument("--side", choices=["adk", "chronicle"], required=True)
+    parser.add_argument("--batch", action="store_true", help="print {app: output} even for one app")
     args = parser.parse_args(argv)
     if args.side == "chronicle":
         sys.meta_path.insert(0, RewritingFinder())
     prefix = "google.adk" if args.side == "adk" else "runtime"
-    print(json.dumps(asyncio.run(run(args.app, prefix)), indent=1, sort_keys=True))
+    if len(args.app) == 1 and not args.batch:
+        print(json.dumps(asyncio.run(run(args.app[0], prefix)), indent=1, sort_keys=True))
+        return 0
+    from tools.parity.check import FAILED
+
+    outputs = {}
+    for app in args.app:
+        try:
+            with contextlib.redirect_stdout(sys.stderr):  # what an app prints must not break the JSON
+                outputs[app] = json.dumps(asyncio.run(run(app, prefix)), indent=1, sort_keys=True) + "\n"
+        except Exception as error:  # noqa: BLE001 - one app's failure is its own row
+            outputs[app] = f"{FAILED}{traceback.format_exception_only(error)[-1].strip()}\n"
+    print(json.dumps(outputs))
     return 0
 
 
