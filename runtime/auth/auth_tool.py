@@ -6,14 +6,15 @@ import hashlib
 import json
 from typing import Any, Optional
 
-from pydantic import BaseModel
+from pydantic import BaseModel, field_validator
 
 from runtime.auth.auth_credential import AuthCredential, BaseModelWithConfig
-from runtime.auth.auth_schemes import AuthScheme
+from runtime.auth.auth_schemes import AuthScheme, as_auth_scheme, scheme_type
 
 
 class AuthConfig(BaseModelWithConfig):
-    auth_scheme: AuthScheme
+    auth_scheme: Any
+    """An AuthScheme (or a FastAPI OpenAPI security-scheme model); a dict becomes an AuthScheme."""
     raw_auth_credential: Optional[AuthCredential] = None
     exchanged_auth_credential: Optional[AuthCredential] = None
     """Filled in by the client (an API key, a token, or the OAuth2 response)."""
@@ -21,13 +22,18 @@ class AuthConfig(BaseModelWithConfig):
     """Where the credential service keeps the credential; derived from the scheme and the raw
     credential (without its tokens) unless given."""
 
+    @field_validator("auth_scheme", mode="before")
+    @classmethod
+    def _scheme_model(cls, value: Any) -> Any:
+        return as_auth_scheme(value)
+
     def __init__(self, **data: Any) -> None:
         super().__init__(**data)
         if not self.credential_key:
             self.credential_key = self._derived_key()
 
     def _derived_key(self) -> str:
-        scheme = f"{self.auth_scheme.type_}_{_digest(self.auth_scheme)}"
+        scheme = f"{scheme_type(self.auth_scheme)}_{_digest(self.auth_scheme)}"
         raw = self.raw_auth_credential
         if raw is None:
             return f"adk_{scheme}_"
