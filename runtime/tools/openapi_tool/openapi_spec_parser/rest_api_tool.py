@@ -190,9 +190,11 @@ class RestApiTool(BaseTool):
         for part in (url.query, url.fragment):  # a query written into the spec's path or server URL
             for key, values in parse_qs(part).items():
                 query.setdefault(key, values[0] if len(values) == 1 else values)
+        if cookies:  # as a header: httpx's per-request cookies are deprecated
+            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in cookies.items())
         request: Dict[str, Any] = {"method": method, "url": urlunparse(url._replace(query="", fragment="")),
                                    "params": {k: v for k, v in query.items() if v is not None},
-                                   "headers": headers, "cookies": cookies}
+                                   "headers": headers}
         request.update(self._body_arguments(parameters, kwargs, headers))
         for key, value in self._default_headers.items():
             headers.setdefault(key, value)
