@@ -267,9 +267,8 @@ class RestApiTool(BaseTool):
         verify = self._ssl_verify if self._ssl_verify is not None else True
         client = (self._httpx_client_factory() if self._httpx_client_factory is not None
                   else httpx.AsyncClient(timeout=DEFAULT_TIMEOUT, verify=verify))
-        async with client:
-            # Redirects are not followed unless private hosts are allowed: one could lead there.
-            return await client.request(follow_redirects=self._allow_private_network_access, **request)
+        async with client:  # redirects are not followed: one could lead to a private host
+            return await client.request(follow_redirects=False, **request)
 
     def _format_error_response(self, error_message: str) -> dict[str, str]:
         # google-adk 2.13's words: the model reads them.
