@@ -118,10 +118,10 @@ class ToolAuthHandler:
         if self.credential_store is None:
             return None
         credential = self.credential_store.get_credential(self.auth_scheme, self.auth_credential)
-        if credential is None:
+        if credential is None and self.tool_context is not None:
             try:
                 credential = await self.tool_context.load_credential(self._build_auth_config())
-            except (ServiceNotConfiguredError, AttributeError):
+            except ServiceNotConfiguredError:
                 credential = None
         if credential is not None and credential.oauth2 is not None:
             credential = await self._refreshed(credential)
@@ -150,9 +150,11 @@ class ToolAuthHandler:
             return
         key = self.credential_store.get_credential_key(self.auth_scheme, self.auth_credential)
         self.credential_store.store_credential(key, credential)
+        if self.tool_context is None:
+            return
         try:
             await self.tool_context.save_credential(self._build_auth_config(credential))
-        except (ServiceNotConfiguredError, AttributeError):
+        except ServiceNotConfiguredError:
             pass  # without a credential service the credential lasts this invocation
 
     def _exchange(self, credential: AuthCredential) -> Optional[AuthCredential]:
