@@ -75,6 +75,7 @@ class OpenApiServer:
         self.url = f"http://127.0.0.1:{self.port}"
         self.requests: list[dict[str, Any]] = []
         self.access_token = ACCESS_TOKEN
+        self.refresh_token = REFRESH_TOKEN
         app = Starlette(routes=[
             Route("/pets/{pet_id}", self._get_pet), Route("/pets", self._add_pet, methods=["POST"]),
             Route("/notes/{name:path}", self._note), Route("/me", self._me),
@@ -125,7 +126,7 @@ class OpenApiServer:
         seen = await self._record(request)
         form = dict(await request.form()) if not seen["body"] else dict(
             p.split("=", 1) for p in seen["body"].split("&"))
-        if form.get("grant_type") != "refresh_token" or form.get("refresh_token") != REFRESH_TOKEN:
+        if form.get("grant_type") != "refresh_token" or form.get("refresh_token") != self.refresh_token:
             return JSONResponse({"error": "invalid_grant"}, status_code=400)
         self.access_token = REFRESHED_TOKEN
         return JSONResponse({"access_token": REFRESHED_TOKEN, "token_type": "Bearer", "expires_in": 3600})

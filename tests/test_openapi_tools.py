@@ -168,6 +168,33 @@ async def test_an_oauth2_operation_asks_the_client_and_refreshes_the_token(store
     await runner.close()
 
 
+async def test_a_rejected_token_is_refreshed_then_the_user_asked_again(openapi_server):
+    sessions = session_service_from_url("memory://")
+    toolset = OpenAPIToolset(
+        spec_dict=openapi_server.spec(), tool_filter=["get_profile"], allow_private_network_access=True,
+        auth_credential=AuthCredential(auth_type="oauth2", oauth2=OAuth2Auth(client_id="cid", client_secret="csecret")))
+    runner = Runner(agent=LlmAgent(name="me", model=caller("get_profile"), tools=[toolset]), app_name=APP,
+                    session_service=sessions, credential_service=StoreCredentialService(sessions.store))
+    await sessions.create_session(app_name=APP, user_id=USER, session_id=SESSION)
+    signed_in = {"authType": "oauth2", "oauth2": {"clientId": "cid", "accessToken": ACCESS_TOKEN,
+                                                  "refreshToken": REFRESH_TOKEN, "expiresIn": 3600}}
+    assert {"user": "ann"} in responses(await run(runner, answer(credential_request(await run(runner, user("me?"))),
+                                                                 signed_in)))
+
+    openapi_server.access_token = "revoked-by-the-provider"  # the API refuses the token it still holds
+    del openapi_server.requests[:]
+    assert {"user": "ann"} in responses(await run(runner, user("me again?")))
+    assert [(r["path"], r["headers"].get("authorization")) for r in openapi_server.requests] == [
+        ("/me", f"Bearer {ACCESS_TOKEN}"), ("/token", None), ("/me", f"Bearer {REFRESHED_TOKEN}")]
+
+    openapi_server.access_token, openapi_server.refresh_token = "revoked-again", "revoked-too"
+    asked_again = await run(runner, user("and now?"))
+    assert responses(asked_again)[-1] == {"pending": True, "message": "Needs your authorization to access your data."}
+    assert credential_request(asked_again).args["authConfig"]["authScheme"]["type"] == "oauth2"
+    await assert_no_secret_logged(sessions)
+    await runner.close()
+
+
 async def test_an_authenticated_function_tool_gets_the_credential_the_client_sent(store_url):
     sessions = session_service_from_url(store_url)
     config = AuthConfig(auth_scheme=AuthScheme.model_validate({"type": "apiKey", "in": "header", "name": "X-Key"}),

@@ -67,6 +67,14 @@ def _path_segment(name: str, value: str) -> str:
     return quote(value, safe="")
 
 
+def _token_rejected(response: httpx.Response) -> bool:
+    """A 401 that blames the token (RFC 6750's invalid_token, or no explanation at all)."""
+    if response.status_code != 401:
+        return False
+    challenge = response.headers.get("www-authenticate", "").lower()
+    return not challenge or "invalid_token" in challenge
+
+
 class RestApiTool(BaseTool):
     def __init__(
         self,
@@ -253,8 +261,24 @@ class RestApiTool(BaseTool):
         except httpx.TimeoutException as e:
             logger.warning("API call timed out for tool %s: %s %s", self.name, request["method"].upper(), request["url"])
             return self._format_error_response(f"Request timed out ({type(e).__name__}).")
+        if response.status_code != 401:
+            handler.note_successful_call()
         if response.is_error:
             logger.warning("API call failed for tool %s: Status %d - %s", self.name, response.status_code, response.text)
+            if _token_rejected(response) and prepared.auth_credential and tool_context is not None:
+                with handler.claim_recovery() as claimed:  # held across the retry: it cannot recurse
+                    if claimed:
+                        recovery = await handler.handle_unauthorized_error()
+                        if recovery == "refreshed":
+                            return await self.call(args=args, tool_context=tool_context)
+                        if recovery == "reauth_requested":
+                            return dict(PENDING_AUTH)
+                        if recovery == "reauth_limit_reached":
+                            return {"error": (
+                                f"Tool {self.name} execution failed. The user already re-authorized this "
+                                "connection and the API still rejected the credential, so retrying will not "
+                                "help. Report this to the user and suggest checking the application's access "
+                                f"or permission settings. Status Code: {response.status_code}, {response.text}")}
             return self._format_error_response(f"Status Code: {response.status_code}, {response.text}")
         try:
             return response.json()

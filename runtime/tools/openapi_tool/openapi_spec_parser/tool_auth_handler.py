@@ -6,10 +6,11 @@ so they never reach the event log."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
-from typing import Any, Literal, Optional
+from typing import Any, Iterator, Literal, Optional
 
 from pydantic import BaseModel
 
@@ -32,6 +33,8 @@ logger = logging.getLogger(__name__)
 AuthPreparationState = Literal["pending", "done"]
 UnauthorizedRecoveryState = Literal["refreshed", "reauth_requested", "reauth_limit_reached", "failed"]
 _OAUTH_TYPES = (AuthSchemeType.openIdConnect.value, AuthSchemeType.oauth2.value)
+MAX_REAUTH_REQUESTS = 1
+"""After a 401, the user is asked to sign in again at most this often until a call succeeds."""
 # Fields of an OAuth2 credential that change as the flow runs (or with the deployment, as the
 # redirect URI): not part of which credential it is.
 _TRANSIENT_OAUTH2 = {"auth_uri", "state", "auth_response_uri", "auth_code", "access_token", "refresh_token",
@@ -123,6 +126,9 @@ class ToolAuthHandler:
                 credential = await self.tool_context.load_credential(self._build_auth_config())
             except ServiceNotConfiguredError:
                 credential = None
+            if credential is not None:  # for the rest of the invocation (a 401's recovery reads it)
+                key = self.credential_store.get_credential_key(self.auth_scheme, self.auth_credential)
+                self.credential_store.store_credential(key, credential)
         if credential is not None and credential.oauth2 is not None:
             credential = await self._refreshed(credential)
         return credential
@@ -178,6 +184,65 @@ class ToolAuthHandler:
         """An OAuth2/OIDC credential without an access token: only the user can authorize it."""
         return credential.auth_type in (AuthCredentialTypes.OAUTH2, AuthCredentialTypes.OPEN_ID_CONNECT) and not (
             credential.oauth2 and credential.oauth2.access_token)
+
+    def _recovery_scope(self) -> str:
+        """Recovery is per credential, not per tool: a toolset's tools share one credential."""
+        key = self.credential_store.get_credential_key(self.auth_scheme, self.auth_credential)
+        return key.removeprefix(State.TEMP_PREFIX)
+
+    @contextlib.contextmanager
+    def claim_recovery(self) -> Iterator[bool]:
+        """True for the one caller that may recover this credential (and retry its call) now; the
+        claim lives in `temp:` state, so a retried call that fails again does not recover again."""
+        if self.tool_context is None or self.credential_store is None:
+            yield False
+            return
+        lock = f"{State.TEMP_PREFIX}_adk_reauth_attempted_{self._recovery_scope()}"
+        if self.tool_context.state.get(lock):
+            yield False
+            return
+        self.tool_context.state[lock] = True
+        try:
+            yield True
+        finally:
+            self.tool_context.state[lock] = False
+
+    def note_successful_call(self) -> None:
+        """A call the API accepted: the user may be asked to sign in again after a later 401."""
+        if self.tool_context is not None and self.credential_store is not None:
+            budget = f"_adk_reauth_requests:{self._recovery_scope()}"
+            if self.tool_context.state.get(budget):
+                self.tool_context.state[budget] = 0
+
+    async def handle_unauthorized_error(self) -> UnauthorizedRecoveryState:
+        """After the API refused the token (HTTP 401): a new access token from the refresh token
+        ("refreshed": call again), else for OAuth2/OIDC a new request to the user, at most
+        MAX_REAUTH_REQUESTS until a call succeeds ("reauth_requested" or "reauth_limit_reached");
+        "failed" when neither can help."""
+        if self.tool_context is None or self.credential_store is None:
+            return "failed"
+        kept = self.credential_store.get_credential(self.auth_scheme, self.auth_credential)
+        if kept is not None and kept.oauth2 is not None and kept.oauth2.refresh_token:
+            stale = kept.model_copy(deep=True)
+            stale.oauth2.expires_at, stale.oauth2.expires_in = 1, 0  # the server says it has expired
+            fresh = await self._refreshed(stale)
+            if fresh is not stale and fresh.oauth2.access_token != kept.oauth2.access_token:
+                return "refreshed"
+        if scheme_type(self.auth_scheme) not in _OAUTH_TYPES:
+            return "failed"
+        budget = f"_adk_reauth_requests:{self._recovery_scope()}"
+        asked = self.tool_context.state.get(budget, 0)
+        if asked >= MAX_REAUTH_REQUESTS:
+            return "reauth_limit_reached"
+        try:
+            self._request_credential()
+        except (ValueError, AuthCredentialMissingError) as e:
+            logger.warning("Failed to request credential after 401: %s", e)
+            return "failed"
+        self.tool_context.state[budget] = asked + 1
+        self.credential_store.remove_credential(
+            self.credential_store.get_credential_key(self.auth_scheme, self.auth_credential))
+        return "reauth_requested"
 
     async def prepare_auth_credentials(self) -> AuthPreparationResult:
         if not self.auth_scheme:
