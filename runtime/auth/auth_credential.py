@@ -102,3 +102,9 @@ class AuthCredential(BaseModelWithConfig):
     http: Optional[HttpAuth] = None
     service_account: Optional[ServiceAccount] = None
     oauth2: Optional[OAuth2Auth] = None
+
+
+def bearer_credential(token: str, additional_headers: Optional[dict[str, str]] = None) -> AuthCredential:
+    """An HTTP bearer-token credential: what OAuth2, OIDC and service accounts exchange into."""
+    return AuthCredential(auth_type=AuthCredentialTypes.HTTP, http=HttpAuth(
+        scheme="bearer", credentials=HttpCredentials(token=token), additional_headers=additional_headers))

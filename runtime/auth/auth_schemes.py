@@ -29,6 +29,10 @@ class AuthSchemeType(str, Enum):
     __hash__ = str.__hash__
 
 
+OAUTH_SCHEME_TYPES = (AuthSchemeType.oauth2.value, AuthSchemeType.openIdConnect.value)
+"""The schemes whose credential a user grants interactively (and a refresh token can renew)."""
+
+
 class AuthScheme(BaseModelWithConfig):
     type_: str = Field(alias="type")
 

@@ -12,11 +12,10 @@ from pydantic import BaseModel, ValidationError
 from runtime.auth.auth_credential import (
     AuthCredential,
     AuthCredentialTypes,
-    HttpAuth,
-    HttpCredentials,
     OAuth2Auth,
     ServiceAccount,
     ServiceAccountCredential,
+    bearer_credential,
 )
 from runtime.auth.auth_schemes import AuthSchemeType, OpenIdConnectWithConfig, scheme_type
 from runtime.tools.openapi_tool.common.common import ApiParameter, Schema
@@ -39,11 +38,6 @@ class OpenIdConfig(BaseModel):
     redirect_uri: Optional[str]
 
 
-def _bearer(token: str) -> AuthCredential:
-    return AuthCredential(auth_type=AuthCredentialTypes.HTTP,
-                          http=HttpAuth(scheme="bearer", credentials=HttpCredentials(token=token)))
-
-
 def token_to_scheme_credential(
     token_type: Literal["apikey", "oauth2Token"],
     location: Optional[Literal["header", "query", "cookie"]] = None,
@@ -59,7 +53,7 @@ def token_to_scheme_credential(
         credential = AuthCredential(auth_type=AuthCredentialTypes.API_KEY, api_key=credential_value)
         return scheme, credential if credential_value else None
     if token_type == "oauth2Token":
-        return m.HTTPBearer(bearerFormat="JWT"), _bearer(credential_value) if credential_value else None
+        return m.HTTPBearer(bearerFormat="JWT"), bearer_credential(credential_value) if credential_value else None
     raise ValueError(f"Invalid security scheme type: {token_type}")
 
 

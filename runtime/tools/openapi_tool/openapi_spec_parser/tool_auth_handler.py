@@ -7,8 +7,6 @@ so they never reach the event log."""
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import json
 import logging
 from typing import Any, Iterator, Literal, Optional
 
@@ -17,8 +15,8 @@ from pydantic import BaseModel
 from runtime.contexts import ServiceNotConfiguredError
 from domain.state import State
 from runtime.auth.auth_credential import AuthCredential, AuthCredentialTypes
-from runtime.auth.auth_schemes import AuthSchemeType, scheme_type
-from runtime.auth.auth_tool import AuthConfig
+from runtime.auth.auth_schemes import OAUTH_SCHEME_TYPES, scheme_type
+from runtime.auth.auth_tool import AuthConfig, model_digest
 from runtime.auth.refresher.oauth2_credential_refresher import OAuth2CredentialRefresher
 from runtime.tools.openapi_tool.auth.credential_exchangers.auto_auth_credential_exchanger import (
     AutoAuthCredentialExchanger,
@@ -32,7 +30,6 @@ logger = logging.getLogger(__name__)
 
 AuthPreparationState = Literal["pending", "done"]
 UnauthorizedRecoveryState = Literal["refreshed", "reauth_requested", "reauth_limit_reached", "failed"]
-_OAUTH_TYPES = (AuthSchemeType.openIdConnect.value, AuthSchemeType.oauth2.value)
 MAX_REAUTH_REQUESTS = 1
 """After a 401, the user is asked to sign in again at most this often until a call succeeds."""
 # Fields of an OAuth2 credential that change as the flow runs (or with the deployment, as the
@@ -47,11 +44,6 @@ class AuthPreparationResult(BaseModel):
     auth_credential: Optional[AuthCredential] = None
 
 
-def _digest(model: BaseModel) -> str:
-    dumped = model.model_dump(mode="json", by_alias=True, exclude_none=True)
-    return hashlib.sha256(json.dumps(dumped, sort_keys=True).encode()).hexdigest()[:16]
-
-
 class ToolContextCredentialStore:
     """Exchanged credentials for this invocation, in `temp:` state (which is never stored)."""
 
@@ -62,8 +54,8 @@ class ToolContextCredentialStore:
         if auth_credential is not None and auth_credential.oauth2 is not None:
             identity = auth_credential.oauth2.model_copy(update={f: None for f in _TRANSIENT_OAUTH2})
             auth_credential = auth_credential.model_copy(update={"oauth2": identity})
-        scheme = f"{scheme_type(auth_scheme)}_{_digest(auth_scheme)}" if auth_scheme else ""
-        credential = f"{auth_credential.auth_type.value}_{_digest(auth_credential)}" if auth_credential else ""
+        scheme = f"{scheme_type(auth_scheme)}_{model_digest(auth_scheme)}" if auth_scheme else ""
+        credential = f"{auth_credential.auth_type.value}_{model_digest(auth_credential)}" if auth_credential else ""
         return f"{State.TEMP_PREFIX}{scheme}_{credential}_existing_exchanged_credential"
 
     def get_credential(self, auth_scheme: Optional[Any], auth_credential: Optional[AuthCredential]
@@ -171,7 +163,7 @@ class ToolAuthHandler:
             return None
 
     def _request_credential(self) -> None:
-        if scheme_type(self.auth_scheme) in _OAUTH_TYPES:
+        if scheme_type(self.auth_scheme) in OAUTH_SCHEME_TYPES:
             if not self.auth_credential or not self.auth_credential.oauth2:
                 raise ValueError(f"auth_credential is empty for scheme {self.auth_scheme.type_}."
                                  "Please create AuthCredential using OAuth2Auth.")
@@ -228,7 +220,7 @@ class ToolAuthHandler:
             fresh = await self._refreshed(stale)
             if fresh is not stale and fresh.oauth2.access_token != kept.oauth2.access_token:
                 return "refreshed"
-        if scheme_type(self.auth_scheme) not in _OAUTH_TYPES:
+        if scheme_type(self.auth_scheme) not in OAUTH_SCHEME_TYPES:
             return "failed"
         budget = f"_adk_reauth_requests:{self._recovery_scope()}"
         asked = self.tool_context.state.get(budget, 0)

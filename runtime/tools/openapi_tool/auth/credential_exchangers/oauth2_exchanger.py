@@ -6,20 +6,19 @@ from __future__ import annotations
 import logging
 from typing import Any, Optional
 
-from runtime.auth.auth_credential import AuthCredential, AuthCredentialTypes, HttpAuth, HttpCredentials
-from runtime.auth.auth_schemes import AuthSchemeType, scheme_type
+from runtime.auth.auth_credential import AuthCredential, bearer_credential
+from runtime.auth.auth_schemes import OAUTH_SCHEME_TYPES, scheme_type
 from runtime.auth.oauth2_credential_util import is_token_expired, refresh_access_token
 from runtime.tools.openapi_tool.auth.credential_exchangers.base_credential_exchanger import BaseAuthCredentialExchanger
 
 logger = logging.getLogger(__name__)
-_OAUTH_TYPES = (AuthSchemeType.openIdConnect.value, AuthSchemeType.oauth2.value)
 
 
 class OAuth2CredentialExchanger(BaseAuthCredentialExchanger):
     def _check_scheme_credential_type(self, auth_scheme: Any, auth_credential: Optional[AuthCredential] = None) -> None:
         if not auth_credential:
             raise ValueError("auth_credential is empty. Please create AuthCredential using OAuth2Auth.")
-        if scheme_type(auth_scheme) not in _OAUTH_TYPES:
+        if scheme_type(auth_scheme) not in OAUTH_SCHEME_TYPES:
             raise ValueError("Invalid security scheme, expect AuthSchemeType.openIdConnect or "
                              f"AuthSchemeType.oauth2 auth scheme, but got {auth_scheme.type_}")
         if not auth_credential.oauth2 and not auth_credential.http:
@@ -31,8 +30,7 @@ class OAuth2CredentialExchanger(BaseAuthCredentialExchanger):
         token = auth_credential.oauth2.access_token
         if not token:
             return auth_credential
-        return AuthCredential(auth_type=AuthCredentialTypes.HTTP,
-                              http=HttpAuth(scheme="bearer", credentials=HttpCredentials(token=token)))
+        return bearer_credential(token)
 
     def _is_token_expired(self, auth_credential: AuthCredential) -> bool:
         return is_token_expired(auth_credential)

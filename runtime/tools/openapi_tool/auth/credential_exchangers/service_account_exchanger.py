@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from runtime.auth.auth_credential import AuthCredential, AuthCredentialTypes, HttpAuth, HttpCredentials, ServiceAccount
+from runtime.auth.auth_credential import AuthCredential, ServiceAccount, bearer_credential
 from runtime.tools.openapi_tool.auth.credential_exchangers.base_credential_exchanger import (
     AuthCredentialMissingError,
     BaseAuthCredentialExchanger,
@@ -21,12 +21,6 @@ except ImportError:  # pragma: no cover - google-auth comes with google-genai
     google = service_account = Request = google_auth_exceptions = None  # type: ignore[assignment]
 
 _CLOUD_PLATFORM = "https://www.googleapis.com/auth/cloud-platform"
-
-
-def _bearer(token: str, quota_project: Optional[str] = None) -> AuthCredential:
-    headers = {"x-goog-user-project": quota_project} if quota_project else None
-    return AuthCredential(auth_type=AuthCredentialTypes.HTTP, http=HttpAuth(
-        scheme="bearer", credentials=HttpCredentials(token=token), additional_headers=headers))
 
 
 class ServiceAccountCredentialExchanger(BaseAuthCredentialExchanger):
@@ -46,11 +40,11 @@ class ServiceAccountCredentialExchanger(BaseAuthCredentialExchanger):
             if config.use_default_credential:
                 from google.oauth2 import id_token
 
-                return _bearer(id_token.fetch_id_token(Request(), config.audience))
+                return bearer_credential(id_token.fetch_id_token(Request(), config.audience))
             credentials = service_account.IDTokenCredentials.from_service_account_info(
                 config.service_account_credential.model_dump(), target_audience=config.audience)
             credentials.refresh(Request())
-            return _bearer(credentials.token)
+            return bearer_credential(credentials.token)
         except (google_auth_exceptions.GoogleAuthError, ValueError) as e:
             raise AuthCredentialMissingError(f"Failed to exchange service account for ID token: {e}") from e
 
@@ -67,6 +61,8 @@ class ServiceAccountCredentialExchanger(BaseAuthCredentialExchanger):
                     config.service_account_credential.model_dump(), scopes=config.scopes)
                 quota_project = None
             credentials.refresh(Request())
-            return _bearer(credentials.token, quota_project)
+            # The quota project bills the API use to the project the default credentials name.
+            headers = {"x-goog-user-project": quota_project} if quota_project else None
+            return bearer_credential(credentials.token, headers)
         except (google_auth_exceptions.GoogleAuthError, ValueError) as e:
             raise AuthCredentialMissingError(f"Failed to exchange service account token: {e}") from e
