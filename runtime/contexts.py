@@ -245,13 +245,9 @@ class Context(ReadonlyContext):
 
     def get_auth_response(self, auth_config: AuthConfig) -> Optional[AuthCredential]:
         """The credential the client sent for `auth_config` in this invocation, if any."""
-        from runtime.auth.auth_handler import auth_response_state_key
-        from runtime.auth.auth_credential import AuthCredential
+        from runtime.auth import auth_handler
 
-        value = self._invocation_context.session.state.get(auth_response_state_key(auth_config))
-        if value is None:
-            return None
-        return value if isinstance(value, AuthCredential) else AuthCredential.model_validate(value)
+        return auth_handler.AuthHandler(auth_config).get_auth_response(self._invocation_context.session.state)
 
     def _credential_service(self) -> Any:
         service = self._invocation_context.credential_service

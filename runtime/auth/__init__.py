@@ -10,7 +10,7 @@ from runtime.auth.auth_credential import (
     ServiceAccount,
     ServiceAccountCredential,
 )
-from runtime.auth.auth_schemes import AuthScheme, AuthSchemeType, CustomAuthScheme
+from runtime.auth.auth_schemes import AuthScheme, AuthSchemeType, CustomAuthScheme, OpenIdConnectWithConfig
 from runtime.auth.auth_tool import AuthConfig, AuthToolArguments
 from runtime.auth.credential_service import (
     BaseCredentialService,
@@ -32,6 +32,7 @@ __all__ = [
     "HttpCredentials",
     "InMemoryCredentialService",
     "OAuth2Auth",
+    "OpenIdConnectWithConfig",
     "ServiceAccount",
     "ServiceAccountCredential",
     "StoreCredentialService",

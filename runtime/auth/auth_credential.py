@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import Optional
 
-from pydantic import BaseModel, ConfigDict, Field, alias_generators
+from pydantic import BaseModel, ConfigDict, Field, alias_generators, model_validator
 
 SECRET_FIELDS = frozenset(
     {
@@ -82,6 +82,16 @@ class ServiceAccount(BaseModelWithConfig):
     use_id_token: Optional[bool] = False
     audience: Optional[str] = None
 
+    @model_validator(mode="after")
+    def _complete(self) -> "ServiceAccount":
+        # google-adk 2.13's rules and words.
+        if not self.use_default_credential and self.service_account_credential is None:
+            raise ValueError("service_account_credential is required when use_default_credential is False.")
+        if self.use_id_token and not self.audience:
+            raise ValueError("audience is required when use_id_token is True. Set it to the URL of the "
+                             "target service (e.g. 'https://my-service.run.app').")
+        return self
+
 
 class AuthCredential(BaseModelWithConfig):
     """A credential: an API key, HTTP credentials, OAuth2 tokens or a service account."""
@@ -92,3 +102,9 @@ class AuthCredential(BaseModelWithConfig):
     http: Optional[HttpAuth] = None
     service_account: Optional[ServiceAccount] = None
     oauth2: Optional[OAuth2Auth] = None
+
+
+def bearer_credential(token: str, additional_headers: Optional[dict[str, str]] = None) -> AuthCredential:
+    """An HTTP bearer-token credential: what OAuth2, OIDC and service accounts exchange into."""
+    return AuthCredential(auth_type=AuthCredentialTypes.HTTP, http=HttpAuth(
+        scheme="bearer", credentials=HttpCredentials(token=token), additional_headers=additional_headers))

@@ -44,3 +44,19 @@ def credential_reference(auth_config: AuthConfig) -> dict[str, Any]:
 
 def _snake(name: str) -> str:
     return "".join("_" + c.lower() if c.isupper() else c for c in name)
+
+
+class AuthHandler:
+    """Reads the credential the client sent for one AuthConfig (google.adk.auth.auth_handler)."""
+
+    def __init__(self, auth_config: AuthConfig):
+        self.auth_config = auth_config
+
+    def get_auth_response(self, state: Any) -> Any:
+        """The client's credential for this invocation (an AuthCredential), or None."""
+        from runtime.auth.auth_credential import AuthCredential
+
+        value = state.get(auth_response_state_key(self.auth_config))
+        if value is None:
+            return None
+        return value if isinstance(value, AuthCredential) else AuthCredential.model_validate(value)

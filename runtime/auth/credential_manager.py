@@ -1,0 +1,60 @@
+"""CredentialManager (google.adk.auth.credential_manager): the credential a tool can use now, from
+(in order) what the client just sent, what the credential service kept (refreshed if its OAuth2
+token expired), or the tool's own credential when it needs no user (an API key, HTTP credentials,
+an OAuth2 access token). None means the client must be asked: `request_credential`."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Optional
+
+from runtime.auth.auth_credential import AuthCredential, AuthCredentialTypes
+from runtime.auth.auth_tool import AuthConfig
+from runtime.auth.refresher.oauth2_credential_refresher import OAuth2CredentialRefresher
+
+logger = logging.getLogger(__name__)
+
+
+def _usable(credential: AuthCredential) -> bool:
+    if credential.auth_type in (AuthCredentialTypes.OAUTH2, AuthCredentialTypes.OPEN_ID_CONNECT):
+        return bool(credential.oauth2 and credential.oauth2.access_token)
+    if credential.auth_type == AuthCredentialTypes.API_KEY:
+        return bool(credential.api_key)
+    return credential.auth_type == AuthCredentialTypes.HTTP and credential.http is not None
+
+
+class CredentialManager:
+    def __init__(self, auth_config: AuthConfig):
+        self._auth_config = auth_config
+
+    async def request_credential(self, tool_context: Any) -> None:
+        tool_context.request_credential(self._auth_config)
+
+    async def get_auth_credential(self, tool_context: Any) -> Optional[AuthCredential]:
+        config = self._auth_config
+        supplied = tool_context.get_auth_response(config)
+        if supplied is not None and _usable(supplied):
+            return supplied  # the runtime has already kept it in the credential service
+        kept = await self._load(tool_context)
+        if kept is not None and _usable(kept):
+            return await self._refreshed(kept, tool_context)
+        raw = config.raw_auth_credential
+        return raw if raw is not None and _usable(raw) else None
+
+    async def _load(self, tool_context: Any) -> Optional[AuthCredential]:
+        from runtime.contexts import ServiceNotConfiguredError
+
+        try:
+            return await tool_context.load_credential(self._auth_config)
+        except ServiceNotConfiguredError:
+            return None
+
+    async def _refreshed(self, credential: AuthCredential, tool_context: Any) -> AuthCredential:
+        refresher = OAuth2CredentialRefresher()
+        if credential.oauth2 is None or not await refresher.is_refresh_needed(credential):
+            return credential
+        refreshed = await refresher.refresh(credential, self._auth_config.auth_scheme)
+        if refreshed is not credential:
+            updated = self._auth_config.model_copy(update={"exchanged_auth_credential": refreshed})
+            await tool_context.save_credential(updated)
+        return refreshed

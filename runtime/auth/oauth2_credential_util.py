@@ -1,0 +1,80 @@
+"""OAuth2 tokens for a credential: where the scheme's token endpoint is, whether the access token
+has expired, and refreshing it (a refresh-token grant over a real HTTP client)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Optional
+
+import httpx
+
+from runtime.auth.auth_credential import AuthCredential
+
+EXPIRY_LEEWAY_SECONDS = 60
+"""A token this close to its expiry counts as expired: it could lapse on its way to the API."""
+
+
+def token_endpoint(auth_scheme: Any) -> Optional[str]:
+    """The scheme's token URL: an OpenID configuration's, or the first OAuth2 flow that has one."""
+    endpoint = getattr(auth_scheme, "token_endpoint", None)
+    if endpoint:
+        return endpoint
+    flows = getattr(auth_scheme, "flows", None)
+    for name in ("authorizationCode", "clientCredentials", "password"):
+        flow = getattr(flows, name, None) if flows is not None else None
+        if flow is None and isinstance(flows, dict):
+            flow = flows.get(name)
+        url = flow.get("tokenUrl") if isinstance(flow, dict) else getattr(flow, "tokenUrl", None)
+        if url:
+            return url
+    return None
+
+
+def is_token_expired(credential: AuthCredential) -> bool:
+    """Whether the access token has expired (or is about to); unknown expiry counts as valid."""
+    oauth2 = credential.oauth2
+    if oauth2 is None:
+        return False
+    expires_at = oauth2.expires_at
+    if not expires_at and oauth2.expires_in:
+        expires_at = int(time.time()) + oauth2.expires_in
+    return bool(expires_at) and expires_at - EXPIRY_LEEWAY_SECONDS < time.time()
+
+
+def update_credential_with_tokens(credential: AuthCredential, tokens: dict[str, Any]) -> None:
+    """Writes a token response's fields into the credential (a refresh token only if one came)."""
+    oauth2 = credential.oauth2
+    oauth2.access_token = tokens.get("access_token")
+    oauth2.refresh_token = tokens.get("refresh_token") or oauth2.refresh_token
+    oauth2.id_token = tokens.get("id_token") or oauth2.id_token
+    expires_in = tokens.get("expires_in")
+    oauth2.expires_in = int(expires_in) if expires_in is not None else None
+    oauth2.expires_at = int(tokens["expires_at"]) if tokens.get("expires_at") else (
+        int(time.time()) + int(expires_in) if expires_in is not None else None)
+
+
+def refresh_access_token(auth_scheme: Any, credential: AuthCredential, *, timeout: float = 30.0) -> bool:
+    """Refreshes the credential's tokens in place with a refresh-token grant. False (the credential
+    unchanged) when it cannot: no refresh token, client id or token endpoint, or the server refused."""
+    oauth2 = credential.oauth2
+    url = token_endpoint(auth_scheme)
+    if oauth2 is None or not oauth2.refresh_token or not oauth2.client_id or not url:
+        return False
+    form = {"grant_type": "refresh_token", "refresh_token": oauth2.refresh_token}
+    auth = None
+    if oauth2.token_endpoint_auth_method == "client_secret_post" or not oauth2.client_secret:
+        form["client_id"] = oauth2.client_id
+        if oauth2.client_secret:
+            form["client_secret"] = oauth2.client_secret
+    else:  # client_secret_basic, OAuth2's default
+        auth = (oauth2.client_id, oauth2.client_secret)
+    try:
+        response = httpx.post(url, data=form, auth=auth, timeout=timeout, headers={"Accept": "application/json"})
+        response.raise_for_status()
+        tokens = response.json()
+    except (httpx.HTTPError, ValueError):
+        return False
+    if not isinstance(tokens, dict) or not tokens.get("access_token"):
+        return False
+    update_credential_with_tokens(credential, tokens)
+    return True

@@ -1,0 +1,3 @@
+from runtime.tools.openapi_tool.common import common
+
+__all__ = ["common"]
