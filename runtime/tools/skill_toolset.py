@@ -25,6 +25,7 @@ from google.genai import types
 from domain.errors import InvalidArgumentError
 from runtime.agents.readonly_context import ReadonlyContext
 from runtime.code_executors.base_code_executor import BaseCodeExecutor
+from runtime.features import FeatureName, is_feature_enabled
 from runtime.skills import SkillRegistry, models, prompt
 from runtime.tools.base_tool import BaseTool
 from runtime.tools.base_toolset import BaseToolset, ToolPredicate
@@ -629,11 +630,12 @@ def _refuse_unported(environment: Any, skills_folder: Any, save_output_artifacts
         "skills_folder": skills_folder is not None,
         "save_output_artifacts": bool(save_output_artifacts),
         "lifecycle_config": lifecycle_config is not None,
+        "SKILL_LIFECYCLE feature": is_feature_enabled(FeatureName.SKILL_LIFECYCLE),
     }
     given = [name for name, set_ in unported.items() if set_]
     if given:
         raise InvalidArgumentError(
-            f"SkillToolset({', '.join(given)}=...) is not supported by Chronicle: scripts run through a "
+            f"SkillToolset: {', '.join(given)} is not supported by Chronicle: scripts run through a "
             "code_executor (e.g. UnsafeLocalCodeExecutor), and a loaded skill stays active for the session."
         )
 
