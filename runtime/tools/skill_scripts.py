@@ -42,11 +42,15 @@ _files = {files!r}
 
 
 def _target(root, rel_path):
-    # Where rel_path lands under root; PermissionError if it could land anywhere else.
-    norm = os.path.normpath(rel_path.replace('\\\\', '/'))
-    if (
-        os.path.isabs(norm) or ntpath.isabs(rel_path) or ntpath.splitdrive(rel_path)[0]
-        or norm == '.' or norm.startswith('..') or '..' in norm.split(os.sep)
+    # Where rel_path (its folder, then the file's own name in it) lands under root; PermissionError
+    # if it, or the name alone, could land anywhere else.
+    posix = rel_path.replace('\\\\', '/')
+    name = posix.partition('/')[2] or posix
+    norm = os.path.normpath(posix)
+    if any(
+        os.path.isabs(path) or ntpath.isabs(path) or ntpath.splitdrive(path)[0]
+        or os.path.normpath(path) == '.' or os.path.normpath(path).startswith('..') or '..' in path.split('/')
+        for path in (posix, name)
     ):
         raise PermissionError(f'Path traversal detected: {{rel_path!r}}')
     target = os.path.realpath(os.path.join(root, norm))

@@ -1,0 +1,246 @@
+"""Agent Skills (runtime.skills, runtime.tools.skill_toolset): a skill folder on disk offered to a
+real agent through the Runner and the real google-genai client (against the local Gemini-protocol
+server), on every store; scripts run in a child interpreter; paths that could leave a skill's
+folder refused; bad configuration refused with a typed error. google-adk 2.13 parity (same
+events, state and model requests for the same skill folder) is the `skills` app of
+tools/parity/apps, run by tests/test_adk_parity.py and tests/test_adk_requests.py."""
+
+from __future__ import annotations
+
+import base64
+import os
+import textwrap
+
+import pytest
+from pydantic import ValidationError
+
+from domain.errors import InvalidArgumentError
+from runtime.agents import LlmAgent
+from runtime.code_executors import UnsafeLocalCodeExecutor
+from runtime.models import Gemini
+from runtime.runner import Runner
+from runtime.skills import SkillPathError, load_skill_from_dir, load_skills_from_dir, models
+from runtime.tools.skill_toolset import SkillDiscoveryMode, SkillToolset
+from tests.gemini_server import GeminiServer, gemini_server  # noqa: F401 - a fixture, used by name
+from tests.rt_helpers import APP, SESSION, USER, new_runner, send, stored
+
+AGENT = "helper"
+ACTIVATED = f"_adk_activated_skill_{AGENT}"
+
+
+def write_skill(root, name="trip-planner", frontmatter_extra="", files=None):
+    """A skill folder under ``root``: SKILL.md and ``files`` (path -> str or bytes)."""
+    folder = root / name
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(
+        f"---\nname: {name}\ndescription: Plans trips.\n{frontmatter_extra}---\nCall `budget` after the script.\n",
+        encoding="utf-8",
+    )
+    for path, content in (files or {}).items():
+        target = folder / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        (target.write_bytes if isinstance(content, bytes) else target.write_text)(content)
+    return folder
+
+
+TRIP_FILES = {
+    "references/rates.md": "EUR per day: 80\n",
+    "scripts/cost.py": textwrap.dedent(
+        """\
+        import argparse
+        from rates import daily
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--days", type=int)
+        print(daily() * parser.parse_args().days)
+        """
+    ),
+    "scripts/rates.py": "def daily():\n    return int(open('references/rates.md').read().split()[-1])\n",
+}
+
+
+def budget(total: int) -> dict:
+    """Says whether a total fits the budget."""
+    return {"fits": total <= 500}
+
+
+def gemini_agent(server: GeminiServer, toolset: SkillToolset) -> LlmAgent:
+    model = Gemini(model="gemini-2.5-flash", api_key="k", base_url=server.url)
+    return LlmAgent(name=AGENT, model=model, instruction="Plan trips.", tools=[toolset])
+
+
+def declared(request) -> list[str]:
+    return [d["name"] for tool in request.body.get("tools", []) for d in tool.get("functionDeclarations", [])]
+
+
+def responses(events) -> dict:
+    return {r.name: r.response for e in events for r in e.get_function_responses()}
+
+
+async def test_a_skill_folder_is_loaded_run_and_remembered_through_the_runner_on_every_store(
+    store_url, tmp_path, gemini_server: GeminiServer
+):
+    from runtime.sessions import session_service_from_url
+
+    folder = write_skill(tmp_path / "skills", frontmatter_extra="metadata:\n  adk_additional_tools: [budget]\n",
+                         files=TRIP_FILES)
+    toolset = SkillToolset(skills=load_skills_from_dir(folder.parent), additional_tools=[budget],
+                           code_executor=UnsafeLocalCodeExecutor(timeout_seconds=60))
+    gemini_server.reply_function_call("load_skill", {"skill_name": "trip-planner"})
+    gemini_server.reply_function_call("run_skill_script",
+                                      {"skill_name": "trip-planner", "file_path": "scripts/cost.py", "args": {"days": 5}})
+    gemini_server.reply_function_call("budget", {"total": 400})
+    gemini_server.reply_text("400 EUR: it fits.")
+    sessions = session_service_from_url(store_url)
+    try:
+        runner = Runner(agent=gemini_agent(gemini_server, toolset), app_name=APP, session_service=sessions)
+        await sessions.create_session(app_name=APP, user_id=USER, session_id=SESSION)
+        events = await send(runner, "5 days in Rome?")
+
+        got = responses(events)
+        assert got["load_skill"]["instructions"] == "Call `budget` after the script."
+        assert got["run_skill_script"] == {"skill_name": "trip-planner", "file_path": "scripts/cost.py",
+                                           "stdout": "400\n", "stderr": "", "status": "success"}
+        assert got["budget"] == {"fits": True}
+        first, *_, last = gemini_server.requests
+        system = first.body["systemInstruction"]["parts"]
+        assert any("You can use specialized 'skills'" in part["text"] for part in system)
+        assert declared(first) == ["list_skills", "load_skill", "load_skill_resource", "run_skill_script"]
+        assert declared(last)[-1] == "budget"  # offered once the skill that names it was loaded
+
+        session = await sessions.get_session(app_name=APP, user_id=USER, session_id=SESSION)
+        assert session.state == {ACTIVATED: ["trip-planner"]}  # no temp: counter reaches the store
+
+        gemini_server.reply_text("Still planned.")
+        await send(Runner(agent=gemini_agent(gemini_server, toolset), app_name=APP, session_service=sessions), "and?")
+        assert declared(gemini_server.requests[-1])[-1] == "budget"  # the activation outlives the runner
+    finally:
+        await sessions.close()
+
+
+async def test_a_binary_resource_reaches_the_model_as_inline_data(tmp_path, gemini_server: GeminiServer):
+    png = b"\x89PNG\r\n\x1a\n\x00\xff"
+    folder = write_skill(tmp_path, files={"assets/map.png": png})
+    toolset = SkillToolset(skills=[load_skill_from_dir(folder)], discovery_mode=SkillDiscoveryMode.EAGER)
+    gemini_server.reply_function_call("load_skill_resource", {"skill_name": "trip-planner", "file_path": "assets/map.png"})
+    gemini_server.reply_text("A map.")
+    runner = await new_runner(gemini_agent(gemini_server, toolset))
+    await send(runner, "show the map")
+    first, second = gemini_server.requests
+    assert "list_skills" not in declared(first)  # eager: the catalog is in the instruction instead
+    assert any("<name>\ntrip-planner\n</name>" in p["text"] for p in first.body["systemInstruction"]["parts"])
+    injected = second.body["contents"][-1]
+    blob = injected["parts"][1]["inlineData"]
+    assert injected["role"] == "user" and base64.urlsafe_b64decode(blob["data"]) == png
+    assert blob["mime_type"] == "image/png"
+
+
+async def test_a_second_missing_file_in_one_invocation_tells_the_model_to_stop(tmp_path):
+    from runtime.models.scripted import ScriptedLlm
+
+    toolset = SkillToolset(skills=[load_skill_from_dir(write_skill(tmp_path))])
+    model = ScriptedLlm([ScriptedLlm.call("load_skill_resource", skill_name="trip-planner", file_path="references/a.md"),
+                         ScriptedLlm.call("load_skill_resource", skill_name="trip-planner", file_path="references/b.md"),
+                         "Sorry.",
+                         ScriptedLlm.call("load_skill_resource", skill_name="trip-planner", file_path="references/c.md"),
+                         "Sorry again."])
+    runner = await new_runner(LlmAgent(name=AGENT, model=model, tools=[toolset]))
+    codes = [r.response["error_code"] for e in await send(runner, "read") for r in e.get_function_responses()]
+    assert codes == ["RESOURCE_NOT_FOUND", "RESOURCE_NOT_FOUND_FATAL"]
+    codes = [r.response["error_code"] for e in await send(runner, "again") for r in e.get_function_responses()]
+    assert codes == ["RESOURCE_NOT_FOUND"]  # counted per invocation
+    assert (await stored(runner)).state == {}
+
+
+async def _run_script(skill: models.Skill, file_path: str, **toolset_args):
+    from runtime.models.scripted import ScriptedLlm
+
+    toolset = SkillToolset(skills=[skill], code_executor=UnsafeLocalCodeExecutor(timeout_seconds=30), **toolset_args)
+    model = ScriptedLlm([ScriptedLlm.call("run_skill_script", skill_name=skill.name, file_path=file_path), "ok"])
+    runner = await new_runner(LlmAgent(name=AGENT, model=model, tools=[toolset]))
+    return responses(await send(runner, "run"))["run_skill_script"]
+
+
+def _skill(references=None, scripts=None) -> models.Skill:
+    return models.Skill(
+        frontmatter=models.Frontmatter(name="probe", description="Probes."),
+        instructions="",
+        resources=models.Resources(references=references or {},
+                                   scripts={k: models.Script(src=v) for k, v in (scripts or {}).items()}),
+    )
+
+
+@pytest.mark.parametrize("bad_path", ["../../escaped.txt", "/tmp/chronicle-skill-escape.txt", "sub/../../escaped.txt"])
+async def test_a_resource_whose_path_leaves_the_skill_folder_stops_the_script_before_anything_is_written(
+    bad_path, tmp_path, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    marker = tmp_path / "ran"
+    result = await _run_script(
+        _skill(references={"ok.md": "fine", bad_path: "evil"}, scripts={"run.py": f"open({str(marker)!r}, 'w')"}),
+        "run.py",
+    )
+    assert result["status"] == "error" and "PermissionError: Path traversal detected" in result["stderr"]
+    assert not marker.exists()
+    assert not (tmp_path / "escaped.txt").exists() and not os.path.exists("/tmp/chronicle-skill-escape.txt")
+
+
+async def test_a_script_path_that_leaves_the_scripts_folder_is_refused():
+    result = await _run_script(_skill(scripts={"../run.py": "print('no')"}), "../run.py")
+    assert result["error_code"] == "EXECUTION_ERROR" and "Path traversal detected" in result["error"]
+
+
+def test_a_skill_file_linked_from_outside_its_folder_is_refused_on_load(tmp_path):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("password")
+    folder = write_skill(tmp_path / "skills", files={"references/ok.md": "fine"})
+    (folder / "references" / "leak.md").symlink_to(secret)
+    with pytest.raises(SkillPathError, match="leak.md"):
+        load_skill_from_dir(folder)
+
+
+async def test_a_shell_script_past_its_timeout_is_stopped_and_reported():
+    result = await _run_script(_skill(scripts={"slow.sh": "echo started; sleep 30"}), "slow.sh", script_timeout=1)
+    assert result["status"] == "error" and result["stderr"] == "Timed out after 1s"
+    assert result["stdout"] == "started\n"
+
+
+async def test_a_python_script_that_fails_reports_its_traceback_and_exit():
+    result = await _run_script(_skill(scripts={"bad.py": "import sys\nprint('half')\nsys.exit(3)"}), "bad.py")
+    assert result["status"] == "error" and result["stdout"] == "half\n"
+
+
+def test_skill_folders_that_break_the_rules_are_refused(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        load_skill_from_dir(tmp_path / "missing")
+    (tmp_path / "Bad_Name").mkdir()
+    (tmp_path / "Bad_Name" / "SKILL.md").write_text("---\nname: Bad_Name\ndescription: x\n---\nbody")
+    with pytest.raises(ValidationError, match="kebab-case"):
+        load_skill_from_dir(tmp_path / "Bad_Name")
+    folder = write_skill(tmp_path, name="other-name")
+    folder.rename(tmp_path / "renamed")
+    with pytest.raises(ValueError, match="does not match directory name 'renamed'"):
+        load_skill_from_dir(tmp_path / "renamed")
+    (tmp_path / "no-header").mkdir()
+    (tmp_path / "no-header" / "SKILL.md").write_text("just text")
+    with pytest.raises(ValueError, match="must start with YAML frontmatter"):
+        load_skill_from_dir(tmp_path / "no-header")
+
+
+def test_toolset_configuration_chronicle_cannot_honour_is_refused(tmp_path):
+    skill = load_skill_from_dir(write_skill(tmp_path))
+    with pytest.raises(InvalidArgumentError, match="Duplicate skill name 'trip-planner'"):
+        SkillToolset(skills=[skill, skill])
+    with pytest.raises(InvalidArgumentError, match="environment is not supported"):
+        SkillToolset(skills=[skill], environment=object())
+    with pytest.raises(InvalidArgumentError, match="additional_tools takes"):
+        SkillToolset(skills=[skill], additional_tools=["budget"])
+
+
+def test_cloud_sources_and_executors_are_refused_with_what_to_use():
+    from runtime.cloud_services import CloudServiceUnavailableError
+    from runtime.skills import load_skill_from_gcs_dir
+
+    with pytest.raises(CloudServiceUnavailableError, match="load_skill_from_dir"):
+        load_skill_from_gcs_dir("bucket", "skills/x")
+    with pytest.raises(ImportError, match="UnsafeLocalCodeExecutor"):
+        from runtime.code_executors import ContainerCodeExecutor  # noqa: F401
