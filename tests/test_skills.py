@@ -244,3 +244,59 @@ def test_cloud_sources_and_executors_are_refused_with_what_to_use():
         load_skill_from_gcs_dir("bucket", "skills/x")
     with pytest.raises(ImportError, match="UnsafeLocalCodeExecutor"):
         from runtime.code_executors import ContainerCodeExecutor  # noqa: F401
+
+
+def _inline(name: str, instructions: str, tools=()) -> models.Skill:
+    return models.Skill(
+        frontmatter=models.Frontmatter(name=name, description=f"The {name} skill.",
+                                       metadata={"adk_additional_tools": list(tools)}),
+        instructions=instructions,
+    )
+
+
+async def test_a_skill_changed_since_it_was_loaded_is_restated_to_the_model():
+    from runtime.models.scripted import ScriptedLlm
+    from runtime.tools.skill_toolset import SkillLifecycleConfig
+
+    skill = _inline("recipes", "Use butter.")
+    toolset = SkillToolset(skills=[skill], lifecycle_config=SkillLifecycleConfig(revalidate_skills=True))
+    model = ScriptedLlm([ScriptedLlm.call("load_skill", skill_name="recipes"), "ok", "ok", "ok"])
+    runner = await new_runner(LlmAgent(name=AGENT, model=model, tools=[toolset]))
+    await send(runner, "cook")
+    await send(runner, "again")
+    assert "has changed since it was loaded" not in str(model.requests[-1].config.system_instruction)
+    toolset._skills["recipes"] = _inline("recipes", "Use olive oil.")  # a new release of the skill
+    await send(runner, "and now?")
+    assert "The skill `recipes` has changed since it was loaded" in str(model.requests[-1].config.system_instruction)
+    assert "Use olive oil." in str(model.requests[-1].config.system_instruction)
+
+
+async def test_skills_are_loaded_and_unloaded_from_code_and_a_bad_cap_is_refused():
+    from runtime.contexts import Context
+    from runtime.models.scripted import ScriptedLlm
+    from runtime.tools.skill_toolset import SkillLifecycleConfig, SkillLifecycleMode
+
+    with pytest.raises(InvalidArgumentError, match="`max_active_skills` must be at least 1, got 0"):
+        SkillLifecycleConfig(max_active_skills=0)
+    toolset = SkillToolset(
+        skills=[_inline("one", "1", ["budget"]), _inline("two", "2")], additional_tools=[budget],
+        lifecycle_config=SkillLifecycleConfig(default_mode=SkillLifecycleMode.BOUNDED, max_active_skills=1),
+    )
+    seen = {}
+
+    async def manage(tool_context: Context) -> dict:
+        """Loads skills from code."""
+        seen["first"] = await toolset.load_skill(tool_context, "one")
+        seen["again"] = await toolset.load_skill(tool_context, "one")
+        await toolset.load_skill(tool_context, "two")  # past the cap: "one" gives way
+        seen["active"] = toolset.list_active_skills(tool_context)
+        seen["unloaded"] = toolset.unload_skill(tool_context, "two")
+        with pytest.raises(InvalidArgumentError, match="Skill 'nope' not found."):
+            await toolset.load_skill(tool_context, "nope")
+        return {}
+
+    model = ScriptedLlm([ScriptedLlm.call("manage"), "ok"])
+    runner = await new_runner(LlmAgent(name=AGENT, model=model, tools=[toolset, manage]))
+    await send(runner, "go")
+    assert seen == {"first": True, "again": False, "active": ["two"], "unloaded": True}
+    assert (await stored(runner)).state == {ACTIVATED: []}

@@ -4,7 +4,8 @@ The model discovers skills (``list_skills``, or the catalog in its instruction; 
 with a registry), reads one's instructions (``load_skill``), its files (``load_skill_resource``)
 and runs its scripts (``run_skill_script``, through a code executor). A loaded skill is recorded in
 session state (``_adk_activated_skill_<agent>``), so the tools its frontmatter names in
-``adk_additional_tools`` are offered from then on, in later turns too.
+``adk_additional_tools`` are offered from then on, in later turns too, for as long as the
+skill's lifecycle (runtime.tools.skill_lifecycle) keeps it active.
 
 Errors the model can act on come back as ``{"error", "error_code"}`` responses, as in ADK; a
 second missing resource or script in one invocation says to stop rather than guess again.
@@ -30,6 +31,13 @@ from runtime.skills import SkillRegistry, models, prompt
 from runtime.tools.base_tool import BaseTool
 from runtime.tools.base_toolset import BaseToolset, ToolPredicate
 from runtime.tools.function_tool import FunctionTool
+from runtime.tools.skill_lifecycle import (
+    SkillLifecycle,
+    SkillLifecycleConfig,
+    SkillLifecycleMode,
+    prune_unloaded_skill_instructions,
+    skill_content_hash,
+)
 from runtime.tools.skill_scripts import DEFAULT_SCRIPT_TIMEOUT, _SkillScriptCodeExecutor
 from runtime.tools.tool_context import ToolContext
 from runtime.utils import instructions_utils
@@ -42,6 +50,7 @@ logger = logging.getLogger(__name__)
 _LIST_SKILLS = "list_skills"
 _SEARCH_SKILLS = "search_skills"
 _LOAD_SKILL = "load_skill"
+_UNLOAD_SKILL = "unload_skill"
 _LOAD_SKILL_RESOURCE = "load_skill_resource"
 _RUN_SKILL_SCRIPT = "run_skill_script"
 
@@ -57,14 +66,6 @@ class SkillDiscoveryMode(enum.Enum):
 
     LAZY = "lazy"  # it calls list_skills (the default)
     EAGER = "eager"  # the catalog is in its system instruction; no list_skills tool
-
-
-def _activated_skills_key(agent_name: str) -> str:
-    return f"_adk_activated_skill_{agent_name}"
-
-
-def _activated_skills(state: Any, agent_name: str) -> list[str]:
-    return list(state.get(_activated_skills_key(agent_name)) or [])
 
 
 def _error(message: str, code: str) -> dict[str, str]:
@@ -90,10 +91,11 @@ def _build_skill_system_instruction(
     prefix: Optional[str] = None,
     allowed_tools: Optional[Union[set[str], frozenset[str]]] = None,
     script_execution_enabled: bool = True,
+    unload_enabled: bool = False,
 ) -> str:
     """What the model is told about skills, naming the tools as the toolset's prefix names them.
     With ``allowed_tools`` (the core tools a tool_filter kept), the others are named as not
-    available."""
+    available. ``unload_enabled`` (the SKILL_LIFECYCLE switch) documents ``unload_skill``."""
     p = f"{prefix}_" if prefix else ""
     load, resource, run = f"`{p}{_LOAD_SKILL}`", f"`{p}{_LOAD_SKILL_RESOURCE}`", f"`{p}{_RUN_SKILL_SCRIPT}`"
     if script_execution_enabled:
@@ -129,6 +131,13 @@ def _build_skill_system_instruction(
         "retrieval, render), then write your reply. Never end your turn with an empty response right after "
         "loading a skill."
     )
+    if unload_enabled:
+        steps.append(
+            "Once a skill's task is finished and you no longer need its instructions or its tools, call "
+            f'`{p}{_UNLOAD_SKILL}` with `skill_name="<SKILL_NAME>"` to release it. Only unload a skill you are done '
+            f"with: its tools stop being available, and you would have to {load} it again to use them. Unloading "
+            "is optional; never unload a skill just because you loaded it."
+        )
     instruction = (
         "You can use specialized 'skills' to help you with complex tasks. You MUST use the skill tools to "
         "interact with these skills.\n\n"
@@ -143,7 +152,7 @@ def _build_skill_system_instruction(
         + "".join(f"{number}. {step}\n" for number, step in enumerate(steps, start=1))
     )
     if allowed_tools is not None:
-        core = (_RUN_SKILL_SCRIPT, _LOAD_SKILL_RESOURCE, _LOAD_SKILL, _LIST_SKILLS)
+        core = (_RUN_SKILL_SCRIPT, _LOAD_SKILL_RESOURCE, _LOAD_SKILL, _LIST_SKILLS) + ((_UNLOAD_SKILL,) if unload_enabled else ())
         banned = [f"`{p}{name}`" for name in core if name not in allowed_tools]
         if banned:
             instruction += (
@@ -234,11 +243,41 @@ class LoadSkillTool(_SkillTool):
         skill = await self._skill(skill_name, tool_context)
         if isinstance(skill, dict):
             return skill
-        self._toolset._record_activation(tool_context.state, tool_context.agent_name, skill_name)
+        released = self._toolset._record_activation(
+            tool_context.state, tool_context.agent_name, skill_name, tool_context.invocation_id, skill
+        )
         instructions = skill.instructions
         if skill.frontmatter.metadata.get("adk_inject_state"):
             instructions = await instructions_utils.inject_session_state(instructions, tool_context)
-        return {"skill_name": skill_name, "instructions": instructions, "frontmatter": skill.frontmatter.model_dump()}
+        result = {"skill_name": skill_name, "instructions": instructions, "frontmatter": skill.frontmatter.model_dump()}
+        if released:  # told, rather than its tools quietly vanishing
+            result["unloaded_skills"] = released
+        if self._toolset._lifecycle.mode(skill_name) is SkillLifecycleMode.EPHEMERAL:
+            result["lifecycle_notice"] = (
+                "This skill is released at the end of the current turn. Do what it is needed for now; in a "
+                "later turn, load it again."
+            )
+        return result
+
+
+class UnloadSkillTool(_SkillTool):
+    """Releases an active skill: its additional tools are no longer offered, and later requests
+    show a notice in place of its instructions (the session's events keep them). Offered when the
+    SKILL_LIFECYCLE switch is on, as in ADK."""
+
+    TOOL_NAME = _UNLOAD_SKILL
+    DESCRIPTION = "Unloads an active skill once its task is complete, releasing its dynamic tools from the context."
+    PARAMETERS = {"skill_name": {"type": "string", "description": "The name of the skill to unload."}}
+    REQUIRED = ("skill_name",)
+
+    async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
+        refused = _missing_arguments(args, "skill_name")
+        if refused:
+            return refused
+        skill_name = args["skill_name"]
+        if not self._toolset.unload_skill(tool_context, skill_name):
+            return _error(f"Skill '{skill_name}' is not active.", "SKILL_NOT_ACTIVE")
+        return {"skill_name": skill_name, "unloaded": True, "active_skills": self._toolset.list_active_skills(tool_context)}
 
 
 def _resource_content(skill: models.Skill, file_path: str) -> Optional[Union[str, bytes]]:
@@ -420,10 +459,10 @@ class SkillToolset(BaseToolset):
         tool_name_prefix: Optional[str] = None,
         tool_filter: Optional[Union[ToolPredicate, list[str]]] = None,
         discovery_mode: SkillDiscoveryMode = SkillDiscoveryMode.LAZY,
-        lifecycle_config: Any = None,
+        lifecycle_config: Optional[SkillLifecycleConfig] = None,
     ):
         super().__init__(tool_filter=tool_filter, tool_name_prefix=tool_name_prefix)
-        _refuse_unported(environment, skills_folder, save_output_artifacts, lifecycle_config)
+        _refuse_unported(environment, skills_folder, save_output_artifacts)
         self._skills: dict[str, models.Skill] = {}
         for skill in skills or []:
             if skill.name in self._skills:
@@ -433,6 +472,8 @@ class SkillToolset(BaseToolset):
         self._code_executor = code_executor
         self._script_timeout = script_timeout
         self._discovery_mode = discovery_mode
+        self._lifecycle = SkillLifecycle(lifecycle_config)
+        self._lifecycle_enabled = is_feature_enabled(FeatureName.SKILL_LIFECYCLE)
         self._use_invocation_cache = False  # the tools change when a skill is loaded mid-turn
         # Registry skills fetched per invocation (a future while the fetch runs), the oldest dropped.
         self._fetched_skill_cache: collections.OrderedDict[str, dict[str, Any]] = collections.OrderedDict()
@@ -446,6 +487,8 @@ class SkillToolset(BaseToolset):
         self._tools += [LoadSkillTool(self), LoadSkillResourceTool(self), RunSkillScriptTool(self)]
         if registry:
             self._tools.append(SearchSkillsTool(self))
+        if self._lifecycle_enabled:
+            self._tools.append(UnloadSkillTool(self))
 
     def _add_provided_tool(self, item: Any) -> None:
         if isinstance(item, BaseToolset):
@@ -499,16 +542,37 @@ class SkillToolset(BaseToolset):
         turn[skill_name] = skill
         return skill
 
-    def _record_activation(self, state: Any, agent_name: str, skill_name: str) -> None:
-        """Marks the skill loaded for the agent; written only when it was not already (a state
-        delta, so the list is replaced, never changed in place)."""
-        active = _activated_skills(state, agent_name)
-        if skill_name not in active:
-            state[_activated_skills_key(agent_name)] = [*active, skill_name]
+    def _record_activation(
+        self, state: Any, agent_name: str, skill_name: str, invocation_id: Optional[str] = None,
+        skill: Optional[models.Skill] = None,
+    ) -> list[str]:
+        """Marks the skill active for the agent; returns the skills that released."""
+        return self._lifecycle.activate(state, agent_name, skill_name, invocation_id, skill)
+
+    def _active_skills(self, state: Any, agent_name: str, invocation_id: Optional[str]) -> list[str]:
+        return self._lifecycle.active(state, agent_name, invocation_id)
 
     def list_active_skills(self, ctx: ReadonlyContext) -> list[str]:
-        """The skills loaded for ``ctx``'s agent, in the order they were loaded."""
-        return _activated_skills(ctx.state, ctx.agent_name)
+        """The skills active for ``ctx``'s agent, least recently loaded first."""
+        return self._active_skills(ctx.state, ctx.agent_name, ctx.invocation_id)
+
+    async def load_skill(self, ctx: ToolContext, skill_name: str) -> bool:
+        """Activates a skill for ``ctx``'s agent without the model (its additional tools are
+        offered; its instructions are not put in the conversation). False if it already was
+        active; InvalidArgumentError if there is no such skill."""
+        if skill_name in self._active_skills(ctx.state, ctx.agent_name, ctx.invocation_id):
+            self._record_activation(ctx.state, ctx.agent_name, skill_name, ctx.invocation_id)
+            return False
+        skill = await self._get_or_fetch_skill(skill_name, ctx.invocation_id)
+        if skill is None:
+            raise InvalidArgumentError(f"Skill '{skill_name}' not found.")
+        was_active = skill_name in self._active_skills(ctx.state, ctx.agent_name, ctx.invocation_id)  # fetch awaited
+        self._record_activation(ctx.state, ctx.agent_name, skill_name, ctx.invocation_id, skill)
+        return not was_active
+
+    def unload_skill(self, ctx: ToolContext, skill_name: str) -> bool:
+        """Deactivates a skill for ``ctx``'s agent; whether it was active."""
+        return self._lifecycle.deactivate(ctx.state, ctx.agent_name, skill_name, ctx.invocation_id)
 
     def _has_script_execution(self, context: Optional[ReadonlyContext]) -> bool:
         if self._code_executor is not None:
@@ -537,7 +601,8 @@ class SkillToolset(BaseToolset):
         if not readonly_context:
             return []
         names: dict[str, None] = {}
-        for skill_name in _activated_skills(readonly_context.state, readonly_context.agent_name):
+        active = self._active_skills(readonly_context.state, readonly_context.agent_name, readonly_context.invocation_id)
+        for skill_name in active:
             skill = await self._get_or_fetch_skill(skill_name, readonly_context.invocation_id)
             if skill:
                 names.update(dict.fromkeys(skill.frontmatter.metadata.get("adk_additional_tools") or []))
@@ -575,6 +640,7 @@ class SkillToolset(BaseToolset):
             tool_name_prefix=self.tool_name_prefix,
             tool_filter=self.tool_filter,
             discovery_mode=self._discovery_mode,
+            lifecycle_config=self._lifecycle.config,
         )
 
     def _inject_catalog(self, selected: set[str]) -> bool:
@@ -602,17 +668,49 @@ class SkillToolset(BaseToolset):
                 prefix=self.tool_name_prefix,
                 allowed_tools=selected,
                 script_execution_enabled=self._offers_script_tool(tool_context),
+                unload_enabled=self._lifecycle_enabled,
             )
         ]
         if self._inject_catalog(selected):
             instructions.append(prompt.format_skills_as_xml(self._list_skills()))
         if self._registry and _SEARCH_SKILLS in selected:
-            p = f"{self.tool_name_prefix}_" if self.tool_name_prefix else ""
+            p = self._prefix
             instructions.append(
                 "\nIf the locally available skills are not sufficient to complete your task, you can use the "
                 f"`{p}{_SEARCH_SKILLS}` tool to discover additional skills from the registry."
             )
+        if self._lifecycle.revalidates:
+            instructions += await self._restate_changed_skills(tool_context)
         llm_request.append_instructions(instructions)
+        if self._lifecycle_enabled:
+            active = set(self.list_active_skills(tool_context))
+            prune_unloaded_skill_instructions(llm_request.contents, f"{self._prefix}{_LOAD_SKILL}", active)
+
+    @property
+    def _prefix(self) -> str:
+        return f"{self.tool_name_prefix}_" if self.tool_name_prefix else ""
+
+    async def _restate_changed_skills(self, tool_context: ToolContext) -> list[str]:
+        """The instructions of each active skill whose definition changed since it was loaded
+        (the same text each request, until the model loads it again)."""
+        loaded = self._lifecycle.loaded_hashes(tool_context.state, tool_context.agent_name, tool_context.invocation_id)
+        fetched = await asyncio.gather(
+            *(self._get_or_fetch_skill(name, tool_context.invocation_id) for name, _ in loaded), return_exceptions=True
+        )
+        restated = []
+        for (skill_name, digest), skill in zip(loaded, fetched):
+            if isinstance(skill, Exception):  # a registry that is down is no reason to fail the turn
+                logger.warning("Could not revalidate skill '%s': %s", skill_name, skill)
+                continue
+            if isinstance(skill, BaseException):
+                raise skill
+            if skill is None or skill_content_hash(skill) == digest:
+                continue
+            restated.append(
+                f"\nThe skill `{skill_name}` has changed since it was loaded. These instructions replace the ones "
+                f"the earlier `{self._prefix}{_LOAD_SKILL}` response gave you:\n\n{skill.instructions}"
+            )
+        return restated
 
     async def close(self) -> None:
         for turn in self._fetched_skill_cache.values():
@@ -623,20 +721,18 @@ class SkillToolset(BaseToolset):
         await super().close()
 
 
-def _refuse_unported(environment: Any, skills_folder: Any, save_output_artifacts: bool, lifecycle_config: Any) -> None:
+def _refuse_unported(environment: Any, skills_folder: Any, save_output_artifacts: bool) -> None:
     """google-adk 2.13 options Chronicle does not have yet: refused, never silently ignored."""
     unported = {
         "environment": environment is not None,
         "skills_folder": skills_folder is not None,
         "save_output_artifacts": bool(save_output_artifacts),
-        "lifecycle_config": lifecycle_config is not None,
-        "SKILL_LIFECYCLE feature": is_feature_enabled(FeatureName.SKILL_LIFECYCLE),
     }
     given = [name for name, set_ in unported.items() if set_]
     if given:
         raise InvalidArgumentError(
             f"SkillToolset: {', '.join(given)} is not supported by Chronicle: scripts run through a "
-            "code_executor (e.g. UnsafeLocalCodeExecutor), and a loaded skill stays active for the session."
+            "code_executor (e.g. UnsafeLocalCodeExecutor)."
         )
 
 

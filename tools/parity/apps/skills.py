@@ -46,21 +46,26 @@ STEPS = {  # the call the model makes after each tool's response, per turn
 }
 
 
-def rule(text, response, request):
-    """The turn's next step: its message is the last user text that is a turn (a binary file the
-    model loaded comes as user text too), its progress the tool responses since."""
-    contents = request.contents
-    start = max(i for i, c in enumerate(contents) if c.role == "user" and any(p.text in STEPS for p in c.parts if p.text))
-    turn = next(p.text for p in contents[start].parts if p.text in STEPS)
-    done = sum(1 for c in contents[start:] for p in c.parts or [] if p.function_response)
-    if done < len(STEPS[turn]):
-        return STEPS[turn][done]
-    return say(f"done: {str(response.response)[:60] if response else 'read it'}")
+def steps_rule(steps: dict):
+    """A rule that plays ``steps[turn]``, one call per model request, then says the last result.
+    The turn is the last user text that is one of ``steps`` (a binary file the model loaded comes
+    as user text too), its progress the tool responses since."""
+
+    def rule(text, response, request):
+        contents = request.contents
+        start = max(i for i, c in enumerate(contents) if c.role == "user" and any(p.text in steps for p in c.parts if p.text))
+        turn = next(p.text for p in contents[start].parts if p.text in steps)
+        done = sum(1 for c in contents[start:] for p in c.parts or [] if p.function_response)
+        if done < len(steps[turn]):
+            return steps[turn][done]
+        return say(f"done: {str(response.response)[:60] if response else 'read it'}")
+
+    return rule
 
 
 root_agent = LlmAgent(
     name="skilled",
-    model=model(rule),
+    model=model(steps_rule(STEPS)),
     instruction="You help with skills.",
     tools=[
         SkillToolset(
