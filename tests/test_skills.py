@@ -300,3 +300,29 @@ async def test_skills_are_loaded_and_unloaded_from_code_and_a_bad_cap_is_refused
     await send(runner, "go")
     assert seen == {"first": True, "again": False, "active": ["two"], "unloaded": True}
     assert (await stored(runner)).state == {ACTIVATED: []}
+
+
+async def test_files_a_script_writes_are_saved_as_artifacts_and_oversized_ones_named():
+    from runtime.models.scripted import ScriptedLlm
+
+    writer = _skill(scripts={"write.py": textwrap.dedent(
+        """\
+        import os
+        os.makedirs('out')
+        open('out/summary.csv', 'w').write('a,b\\n1,2\\n')
+        open('out/huge.bin', 'wb').write(b'0' * (6 * 1024 * 1024))
+        open('references/ok.md', 'w').write('edited')
+        print('done', end='')
+        """
+    )}, references={"ok.md": "fine", "same.md": "untouched"})
+    toolset = SkillToolset(skills=[writer], code_executor=UnsafeLocalCodeExecutor(timeout_seconds=30),
+                           save_output_artifacts=True)
+    model = ScriptedLlm([ScriptedLlm.call("run_skill_script", skill_name="probe", file_path="write.py"), "ok"])
+    runner = await new_runner(LlmAgent(name=AGENT, model=model, tools=[toolset]))
+    result = responses(await send(runner, "write"))["run_skill_script"]
+    assert result["stdout"] == "done\n" and result["status"] == "success"
+    assert result["saved_artifacts"] == ["out/summary.csv", "references/ok.md"]  # new or changed files only
+    assert result["skipped_artifacts"] == ["out/huge.bin"]  # over the 5 MiB a file may have
+    saved = await runner.artifact_service.load_artifact(app_name=APP, user_id=USER, session_id=SESSION,
+                                                        filename="out/summary.csv")
+    assert saved.inline_data.data == b"a,b\n1,2\n" and saved.inline_data.mime_type == "text/csv"

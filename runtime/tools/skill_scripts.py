@@ -12,12 +12,14 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import secrets
 from typing import Any, Optional, Union
 
 from runtime.code_executors.base_code_executor import BaseCodeExecutor
 from runtime.code_executors.code_execution_utils import CodeExecutionInput
 from runtime.skills import models
 from runtime.skills._utils import SkillPathError, _validate_relative_resource_path
+from runtime.tools import skill_outputs
 
 logger = logging.getLogger(__name__)
 
@@ -39,6 +41,7 @@ import sys
 import tempfile
 
 _files = {files!r}
+{helpers}
 
 
 def _target(root, rel_path):
@@ -74,10 +77,12 @@ def _materialize_and_run():
             mode = 'wb' if isinstance(content, bytes) else 'w'
             with open(target, mode, encoding='utf-8' if mode == 'w' else None) as f:
                 f.write(content)
+        {snapshot}
         os.chdir(root)
         try:
 {run}
         finally:
+{report}
             os.chdir(cwd)
 
 
@@ -167,9 +172,14 @@ def _extension(path: str) -> str:
 class _SkillScriptCodeExecutor:
     """Runs one skill script through ``base_executor`` and reports it as the tool's response."""
 
-    def __init__(self, base_executor: BaseCodeExecutor, script_timeout: int = DEFAULT_SCRIPT_TIMEOUT):
+    def __init__(
+        self, base_executor: BaseCodeExecutor, script_timeout: int = DEFAULT_SCRIPT_TIMEOUT,
+        save_output_artifacts: bool = False,
+    ):
         self._base_executor = base_executor
         self._script_timeout = script_timeout
+        self._save_output_artifacts = save_output_artifacts
+        self._nonce = ""  # of the last program built, when it reports the files the script wrote
 
     def _build_wrapper_code(
         self,
@@ -190,7 +200,13 @@ class _SkillScriptCodeExecutor:
             run = _RUN_SHELL.format(argv=argv, timeout=self._script_timeout)
         else:
             return None
-        return _PROGRAM.format(files=_skill_files(skill), run=run)
+        pieces = {"helpers": "", "snapshot": "", "report": ""}
+        self._nonce = ""
+        if self._save_output_artifacts:
+            self._nonce = secrets.token_hex(16)
+            pieces = {"helpers": skill_outputs.helpers(self._nonce), "snapshot": skill_outputs.SNAPSHOT,
+                      "report": skill_outputs.REPORT}
+        return _PROGRAM.format(files=_skill_files(skill), run=run, **pieces)
 
     async def execute_script_async(
         self,
@@ -200,6 +216,7 @@ class _SkillScriptCodeExecutor:
         script_args: ScriptArgs,
         short_options: Optional[dict[str, Any]] = None,
         positional_args: Optional[list[str]] = None,
+        tool_context: Any = None,
     ) -> dict[str, Any]:
         try:
             code = self._build_wrapper_code(skill, file_path, script_args, short_options, positional_args)
@@ -215,15 +232,22 @@ class _SkillScriptCodeExecutor:
             )
             stdout, stderr = result.stdout, result.stderr
             exit_code = result.exit_code if isinstance(getattr(result, "exit_code", None), int) else None
+            stdout, outputs, skipped = skill_outputs.extract(stdout, self._nonce)
             if _extension(file_path) in _SHELL_EXTENSIONS:
                 stdout, stderr, exit_code = _unwrap_shell(stdout, stderr, file_path, skill.name)
-            return {
+            response = {
                 "skill_name": skill.name,
                 "file_path": file_path,
                 "stdout": stdout,
                 "stderr": stderr,
                 "status": _status(stdout, stderr, exit_code),
             }
+            saved = await skill_outputs.save(tool_context, outputs, skipped)
+            if saved:
+                response["saved_artifacts"] = saved
+            if skipped:
+                response["skipped_artifacts"] = skipped
+            return response
         except SystemExit as exit_:  # an in-process executor running a script that exits
             if exit_.code in (None, 0):
                 return {"skill_name": skill.name, "file_path": file_path, "stdout": "", "stderr": "", "status": "success"}

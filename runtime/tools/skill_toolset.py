@@ -419,10 +419,10 @@ class RunSkillScriptTool(_SkillTool):
                 "required to run scripts.",
                 "NO_CODE_EXECUTOR",
             )
-        runner = _SkillScriptCodeExecutor(executor, self._toolset._script_timeout)
+        runner = _SkillScriptCodeExecutor(executor, self._toolset._script_timeout, self._toolset._save_output_artifacts)
         return await runner.execute_script_async(
             tool_context._invocation_context, skill, file_path, args.get("args"),
-            args.get("short_options"), args.get("positional_args"),
+            args.get("short_options"), args.get("positional_args"), tool_context,
         )
 
 
@@ -462,7 +462,7 @@ class SkillToolset(BaseToolset):
         lifecycle_config: Optional[SkillLifecycleConfig] = None,
     ):
         super().__init__(tool_filter=tool_filter, tool_name_prefix=tool_name_prefix)
-        _refuse_unported(environment, skills_folder, save_output_artifacts)
+        _refuse_unported(environment, skills_folder)
         self._skills: dict[str, models.Skill] = {}
         for skill in skills or []:
             if skill.name in self._skills:
@@ -471,6 +471,7 @@ class SkillToolset(BaseToolset):
         self._registry = registry
         self._code_executor = code_executor
         self._script_timeout = script_timeout
+        self._save_output_artifacts = save_output_artifacts
         self._discovery_mode = discovery_mode
         self._lifecycle = SkillLifecycle(lifecycle_config)
         self._lifecycle_enabled = is_feature_enabled(FeatureName.SKILL_LIFECYCLE)
@@ -636,6 +637,7 @@ class SkillToolset(BaseToolset):
             registry=self._registry,
             code_executor=self._code_executor,
             script_timeout=self._script_timeout,
+            save_output_artifacts=self._save_output_artifacts,
             additional_tools=[*self._provided_tools_by_name.values(), *self._provided_toolsets],
             tool_name_prefix=self.tool_name_prefix,
             tool_filter=self.tool_filter,
@@ -721,12 +723,11 @@ class SkillToolset(BaseToolset):
         await super().close()
 
 
-def _refuse_unported(environment: Any, skills_folder: Any, save_output_artifacts: bool) -> None:
+def _refuse_unported(environment: Any, skills_folder: Any) -> None:
     """google-adk 2.13 options Chronicle does not have yet: refused, never silently ignored."""
     unported = {
         "environment": environment is not None,
         "skills_folder": skills_folder is not None,
-        "save_output_artifacts": bool(save_output_artifacts),
     }
     given = [name for name, set_ in unported.items() if set_]
     if given:

@@ -1,7 +1,7 @@
 """Agent Skills: a skill folder loaded from disk and one built in code, offered by a SkillToolset.
 The model lists the skills, loads one (which brings its extra tool), reads a text and a binary
 resource, runs a Python script (importing a sibling module, reading a reference) and a shell one
-through UnsafeLocalCodeExecutor, and misses a resource twice (the second miss says stop)."""
+through UnsafeLocalCodeExecutor (a file a script writes saved as an artifact), and misses a resource twice (the second miss says stop)."""
 
 import pathlib
 
@@ -23,7 +23,10 @@ def round_number(value: float, digits: int) -> dict:
 greeter = models.Skill(
     frontmatter=models.Frontmatter(name="greeter", description="Greets someone by name."),
     instructions="Run `scripts/greet.sh` with `--name <name>`.",
-    resources=models.Resources(scripts={"greet.sh": models.Script(src='echo "hello $2"\necho "a warning" >&2\n')}),
+    resources=models.Resources(scripts={
+        "greet.sh": models.Script(src='echo "hello $2"\necho "a warning" >&2\n'),
+        "card.py": models.Script(src="import os\nos.makedirs('out')\nopen('out/card.txt', 'w').write('Hi Ann')\nprint('written')\n"),
+    }),
 )
 
 STEPS = {  # the call the model makes after each tool's response, per turn
@@ -39,6 +42,7 @@ STEPS = {  # the call the model makes after each tool's response, per turn
         call("load_skill", skill_name="greeter"),
         call("run_skill_script", skill_name="greeter", file_path="greet.sh", args=["--name", "Ann"]),
     ],
+    "write a card": [call("run_skill_script", skill_name="greeter", file_path="scripts/card.py")],
     "read the manual": [
         call("load_skill_resource", skill_name="unit-converter", file_path="references/manual.md"),
         call("load_skill_resource", skill_name="unit-converter", file_path="references/guide.md"),
@@ -72,8 +76,9 @@ root_agent = LlmAgent(
             skills=[load_skill_from_dir(FOLDERS / "unit-converter"), greeter],
             additional_tools=[round_number],
             code_executor=UnsafeLocalCodeExecutor(timeout_seconds=60),
+            save_output_artifacts=True,
         )
     ],
 )
 
-TURNS = ["convert 5 km", "show the badge", "greet Ann", "read the manual"]
+TURNS = ["convert 5 km", "show the badge", "greet Ann", "write a card", "read the manual"]
