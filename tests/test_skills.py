@@ -8,7 +8,10 @@ tools/parity/apps, run by tests/test_adk_parity.py and tests/test_adk_requests.p
 from __future__ import annotations
 
 import base64
+import importlib
+import json
 import os
+import subprocess
 import textwrap
 
 import pytest
@@ -326,3 +329,40 @@ async def test_files_a_script_writes_are_saved_as_artifacts_and_oversized_ones_n
     saved = await runner.artifact_service.load_artifact(app_name=APP, user_id=USER, session_id=SESSION,
                                                         filename="out/summary.csv")
     assert saved.inline_data.data == b"a,b\n1,2\n" and saved.inline_data.mime_type == "text/csv"
+
+
+# The skills' names at google-adk 2.13's paths, as a ported app imports them.
+ADK_SKILL_PATHS = [
+    ("skills", ["Frontmatter", "Resources", "Script", "Skill", "SkillRegistry", "list_skills_in_dir",
+                "list_skills_in_dir_async", "load_skill_from_dir", "load_skill_from_dir_async",
+                "load_skills_from_dir", "load_skills_from_dir_async", "list_skills_in_gcs_dir",
+                "load_skill_from_gcs_dir"]),
+    ("skills.models", ["Frontmatter", "Resources", "Script", "Skill"]),
+    ("skills.prompt", ["format_skills_as_xml"]),
+    ("skills.skill_registry", ["SkillRegistry"]),
+    ("tools.skill_toolset", ["SkillToolset", "ListSkillsTool", "SearchSkillsTool", "LoadSkillTool", "UnloadSkillTool",
+                             "LoadSkillResourceTool", "RunSkillScriptTool", "SkillDiscoveryMode", "SkillLifecycleMode",
+                             "SkillLifecycleConfig", "DEFAULT_SKILL_SYSTEM_INSTRUCTION"]),
+    ("code_executors", ["BaseCodeExecutor", "BuiltInCodeExecutor", "UnsafeLocalCodeExecutor"]),
+    ("code_executors.code_execution_utils", ["CodeExecutionInput", "CodeExecutionResult", "File", "CodeExecutionUtils"]),
+    ("code_executors.unsafe_local_code_executor", ["UnsafeLocalCodeExecutor"]),
+]
+
+
+def test_the_skills_names_are_at_google_adks_paths_on_both(adk_python):
+    for module, names in ADK_SKILL_PATHS:
+        loaded = importlib.import_module(f"runtime.{module}")
+        assert [name for name in names if not hasattr(loaded, name)] == [], module
+    probe = (
+        "import importlib, json, sys\n"
+        "paths = json.loads(sys.argv[1])\n"
+        "print(json.dumps([f'{m}.{n}' for m, names in paths for n in names "
+        "if not hasattr(importlib.import_module('google.adk.' + m), n)]))"
+    )
+    done = subprocess.run([adk_python, "-c", probe, json.dumps(ADK_SKILL_PATHS)], capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout) == []  # the list is ADK's, not Chronicle's own
+    from runtime.skills import prompt
+    from runtime.tools import skill_toolset
+
+    with pytest.warns(DeprecationWarning, match="import it from runtime.tools.skill_toolset"):
+        assert prompt.DEFAULT_SKILL_SYSTEM_INSTRUCTION == skill_toolset.DEFAULT_SKILL_SYSTEM_INSTRUCTION
