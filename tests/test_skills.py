@@ -366,3 +366,8 @@ def test_the_skills_names_are_at_google_adks_paths_on_both(adk_python):
 
     with pytest.warns(DeprecationWarning, match="import it from runtime.tools.skill_toolset"):
         assert prompt.DEFAULT_SKILL_SYSTEM_INSTRUCTION == skill_toolset.DEFAULT_SKILL_SYSTEM_INSTRUCTION
+
+
+def test_an_agent_given_a_local_executor_is_told_to_give_it_to_the_skill_toolset():
+    with pytest.raises(ValueError, match=r"SkillToolset\(code_executor=\.\.\.\)"):  # pydantic wraps it
+        LlmAgent(name=AGENT, model="gemini-2.5-flash", code_executor=UnsafeLocalCodeExecutor())

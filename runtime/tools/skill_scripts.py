@@ -45,6 +45,7 @@ _files = {files!r}
 
 
 def _target(root, rel_path):
+    # runtime.skills' path rule, restated: this program runs where Chronicle may not be importable.
     # Where rel_path (its folder, then the file's own name in it) lands under root; PermissionError
     # if it, or the name alone, could land anywhere else.
     posix = rel_path.replace('\\\\', '/')
