@@ -371,3 +371,27 @@ def test_the_skills_names_are_at_google_adks_paths_on_both(adk_python):
 def test_an_agent_given_a_local_executor_is_told_to_give_it_to_the_skill_toolset():
     with pytest.raises(ValueError, match=r"SkillToolset\(code_executor=\.\.\.\)"):  # pydantic wraps it
         LlmAgent(name=AGENT, model="gemini-2.5-flash", code_executor=UnsafeLocalCodeExecutor())
+
+
+async def test_a_skill_that_opts_in_has_its_instructions_filled_from_session_state(tmp_path):
+    from runtime.models.scripted import ScriptedLlm
+
+    folder = write_skill(tmp_path, frontmatter_extra="metadata:\n  adk_inject_state: true\n")
+    (folder / "SKILL.md").write_text((folder / "SKILL.md").read_text().replace("Call", "Greet {user:name}, then call"))
+    model = ScriptedLlm([ScriptedLlm.call("load_skill", skill_name="trip-planner"), "ok"])
+    toolset = SkillToolset(skills=[load_skill_from_dir(folder)])
+    runner = await new_runner(LlmAgent(name=AGENT, model=model, tools=[toolset]), state={"user:name": "Ann"})
+    loaded = responses(await send(runner, "plan"))["load_skill"]
+    assert loaded["instructions"] == "Greet Ann, then call `budget` after the script."
+
+
+def test_listing_a_skills_folder_skips_an_invalid_skill_or_hands_it_to_on_error(tmp_path):
+    from runtime.skills import list_skills_in_dir
+
+    write_skill(tmp_path, name="good-one")
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "SKILL.md").write_text("no header")
+    assert list(list_skills_in_dir(tmp_path)) == ["good-one"]
+    errors = []
+    assert list(list_skills_in_dir(tmp_path, on_error=lambda name, error: errors.append(name))) == ["good-one"]
+    assert errors == ["broken"]
