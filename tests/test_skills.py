@@ -233,8 +233,6 @@ def test_toolset_configuration_chronicle_cannot_honour_is_refused(tmp_path):
     skill = load_skill_from_dir(write_skill(tmp_path))
     with pytest.raises(InvalidArgumentError, match="Duplicate skill name 'trip-planner'"):
         SkillToolset(skills=[skill, skill])
-    with pytest.raises(InvalidArgumentError, match="environment is not supported"):
-        SkillToolset(skills=[skill], environment=object())
     with pytest.raises(InvalidArgumentError, match="additional_tools takes"):
         SkillToolset(skills=[skill], additional_tools=["budget"])
 
@@ -346,6 +344,7 @@ ADK_SKILL_PATHS = [
     ("code_executors", ["BaseCodeExecutor", "BuiltInCodeExecutor", "UnsafeLocalCodeExecutor"]),
     ("code_executors.code_execution_utils", ["CodeExecutionInput", "CodeExecutionResult", "File", "CodeExecutionUtils"]),
     ("code_executors.unsafe_local_code_executor", ["UnsafeLocalCodeExecutor"]),
+    ("environment", ["BaseEnvironment", "ExecutionResult", "LocalEnvironment"]),
 ]
 
 
@@ -395,3 +394,74 @@ def test_listing_a_skills_folder_skips_an_invalid_skill_or_hands_it_to_on_error(
     errors = []
     assert list(list_skills_in_dir(tmp_path, on_error=lambda name, error: errors.append(name))) == ["good-one"]
     assert errors == ["broken"]
+
+
+async def test_scripts_run_in_an_environment_where_the_skill_is_written_on_first_use(tmp_path):
+    from runtime.environment import LocalEnvironment
+    from runtime.models.scripted import ScriptedLlm
+
+    folder = write_skill(tmp_path / "skills", files=TRIP_FILES)
+    work = tmp_path / "work"
+    toolset = SkillToolset(skills=[load_skill_from_dir(folder)], environment=LocalEnvironment(working_dir=work),
+                           script_timeout=1)
+    run = "cd skills/trip-planner && python3 scripts/cost.py --days 3"
+    model = ScriptedLlm([
+        ScriptedLlm.call("run_skill_script", skill_name="trip-planner", file_path="scripts/cost.py", command=run),
+        ScriptedLlm.call("run_skill_script", skill_name="trip-planner", file_path="scripts/cost.py"),
+        ScriptedLlm.call("run_skill_script", skill_name="trip-planner", file_path="cost.py", command="sleep 30"),
+        "ok",
+    ])
+    runner = await new_runner(LlmAgent(name=AGENT, model=model, tools=[toolset]))
+    got = [r.response for e in await send(runner, "3 days") for r in e.get_function_responses()]
+    assert got[0] == {"stdout": "240\n", "stderr": "", "exit_code": 0, "timed_out": False}
+    assert got[1]["error_code"] == "INVALID_ARGUMENTS"  # the command is the model's to give
+    assert got[2]["timed_out"] is True
+    assert (work / "skills" / "trip-planner" / "references" / "rates.md").read_text() == "EUR per day: 80\n"
+    system = str(model.requests[0].config.system_instruction)
+    assert f"materialized in the execution environment under `{work.as_posix()}/skills/<skill_name>/`" in system
+    declaration = model.requests[0].config.tools[0].function_declarations
+    assert [d.parameters_json_schema["required"] for d in declaration if d.name == "run_skill_script"] == [
+        ["skill_name", "file_path", "command"]
+    ]
+    await toolset.close()
+    assert work.exists()  # a working folder given is the caller's: never removed
+
+
+async def test_an_environment_refuses_paths_that_leave_its_folder(tmp_path):
+    from runtime.environment import LocalEnvironment
+
+    result = await _run_in(tmp_path, _skill(references={"../../outside.md": "x"}, scripts={"run.sh": "echo hi"}))
+    assert result["error_code"] == "EXECUTION_ERROR" and "Path traversal detected" in result["error"]
+    assert not (tmp_path / "outside.md").exists() and not (tmp_path / "work" / "outside.md").exists()
+    env = LocalEnvironment(working_dir=tmp_path / "work")
+    await env.initialize()
+    with pytest.raises(InvalidArgumentError, match="escapes working directory"):
+        await env.write_file(tmp_path / "elsewhere.txt", "x")
+    with pytest.raises(InvalidArgumentError, match="escapes working directory"):
+        await env.read_file("../../etc/passwd")
+
+
+async def _run_in(tmp_path, skill: models.Skill):
+    from runtime.environment import LocalEnvironment
+    from runtime.models.scripted import ScriptedLlm
+
+    toolset = SkillToolset(skills=[skill], environment=LocalEnvironment(working_dir=tmp_path / "work"))
+    model = ScriptedLlm([ScriptedLlm.call("run_skill_script", skill_name=skill.name, file_path="run.sh",
+                                          command="bash skills/probe/scripts/run.sh"), "ok"])
+    runner = await new_runner(LlmAgent(name=AGENT, model=model, tools=[toolset]))
+    return responses(await send(runner, "run"))["run_skill_script"]
+
+
+def test_an_environment_configured_inconsistently_is_refused(tmp_path):
+    from runtime.environment import LocalEnvironment
+
+    skill = load_skill_from_dir(write_skill(tmp_path))
+    env = LocalEnvironment(working_dir=tmp_path / "work")
+    with pytest.raises(InvalidArgumentError, match="Cannot have both code_executor and environment"):
+        SkillToolset(skills=[skill], environment=env, code_executor=UnsafeLocalCodeExecutor())
+    with pytest.raises(InvalidArgumentError, match="only supported with code_executor"):
+        SkillToolset(skills=[skill], environment=env, save_output_artifacts=True)
+    with pytest.raises(InvalidArgumentError, match="without an environment"):
+        SkillToolset(skills=[skill], skills_folder="/srv/skills")
+    with pytest.raises(InvalidArgumentError, match="must be an absolute path: 'skills'"):
+        SkillToolset(skills=[skill], environment=env, skills_folder="skills")

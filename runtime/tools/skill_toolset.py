@@ -19,6 +19,7 @@ import enum
 import logging
 import mimetypes
 import warnings
+from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
 
 from google.genai import types
@@ -31,6 +32,7 @@ from runtime.skills import SkillRegistry, models, prompt
 from runtime.tools.base_tool import BaseTool
 from runtime.tools.base_toolset import BaseToolset, ToolPredicate
 from runtime.tools.function_tool import FunctionTool
+from runtime.tools import skill_environment
 from runtime.tools.skill_lifecycle import (
     SkillLifecycle,
     SkillLifecycleConfig,
@@ -43,6 +45,7 @@ from runtime.tools.tool_context import ToolContext
 from runtime.utils import instructions_utils
 
 if TYPE_CHECKING:
+    from runtime.environment import BaseEnvironment
     from runtime.models import LlmRequest
 
 logger = logging.getLogger(__name__)
@@ -90,12 +93,14 @@ def _build_skill_system_instruction(
     *,
     prefix: Optional[str] = None,
     allowed_tools: Optional[Union[set[str], frozenset[str]]] = None,
+    skills_folder: Optional[Path] = None,
     script_execution_enabled: bool = True,
     unload_enabled: bool = False,
 ) -> str:
     """What the model is told about skills, naming the tools as the toolset's prefix names them.
     With ``allowed_tools`` (the core tools a tool_filter kept), the others are named as not
-    available. ``unload_enabled`` (the SKILL_LIFECYCLE switch) documents ``unload_skill``."""
+    available. ``unload_enabled`` (the SKILL_LIFECYCLE switch) documents ``unload_skill``;
+    ``skills_folder``, where an environment holds the skills' files."""
     p = f"{prefix}_" if prefix else ""
     load, resource, run = f"`{p}{_LOAD_SKILL}`", f"`{p}{_LOAD_SKILL_RESOURCE}`", f"`{p}{_RUN_SKILL_SCRIPT}`"
     if script_execution_enabled:
@@ -137,6 +142,14 @@ def _build_skill_system_instruction(
             f'`{p}{_UNLOAD_SKILL}` with `skill_name="<SKILL_NAME>"` to release it. Only unload a skill you are done '
             f"with: its tools stop being available, and you would have to {load} it again to use them. Unloading "
             "is optional; never unload a skill just because you loaded it."
+        )
+    if script_execution_enabled and skills_folder is not None:
+        folder = skills_folder.as_posix()
+        steps.append(
+            f"NOTE ON ENVIRONMENT EXECUTION: When using {run} with the `command` parameter, all skill resources "
+            "(including scripts and assets) are materialized in the execution environment under "
+            f"`{folder}/<skill_name>/`. Always specify file and script paths relative to or starting with "
+            f"`{folder}/<skill_name>/` (e.g., `{folder}/<skill_name>/scripts/<script_name>`)."
         )
     instruction = (
         "You can use specialized 'skills' to help you with complex tasks. You MUST use the skill tools to "
@@ -393,9 +406,23 @@ class RunSkillScriptTool(_SkillTool):
         },
     }
     REQUIRED = ("skill_name", "file_path")
+    ENVIRONMENT_PARAMETERS = {
+        "skill_name": PARAMETERS["skill_name"],
+        "file_path": PARAMETERS["file_path"],
+        "command": {"type": "string", "description": "The command to execute in the environment."},
+    }
+
+    def _get_declaration(self) -> Optional[types.FunctionDeclaration]:
+        if self._toolset._env is None:
+            return super()._get_declaration()
+        schema = {"type": "object", "properties": self.ENVIRONMENT_PARAMETERS, "required": ["skill_name", "file_path", "command"]}
+        return types.FunctionDeclaration(name=self.name, description=self.description, parameters_json_schema=schema)
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
-        refused = _missing_arguments(args, "skill_name", "file_path") or _bad_script_arguments(args)
+        env, command = self._toolset._env, args.get("command")
+        refused = _missing_arguments(args, "skill_name", "file_path") or (
+            _bad_command(command) if env is not None else _bad_script_arguments(args)
+        )
         if refused:
             return refused
         skill_name, file_path = args["skill_name"], args["file_path"]
@@ -412,6 +439,10 @@ class RunSkillScriptTool(_SkillTool):
                     "SCRIPT_NOT_FOUND_FATAL",
                 )
             return _error(message, "SCRIPT_NOT_FOUND")
+        if env is not None:
+            return await skill_environment.run_in_environment(
+                env, self._toolset.skills_folder, skill, file_path, command, self._toolset._script_timeout
+            )
         executor = self._toolset._code_executor or getattr(tool_context._invocation_context.agent, "code_executor", None)
         if executor is None:
             return _error(
@@ -424,6 +455,12 @@ class RunSkillScriptTool(_SkillTool):
             tool_context._invocation_context, skill, file_path, args.get("args"),
             args.get("short_options"), args.get("positional_args"), tool_context,
         )
+
+
+def _bad_command(command: Any) -> Optional[dict[str, str]]:
+    if isinstance(command, str) and command:
+        return None
+    return _error("Argument 'command' is required and must be a string.", "INVALID_ARGUMENTS")
 
 
 def _bad_script_arguments(args: dict[str, Any]) -> Optional[dict[str, str]]:
@@ -451,8 +488,8 @@ class SkillToolset(BaseToolset):
         *,
         registry: Optional[SkillRegistry] = None,
         code_executor: Optional[BaseCodeExecutor] = None,
-        environment: Any = None,
-        skills_folder: Any = None,
+        environment: Optional[BaseEnvironment] = None,
+        skills_folder: Optional[Union[Path, str]] = None,
         script_timeout: int = DEFAULT_SCRIPT_TIMEOUT,
         save_output_artifacts: bool = False,
         additional_tools: Optional[Sequence[Any]] = None,
@@ -462,7 +499,9 @@ class SkillToolset(BaseToolset):
         lifecycle_config: Optional[SkillLifecycleConfig] = None,
     ):
         super().__init__(tool_filter=tool_filter, tool_name_prefix=tool_name_prefix)
-        _refuse_unported(environment, skills_folder)
+        _check_environment(code_executor, environment, skills_folder, save_output_artifacts)
+        self._env = environment
+        self._skills_folder = Path(skills_folder) if skills_folder is not None else None
         self._skills: dict[str, models.Skill] = {}
         for skill in skills or []:
             if skill.name in self._skills:
@@ -475,6 +514,7 @@ class SkillToolset(BaseToolset):
         self._discovery_mode = discovery_mode
         self._lifecycle = SkillLifecycle(lifecycle_config)
         self._lifecycle_enabled = is_feature_enabled(FeatureName.SKILL_LIFECYCLE)
+        self._materialized: dict[str, str] = {}  # the digest last written to the environment, per skill
         self._use_invocation_cache = False  # the tools change when a skill is loaded mid-turn
         # Registry skills fetched per invocation (a future while the fetch runs), the oldest dropped.
         self._fetched_skill_cache: collections.OrderedDict[str, dict[str, Any]] = collections.OrderedDict()
@@ -507,6 +547,11 @@ class SkillToolset(BaseToolset):
     @property
     def skills(self) -> list[models.Skill]:
         return self._list_skills()
+
+    @property
+    def skills_folder(self) -> Optional[Path]:
+        """Where skills' files are written in the environment (None without one)."""
+        return skill_environment.skills_folder_of(self._env, self._skills_folder)
 
     def _get_skill(self, skill_name: str) -> Optional[models.Skill]:
         return self._skills.get(skill_name)
@@ -576,7 +621,7 @@ class SkillToolset(BaseToolset):
         return self._lifecycle.deactivate(ctx.state, ctx.agent_name, skill_name, ctx.invocation_id)
 
     def _has_script_execution(self, context: Optional[ReadonlyContext]) -> bool:
-        if self._code_executor is not None:
+        if self._code_executor is not None or self._env is not None:
             return True
         agent = getattr(getattr(context, "_invocation_context", None), "agent", None)
         return agent is None or getattr(agent, "code_executor", None) is not None
@@ -636,6 +681,8 @@ class SkillToolset(BaseToolset):
             skills=skills,
             registry=self._registry,
             code_executor=self._code_executor,
+            environment=self._env,
+            skills_folder=self._skills_folder,
             script_timeout=self._script_timeout,
             save_output_artifacts=self._save_output_artifacts,
             additional_tools=[*self._provided_tools_by_name.values(), *self._provided_toolsets],
@@ -664,11 +711,14 @@ class SkillToolset(BaseToolset):
 
     async def process_llm_request(self, *, tool_context: ToolContext, llm_request: LlmRequest) -> None:
         """Tells the model about skills (and the catalog, or the registry's search tool)."""
+        if self._env is not None and not self._env.is_initialized:
+            await self._env.initialize()
         selected = {tool.name for tool in self._tools if self._is_tool_selected(tool, tool_context)}
         instructions = [
             _build_skill_system_instruction(
                 prefix=self.tool_name_prefix,
                 allowed_tools=selected,
+                skills_folder=self.skills_folder,
                 script_execution_enabled=self._offers_script_tool(tool_context),
                 unload_enabled=self._lifecycle_enabled,
             )
@@ -708,13 +758,32 @@ class SkillToolset(BaseToolset):
                 raise skill
             if skill is None or skill_content_hash(skill) == digest:
                 continue
+            await self._rewrite_in_environment(skill)
             restated.append(
                 f"\nThe skill `{skill_name}` has changed since it was loaded. These instructions replace the ones "
                 f"the earlier `{self._prefix}{_LOAD_SKILL}` response gave you:\n\n{skill.instructions}"
             )
         return restated
 
+    async def _rewrite_in_environment(self, skill: models.Skill) -> None:
+        """Rewrites a changed skill's files in the environment (once per version), so the model
+        does not run the old copy of a script it was just re-briefed on. A failure only logs."""
+        if self._env is None:
+            return
+        digest = skill_content_hash(skill)
+        if self._materialized.get(skill.name) == digest:
+            return
+        try:
+            if not self._env.is_initialized:
+                await self._env.initialize()
+            await skill_environment.write_skill(skill, self.skills_folder / skill.name, self._env)
+            self._materialized[skill.name] = digest
+        except Exception as error:  # noqa: BLE001 - the skill is re-stated all the same
+            logger.warning("Could not refresh skill '%s' in the environment: %s", skill.name, error)
+
     async def close(self) -> None:
+        if self._env is not None and self._env.is_initialized:
+            await self._env.close()
         for turn in self._fetched_skill_cache.values():
             for cached in turn.values():
                 if isinstance(cached, asyncio.Future) and not cached.done():
@@ -723,18 +792,18 @@ class SkillToolset(BaseToolset):
         await super().close()
 
 
-def _refuse_unported(environment: Any, skills_folder: Any) -> None:
-    """google-adk 2.13 options Chronicle does not have yet: refused, never silently ignored."""
-    unported = {
-        "environment": environment is not None,
-        "skills_folder": skills_folder is not None,
-    }
-    given = [name for name, set_ in unported.items() if set_]
-    if given:
-        raise InvalidArgumentError(
-            f"SkillToolset: {', '.join(given)} is not supported by Chronicle: scripts run through a "
-            "code_executor (e.g. UnsafeLocalCodeExecutor)."
-        )
+def _check_environment(code_executor: Any, environment: Any, skills_folder: Any, save_output_artifacts: bool) -> None:
+    """Scripts run through a code executor or in an environment, never both; the environment's
+    skills folder is absolute; generated files are saved from a code executor only."""
+    if code_executor is not None and environment is not None:
+        raise InvalidArgumentError("Cannot have both code_executor and environment")
+    if environment is not None and save_output_artifacts:
+        raise InvalidArgumentError("`save_output_artifacts` is only supported with code_executor, not environment.")
+    if skills_folder is not None:
+        if environment is None:
+            raise InvalidArgumentError("Cannot specify skills_folder without an environment")
+        if not (PurePosixPath(skills_folder).is_absolute() or PureWindowsPath(skills_folder).is_absolute()):
+            raise InvalidArgumentError(f"`skills_folder` must be an absolute path: '{skills_folder}'")
 
 
 DEFAULT_SKILL_SYSTEM_INSTRUCTION = _build_skill_system_instruction()
