@@ -465,3 +465,28 @@ def test_an_environment_configured_inconsistently_is_refused(tmp_path):
         SkillToolset(skills=[skill], skills_folder="/srv/skills")
     with pytest.raises(InvalidArgumentError, match="must be an absolute path: 'skills'"):
         SkillToolset(skills=[skill], environment=env, skills_folder="skills")
+
+
+def test_a_skill_archive_loads_and_one_with_an_escaping_entry_is_refused_whole():
+    import io
+    import zipfile
+
+    from runtime.skills._utils import _load_skill_from_zip_bytes
+
+    def archive(entries: dict) -> bytes:
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w") as z:
+            for name, content in entries.items():
+                z.writestr(name, content)
+        return buffer.getvalue()
+
+    md = "---\nname: zipped\ndescription: From an archive.\n---\nBody."
+    skill = _load_skill_from_zip_bytes(archive({"SKILL.md": md, "references/a.md": "A", "assets/b.bin": b"\xff\x00"}))
+    assert (skill.name, skill.instructions, skill.resources.references, skill.resources.assets) == (
+        "zipped", "Body.", {"a.md": "A"}, {"b.bin": b"\xff\x00"})
+    with pytest.raises(SkillPathError, match="Dangerous zip entry ignored: references/../../evil"):
+        _load_skill_from_zip_bytes(archive({"SKILL.md": md, "references/../../evil": "x"}))
+    with pytest.raises(ValueError, match="too large decompressed"):
+        _load_skill_from_zip_bytes(archive({"SKILL.md": md, "assets/big": b"0" * (33 * 1024 * 1024)}))
+    with pytest.raises(ValueError, match="malformed"):
+        _load_skill_from_zip_bytes(b"not a zip")

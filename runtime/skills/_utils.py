@@ -233,3 +233,6 @@ async def _refuse_gcs_async(*args: Any, **kwargs: Any) -> Any:
 
 _load_skill_from_gcs_dir = _list_skills_in_gcs_dir = _refuse_gcs
 _load_skill_from_gcs_dir_async = _list_skills_in_gcs_dir_async = _refuse_gcs_async
+
+
+from runtime.skills._zip import _load_skill_from_zip_bytes  # noqa: E402,F401 - its ADK path; it needs this module's helpers
