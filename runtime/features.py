@@ -3,7 +3,7 @@
 ADK gates its unreleased features behind these names. Chronicle has no such switches: what it
 does, it always does, and what it does not do it refuses where used. So a switch is recorded
 (``is_feature_enabled`` reads it back) and changes nothing; turning one on or off logs a warning
-that says so."""
+that says so. The exceptions, in ``HONOURED``, are the skills' switches, which act as in ADK."""
 
 from __future__ import annotations
 
@@ -72,11 +72,17 @@ class FeatureName(str, Enum):
 _overrides: dict[FeatureName, bool] = {}
 
 
+# The switches Chronicle honours as ADK does: skills' names and lifecycle (runtime.skills, runtime.tools.skill_toolset).
+HONOURED = frozenset({FeatureName.SKILL_LIFECYCLE, FeatureName.SNAKE_CASE_SKILL_NAME})
+
+
 def override_feature_enabled(feature_name: Union[FeatureName, str], enabled: bool) -> None:
-    """Records the switch; Chronicle's behaviour does not change (see the module's note)."""
+    """Records the switch; unless it is one Chronicle honours, its behaviour does not change (see
+    the module's note)."""
     name = FeatureName(feature_name)
     _overrides[name] = bool(enabled)
-    logger.warning("Chronicle has no %s switch; turning it %s changes nothing.", name.value, "on" if enabled else "off")
+    if name not in HONOURED:
+        logger.warning("Chronicle has no %s switch; turning it %s changes nothing.", name.value, "on" if enabled else "off")
 
 
 def is_feature_enabled(feature_name: Union[FeatureName, str]) -> bool:

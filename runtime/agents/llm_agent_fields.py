@@ -44,7 +44,8 @@ def check_code_executor(value: Optional[BaseCodeExecutor]) -> Optional[BaseCodeE
     if value is not None and not isinstance(value, BuiltInCodeExecutor):
         raise InvalidArgumentError(
             f"code_executor={type(value).__name__}(...) is not supported: Chronicle runs no "
-            "model-written code itself. Use BuiltInCodeExecutor() (the model runs the code)."
+            "model-written code itself. Use BuiltInCodeExecutor() (the model runs the code); to run "
+            "a skill's scripts, give the executor to the toolset: SkillToolset(code_executor=...)."
         )
     return value
 

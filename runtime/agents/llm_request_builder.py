@@ -14,6 +14,7 @@ from runtime.contexts import ReadonlyContext
 from runtime.invocation_context import InvocationContext
 from runtime.models import LlmRequest
 from runtime.tools.base_tool import BaseTool
+from runtime.tools.base_toolset import BaseToolset
 from runtime.tools.set_model_response_tool import (
     INSTRUCTION as SET_MODEL_RESPONSE_INSTRUCTION,
     SetModelResponseTool,
@@ -81,6 +82,10 @@ async def build_request(agent: Any, ctx: InvocationContext) -> LlmRequest:
         # same name comes later and wins.
         tools.insert(0, agent.transfer_tool_for(targets))
     tool_context: Optional[ToolContext] = None
+    for item in agent.tools:  # a toolset adds to the request as a whole too (a SkillToolset its instruction)
+        if isinstance(item, BaseToolset) and type(item).process_llm_request is not BaseToolset.process_llm_request:
+            tool_context = tool_context or ToolContext(ctx)
+            await item.process_llm_request(tool_context=tool_context, llm_request=request)
     for tool in tools:  # one by one, in order: a tool may read what an earlier one added
         if type(tool).process_llm_request is BaseTool.process_llm_request:
             request.append_tools([tool])

@@ -226,7 +226,19 @@ async def transcript(app_name: str, prefix: str, package: str = APPS_PACKAGE) ->
         result["heard"] = list(module.HEARD)
     if any("raised" in row for row in rows):  # what the log kept, the failures' records included
         result["logged"] = [_event(e, invocations) for e in session.events]
-    return result
+    return _ordinals(result, invocations)
+
+
+def _ordinals(value: Any, invocations: dict[str, int]) -> Any:
+    """``value`` with every invocation id that a runtime wrote into state (a skill's turn, say)
+    shown as its ordinal, as events show theirs: the ids are random by design."""
+    if isinstance(value, str) and value in invocations:
+        return f"invocation {invocations[value]}"
+    if isinstance(value, dict):
+        return {key: _ordinals(item, invocations) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_ordinals(item, invocations) for item in value]
+    return value
 
 
 def run_side(run: Any, description: str, argv: list[str] | None = None) -> int:

@@ -1,0 +1,2 @@
+echo "hello $2"
+echo "a warning" >&2
