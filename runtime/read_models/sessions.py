@@ -1,0 +1,247 @@
+"""The sessions page's read model: every session's summary (``projections.session_summary``), folded
+once and followed, searched and paged without reading any session's log.
+
+The summaries are a tracked projection (``session_summaries``): stored next to the log with their
+position, so a process starting on a big store loads them in one query instead of folding the
+whole log. A ``SessionIndex`` then keeps them in memory and follows the log from that position on
+each query (whatever another process appended: positions, not notifications, say what is new), and
+reloads them when the stored rows were rebuilt or purged (the projection's epoch moved).
+
+Pages are keyset-paginated, newest update first: a page's cursor names the last session it gave,
+and the next page starts after it, whatever was appended meanwhile.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import threading
+from bisect import bisect_right
+from dataclasses import dataclass
+from typing import Any, Collection
+
+from domain.errors import InvalidArgumentError
+from projections.pending import PendingRequest, new_pending_log, pending_of_log
+from projections.session_summary import SESSION_SUMMARIES, fold_summary, new_summary
+from runtime.read_models.follower import runner_for
+from runtime.read_models.source import LogSource
+from runtime.stores import Store
+
+STATUSES = ("waiting", "rewound", "forked", "forked_into", "deleted")
+_NAME = SESSION_SUMMARIES.name
+_BATCH = 10_000
+
+
+@dataclass(frozen=True)
+class SessionQuery:
+    """Which sessions a page shows: all given filters hold (None: any)."""
+
+    app_name: str | None = None
+    user_id: str | None = None
+    users: Collection[str] | None = None  # the users the caller may see (None: every user)
+    text: str = ""  # case-insensitive, in the session id or its searched texts
+    since: float | None = None  # updated at or after
+    until: float | None = None  # created before
+    status: str | None = None
+    limit: int = 200
+    after: str | None = None  # the previous page's cursor
+
+    def __post_init__(self) -> None:
+        if self.status is not None and self.status not in STATUSES:
+            raise InvalidArgumentError(f"status must be one of {', '.join(STATUSES)}, got {self.status!r}.")
+        if self.limit < 1:
+            raise InvalidArgumentError(f"limit must be at least 1, got {self.limit}.")
+
+
+def encode_cursor(updated: float, key: str) -> str:
+    return base64.urlsafe_b64encode(json.dumps([updated, key]).encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> tuple[float, str]:
+    try:
+        updated, key = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+        return float(updated), str(key)
+    except (ValueError, TypeError):
+        raise InvalidArgumentError(f"after must be a cursor a previous page gave, got {cursor!r}.") from None
+
+
+class SessionIndex:
+    """Every session's summary, in memory, following the store's log (see the module docstring)."""
+
+    def __init__(self, store: Store):
+        self.store = store
+        self.follower = runner_for(store, SESSION_SUMMARIES)
+        self.source = LogSource(store)
+        self._lock = threading.RLock()
+        self._views: dict[str, dict[str, Any]] = {}
+        self._search: dict[str, str] = {}  # key -> its searched texts, lower case
+        self._pending: dict[str, int] = {}  # key -> open requests (0 once deleted)
+        self._forks: dict[str, list[str]] = {}  # source key -> its forks' session ids
+        self._order: list[tuple[float, str]] | None = None  # (-updated, key), sorted
+        self._position: int | None = None
+        self._epoch: int | None = None
+
+    @staticmethod
+    def of(store: Store) -> SessionIndex:
+        """The store's index in this process (one per store)."""
+        return store.owned("session index", lambda: SessionIndex(store))
+
+    # -- following the log ---------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Takes in whatever the log holds beyond the index's position."""
+        with self._lock:
+            _, epoch = self.follower.storage.state(_NAME)
+            if self._position is None or epoch != self._epoch:
+                self._load()
+            while True:
+                events, last = self.source.read(self._position, _BATCH)
+                if last == self._position:
+                    break
+                changed: dict[str, None] = {}
+                for event in events:
+                    key = event.session_key
+                    view = self._views.get(key)
+                    if view is None:
+                        view = self._views[key] = new_summary()
+                    fold_summary(view, event)
+                    changed[key] = None
+                self._position = last
+                for key in changed:
+                    self._note(key)
+                if changed:
+                    self._order = None
+
+    def _load(self) -> None:
+        """The stored summaries (caught up first) and the position they reflect, read consistently."""
+        self.follower.catch_up()
+        storage = self.follower.storage
+        while True:
+            before = storage.state(_NAME)
+            views = storage.read_views(_NAME, _NAME)
+            if storage.state(_NAME) == before:
+                break
+        self._views = {key: view for (_, key), view in views.items()}
+        self._search, self._pending, self._forks, self._order = {}, {}, {}, None
+        self._position, self._epoch = before
+        for key in self._views:
+            self._note(key)
+
+    def _note(self, key: str) -> None:
+        """Refreshes what queries read of one summary besides the view."""
+        view = self._views[key]
+        self._search[key] = "\n".join(view["texts"]).lower()
+        self._pending[key] = 0 if view["deleted"] else len(pending_of_log(view["pending"]))
+        source = (view["forked_from"] or {}).get("source_session_id")
+        if source:
+            forks = self._forks.setdefault(f"{view['app_name']}/{view['user_id']}/{source}", [])
+            if view["session_id"] not in forks:
+                forks.append(view["session_id"])
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def summary(self, app_name: str, user_id: str, session_id: str) -> dict[str, Any] | None:
+        """One session's summary as a page shows it (None: no such session)."""
+        self.refresh()
+        key = f"{app_name}/{user_id}/{session_id}"
+        with self._lock:
+            return self._row(key) if key in self._views else None
+
+    def pending_log(self, app_name: str, user_id: str, session_id: str) -> dict[str, Any]:
+        """The session's pending log (``projections.pending``) as of the end of the log."""
+        self.refresh()
+        with self._lock:
+            view = self._views.get(f"{app_name}/{user_id}/{session_id}")
+            return json.loads(json.dumps(view["pending"])) if view is not None else new_pending_log()
+
+    def open_requests(self, app_name: str, user_id: str, session_id: str) -> dict[str, PendingRequest]:
+        """The session's open requests, by call id, as of the end of the log."""
+        return pending_of_log(self.pending_log(app_name, user_id, session_id))
+
+    def waiting(self, app_name: str | None = None, user_id: str | None = None) -> list[tuple[str, str, str]]:
+        """(app, user, session id) of the live sessions with an open request."""
+        self.refresh()
+        with self._lock:
+            return [(v["app_name"], v["user_id"], v["session_id"]) for key, v in self._views.items()
+                    if self._pending[key] and (app_name is None or v["app_name"] == app_name)
+                    and (user_id is None or v["user_id"] == user_id)]
+
+    def page(self, query: SessionQuery) -> tuple[list[dict[str, Any]], str | None]:
+        """The sessions the query finds, newest update first, a page at a time: the page, and the
+        cursor of the next one (None: this is the last)."""
+        self.refresh()
+        text = query.text.strip().lower()
+        with self._lock:
+            order = self._sorted()
+            start = 0
+            if query.after is not None:
+                updated, key = decode_cursor(query.after)
+                start = bisect_right(order, (-updated, key))
+            found: list[dict[str, Any]] = []
+            for index in range(start, len(order)):
+                key = order[index][1]
+                view = self._views[key]
+                if not self._admits(query, key, view, text):
+                    continue
+                if len(found) == query.limit:
+                    last = found[-1]
+                    return found, encode_cursor(last["updated"], self._key(last))
+                row = self._row(key)
+                if text:
+                    row["match"] = self._match(view, text)
+                found.append(row)
+            return found, None
+
+    def _sorted(self) -> list[tuple[float, str]]:
+        if self._order is None:
+            self._order = sorted((-view["updated"], key) for key, view in self._views.items())
+        return self._order
+
+    def _admits(self, query: SessionQuery, key: str, view: dict[str, Any], text: str) -> bool:
+        if not view["session_id"]:
+            return False  # its genesis was purged
+        if query.app_name is not None and view["app_name"] != query.app_name:
+            return False
+        if query.user_id is not None and view["user_id"] != query.user_id:
+            return False
+        if query.users is not None and view["user_id"] not in query.users:
+            return False
+        if query.since is not None and view["updated"] < query.since:
+            return False
+        if query.until is not None and view["created"] >= query.until + 86400:
+            return False
+        if query.status is not None and not self._has_status(key, view, query.status):
+            return False
+        return not text or text in view["session_id"].lower() or text in self._search[key]
+
+    def _has_status(self, key: str, view: dict[str, Any], status: str) -> bool:
+        return {
+            "waiting": lambda: self._pending[key] > 0, "rewound": lambda: view["rewinds"] > 0,
+            "forked": lambda: bool(view["forked_from"]), "forked_into": lambda: key in self._forks,
+            "deleted": lambda: view["deleted"],
+        }[status]()
+
+    @staticmethod
+    def _key(row: dict[str, Any]) -> str:
+        return f"{row['app_name']}/{row['user_id']}/{row['session_id']}"
+
+    @staticmethod
+    def _match(view: dict[str, Any], text: str) -> str:
+        if text in view["session_id"].lower():
+            return view["session_id"]
+        return next((t[:160] for t in view["texts"] if text in t.lower()), "")
+
+    def _row(self, key: str) -> dict[str, Any]:
+        view = self._views[key]
+        row = {
+            "app_name": view["app_name"], "user_id": view["user_id"], "session_id": view["session_id"],
+            "created": view["created"], "updated": view["updated"], "version": view["version"],
+            "events": view["events"], "invocations": view["invocations"], "deleted": view["deleted"],
+            "rewinds": view["rewinds"], "pending": self._pending[key], "forked_from": view["forked_from"],
+            "forks": list(self._forks.get(key, ())), "first_text": view["first_text"],
+        }
+        row["status"] = [name for name, on in (
+            ("waiting", row["pending"]), ("rewound", row["rewinds"]), ("forked", row["forked_from"]),
+            ("forked_into", row["forks"]), ("deleted", row["deleted"]),
+        ) if on]
+        return row
