@@ -38,11 +38,11 @@ class LogReader:
 
     # -- sessions: the catalog -------------------------------------------------------
 
-    def sessions(self, app_name: str | None = None, user_id: str | None = None, *,
+    def sessions(self, app_name: str | None = None, user_id: str | None = None, *, session_id: str | None = None,
                  deleted: bool = True) -> list[CatalogRow]:
-        """Catalog rows by app and user (None: any), oldest update first; deleted sessions too
-        unless ``deleted=False``."""
-        rows = self._recorder.select_catalog(app_name, user_id)
+        """Catalog rows by app, user and session id (None: any), oldest update first; deleted
+        sessions too unless ``deleted=False``. A session id alone is found through an index."""
+        rows = self._recorder.select_catalog(app_name, user_id, session_id=session_id)
         return rows if deleted else [r for r in rows if not r.deleted]
 
     def session(self, app_name: str, user_id: str, session_id: str) -> CatalogRow | None:

@@ -165,3 +165,56 @@ def test_another_writer_is_seen_and_a_rebuild_reloads(store, store_url):
     assert _ids(index.page(SessionQuery(user_id="bob"))[0]) == ["x"]
     if other is not store:
         other.close()
+
+
+def test_history_comes_in_windows_that_join_up_to_the_whole(store):
+    from runtime.operations.history import history_pages, load_history, window
+
+    service = LogSessionService(store)
+
+    async def build():
+        events = []
+        for n in range(6):
+            events += [_said(f"i{n}", "user", f"q{n}", 10.0 + n), _said(f"i{n}", "bot", f"a{n}", 10.5 + n)]
+        await _session(service, "ann", "long", events)
+        await service.rewind_session(app_name="shop", user_id="ann", session_id="long", rewind_before_invocation_id="i4")
+    _run(build())
+    row = LogReader(store).session("shop", "ann", "long")
+    whole = load_history(store, row)
+    newest = window(row, 4)
+    assert (newest.first, newest.last, newest.earlier, newest.later) == (11, 14, 11, None)
+    page = load_history(store, row, within=newest)
+    assert [s.version for inv in page.timeline.invocations for s in inv.steps] == [11, 12, 13, 14]
+    assert [inv.rewound for inv in page.timeline.invocations] == [True, True, False]  # i4 (its second half), i5; the marker
+    assert page.timeline.session_id == "long" and page.timeline.created == row.created_time
+    assert [m.version for m in page.rewinds] == [14]
+    older = window(row, 4, before=newest.earlier)
+    assert (older.first, older.last, older.earlier, older.later) == (7, 10, 7, 10)
+    assert window(row, 4, after=2).first == 3
+
+    # the CLI's pages end where an invocation ends, and together they are the whole history
+    pages = list(history_pages(store, row, size=5))
+    assert len(pages) > 2
+    joined = [(inv.invocation_id, [s.version for s in inv.steps], inv.rewound)
+              for p in pages for inv in p.timeline.invocations]
+    assert joined == [(inv.invocation_id, [s.version for s in inv.steps], inv.rewound)
+                      for inv in whole.timeline.invocations]
+    assert [m.version for p in pages for m in p.rewinds] == [m.version for m in whole.rewinds]
+
+
+def test_the_cli_finds_a_session_by_its_id_alone(store):
+    from tools.cli.commands.common import CliError, find_session
+
+    service = LogSessionService(store)
+
+    async def build():
+        await _session(service, "ann", "s1", [])
+        await _session(service, "bob", "s1", [], app="desk")
+        await _session(service, "ann", "only", [])
+    _run(build())
+    assert (find_session(store, "only").app_name, find_session(store, "only").user_id) == ("shop", "ann")
+    assert find_session(store, "s1", "desk").user_id == "bob"
+    with pytest.raises(CliError, match="used by 2 sessions"):
+        find_session(store, "s1")
+    with pytest.raises(CliError, match="Did you mean: only"):
+        find_session(store, "onyl")

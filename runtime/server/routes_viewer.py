@@ -100,7 +100,7 @@ async def analytics_summary(request: Request) -> Response:
     def view() -> dict[str, Any]:
         follower = services.analytics
         follower.catch_up()
-        found = next((v for (_, key), v in follower.views().items() if key == app_name), None)
+        found = follower.find(app_name)  # this app's view alone, not every app's decoded
         if found is None:
             return {"app_name": app_name, "totals": {}, "days": {}, "users": {}, "agents": {}, "tools": {},
                     "invocation_latency": None}
