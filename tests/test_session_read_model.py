@@ -218,3 +218,17 @@ def test_the_cli_finds_a_session_by_its_id_alone(store):
         find_session(store, "s1")
     with pytest.raises(CliError, match="Did you mean: only"):
         find_session(store, "onyl")
+
+
+def test_a_read_only_copy_is_searched_and_its_requests_read_without_writing(tmp_path):
+    url = f"sqlite:///{tmp_path}/chronicle.db"
+    store = open_store(url)
+    _run(_session(LogSessionService(store), "ann", "a", [_said("i1", "user", "book", 1.0), _ask("i1", "c1", 2.0)]))
+    store.close()
+    copy = open_store(url + "?mode=ro")
+    try:
+        assert _ids(SessionIndex.of(copy).page(SessionQuery(text="book"))[0]) == ["a"]
+        reader = LogReader(copy)
+        assert [(r.session_id, q.call_id) for r, q in reader.pending()] == [("a", "c1")]
+    finally:
+        copy.close()

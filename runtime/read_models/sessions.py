@@ -91,7 +91,7 @@ class SessionIndex:
     def refresh(self) -> None:
         """Takes in whatever the log holds beyond the index's position."""
         with self._lock:
-            _, epoch = self.follower.storage.state(_NAME)
+            _, epoch = self._stored_state()
             if self._position is None or epoch != self._epoch:
                 self._load()
             while True:
@@ -112,14 +112,19 @@ class SessionIndex:
                 if changed:
                     self._order = None
 
+    def _stored_state(self) -> tuple[int, int]:
+        return self.store.read_if_made(lambda: self.follower.storage.state(_NAME), (0, 0))
+
     def _load(self) -> None:
-        """The stored summaries (caught up first) and the position they reflect, read consistently."""
-        self.follower.catch_up()
+        """The stored summaries (caught up first, unless the store is read-only: then the index
+        folds in memory what they lack) and the position they reflect, read consistently."""
+        if not self.store.read_only:
+            self.follower.catch_up()
         storage = self.follower.storage
         while True:
-            before = storage.state(_NAME)
-            views = storage.read_views(_NAME, _NAME)
-            if storage.state(_NAME) == before:
+            before = self._stored_state()
+            views = self.store.read_if_made(lambda: storage.read_views(_NAME, _NAME), {})
+            if self._stored_state() == before:
                 break
         self._views = {key: view for (_, key), view in views.items()}
         self._search, self._pending, self._forks, self._order = {}, {}, {}, None
