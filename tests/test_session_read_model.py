@@ -91,8 +91,12 @@ def test_pages_follow_the_log_newest_first_with_a_cursor(store, store_url):
     assert _ids(index.page(SessionQuery(users={"u1"}, text="TEAPOT"))[0]) == ["s3"]
     found = index.page(SessionQuery(text="teapot"))[0]
     assert [(r["session_id"], r["match"]) for r in found] == [("s3", "hello 3 teapot")]
+    assert [r["match"] for r in index.page(SessionQuery(text="S6"))[0]] == ["s6"]  # the id is searched too
     assert index.page(SessionQuery(app_name="other"))[0] == []
     assert _ids(index.page(SessionQuery(since=1005.0))[0]) == ["s7", "s6", "s5"]
+    # a session written after the texts were gathered for searching is searched too
+    _run(_session(service, "u1", "s8", [_said("i8", "user", "another TEAPOT", 3000.0)]))
+    assert _ids(index.page(SessionQuery(text="teapot"))[0]) == ["s8", "s3"]
     with pytest.raises(InvalidArgumentError):
         index.page(SessionQuery(after="not a cursor"))
     with pytest.raises(InvalidArgumentError):

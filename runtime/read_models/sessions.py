@@ -66,20 +66,31 @@ def decode_cursor(cursor: str) -> tuple[float, str]:
 
 
 class SessionIndex:
-    """Every session's summary, in memory, following the store's log (see the module docstring)."""
+    """Every session's summary, in memory, following the store's log (see the module docstring).
+
+    Beside the summaries it keeps what makes a query cost its answer rather than the store: the
+    sessions of each app and of each user, those of each status, and the searched texts of all
+    sessions in one string (``_Texts``), so a filter or a search reads only the sessions it finds.
+    """
 
     def __init__(self, store: Store):
         self.store = store
         self.follower = runner_for(store, SESSION_SUMMARIES)
         self.source = LogSource(store)
         self._lock = threading.RLock()
-        self._views: dict[str, dict[str, Any]] = {}
-        self._search: dict[str, str] = {}  # key -> its searched texts, lower case
-        self._pending: dict[str, int] = {}  # key -> open requests (0 once deleted)
-        self._forks: dict[str, list[str]] = {}  # source key -> its forks' session ids
-        self._order: list[tuple[float, str]] | None = None  # (-updated, key), sorted
         self._position: int | None = None
         self._epoch: int | None = None
+        self._clear()
+
+    def _clear(self) -> None:
+        self._views: dict[str, dict[str, Any]] = {}
+        self._pending: dict[str, int] = {}  # key -> open requests (0 once deleted)
+        self._forks: dict[str, list[str]] = {}  # source key -> its forks' session ids
+        self._by_app: dict[str, set[str]] = {}
+        self._by_user: dict[str, set[str]] = {}
+        self._by_status: dict[str, set[str]] = {status: set() for status in STATUSES}
+        self._texts = _Texts()
+        self._order: list[tuple[float, str]] | None = None  # (-updated, key), sorted
 
     @staticmethod
     def of(store: Store) -> SessionIndex:
@@ -126,8 +137,8 @@ class SessionIndex:
             views = self.store.read_if_made(lambda: storage.read_views(_NAME, _NAME), {})
             if self._stored_state() == before:
                 break
+        self._clear()
         self._views = {key: view for (_, key), view in views.items()}
-        self._search, self._pending, self._forks, self._order = {}, {}, {}, None
         self._position, self._epoch = before
         for key in self._views:
             self._note(key)
@@ -135,13 +146,20 @@ class SessionIndex:
     def _note(self, key: str) -> None:
         """Refreshes what queries read of one summary besides the view."""
         view = self._views[key]
-        self._search[key] = "\n".join(view["texts"]).lower()
+        self._by_app.setdefault(view["app_name"], set()).add(key)
+        self._by_user.setdefault(view["user_id"], set()).add(key)
+        self._texts.put(key, "\n".join([view["session_id"], *view["texts"]]).lower())
         self._pending[key] = 0 if view["deleted"] else len(pending_of_log(view["pending"]))
         source = (view["forked_from"] or {}).get("source_session_id")
         if source:
-            forks = self._forks.setdefault(f"{view['app_name']}/{view['user_id']}/{source}", [])
+            source_key = f"{view['app_name']}/{view['user_id']}/{source}"
+            forks = self._forks.setdefault(source_key, [])
             if view["session_id"] not in forks:
                 forks.append(view["session_id"])
+            self._by_status["forked_into"].add(source_key)
+        for status, on in (("waiting", self._pending[key]), ("rewound", view["rewinds"]),
+                           ("forked", view["forked_from"]), ("deleted", view["deleted"])):
+            (self._by_status[status].add if on else self._by_status[status].discard)(key)
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -164,12 +182,13 @@ class SessionIndex:
         return pending_of_log(self.pending_log(app_name, user_id, session_id))
 
     def waiting(self, app_name: str | None = None, user_id: str | None = None) -> list[tuple[str, str, str]]:
-        """(app, user, session id) of the live sessions with an open request."""
+        """(app, user, session id) of the live sessions with an open request, oldest update first."""
         self.refresh()
         with self._lock:
-            return [(v["app_name"], v["user_id"], v["session_id"]) for key, v in self._views.items()
-                    if self._pending[key] and (app_name is None or v["app_name"] == app_name)
-                    and (user_id is None or v["user_id"] == user_id)]
+            found = sorted((self._views[key] for key in self._by_status["waiting"]),
+                           key=lambda v: (v["updated"], v["app_name"], v["user_id"], v["session_id"]))
+            return [(v["app_name"], v["user_id"], v["session_id"]) for v in found
+                    if (app_name is None or v["app_name"] == app_name) and (user_id is None or v["user_id"] == user_id)]
 
     def page(self, query: SessionQuery) -> tuple[list[dict[str, Any]], str | None]:
         """The sessions the query finds, newest update first, a page at a time: the page, and the
@@ -177,16 +196,23 @@ class SessionIndex:
         self.refresh()
         text = query.text.strip().lower()
         with self._lock:
-            order = self._sorted()
+            order, filters = self._candidates(query, text)
             start = 0
             if query.after is not None:
                 updated, key = decode_cursor(query.after)
                 start = bisect_right(order, (-updated, key))
             found: list[dict[str, Any]] = []
+            views, since, until = self._views, query.since, query.until
             for index in range(start, len(order)):
                 key = order[index][1]
-                view = self._views[key]
-                if not self._admits(query, key, view, text):
+                if filters and not all(key in f for f in filters):
+                    continue
+                view = views[key]
+                if not view["session_id"]:
+                    continue  # its genesis was purged
+                if since is not None and view["updated"] < since:
+                    continue
+                if until is not None and view["created"] >= until + 86400:
                     continue
                 if len(found) == query.limit:
                     last = found[-1]
@@ -197,34 +223,29 @@ class SessionIndex:
                 found.append(row)
             return found, None
 
-    def _sorted(self) -> list[tuple[float, str]]:
+    def _candidates(self, query: SessionQuery, text: str) -> tuple[list[tuple[float, str]], list[Collection[str]]]:
+        """The sessions to page through, in page order, and the sets each must be in: the
+        smallest of the sets the query's app, user, status and text filters name, sorted, when
+        it is small; else the whole order, filtered as the page is read (it stops at the limit)."""
+        sets: list[Collection[str]] = []
+        if query.user_id is not None:
+            sets.append(self._by_user.get(query.user_id, ()))
+        elif query.users is not None:
+            sets.append(set().union(*(self._by_user.get(u, ()) for u in query.users)))
+        if query.app_name is not None:
+            sets.append(self._by_app.get(query.app_name, ()))
+        if query.status is not None:
+            sets.append(self._by_status[query.status])
+        if text:
+            sets.append(self._texts.find(text))
+        sets.sort(key=len)
+        views = self._views
+        if sets and len(sets[0]) * 8 < len(views):
+            smallest, *others = sets
+            return sorted((-views[key]["updated"], key) for key in smallest if all(key in o for o in others)), []
         if self._order is None:
-            self._order = sorted((-view["updated"], key) for key, view in self._views.items())
-        return self._order
-
-    def _admits(self, query: SessionQuery, key: str, view: dict[str, Any], text: str) -> bool:
-        if not view["session_id"]:
-            return False  # its genesis was purged
-        if query.app_name is not None and view["app_name"] != query.app_name:
-            return False
-        if query.user_id is not None and view["user_id"] != query.user_id:
-            return False
-        if query.users is not None and view["user_id"] not in query.users:
-            return False
-        if query.since is not None and view["updated"] < query.since:
-            return False
-        if query.until is not None and view["created"] >= query.until + 86400:
-            return False
-        if query.status is not None and not self._has_status(key, view, query.status):
-            return False
-        return not text or text in view["session_id"].lower() or text in self._search[key]
-
-    def _has_status(self, key: str, view: dict[str, Any], status: str) -> bool:
-        return {
-            "waiting": lambda: self._pending[key] > 0, "rewound": lambda: view["rewinds"] > 0,
-            "forked": lambda: bool(view["forked_from"]), "forked_into": lambda: key in self._forks,
-            "deleted": lambda: view["deleted"],
-        }[status]()
+            self._order = sorted((-view["updated"], key) for key, view in views.items())
+        return self._order, sets
 
     @staticmethod
     def _key(row: dict[str, Any]) -> str:
@@ -250,3 +271,49 @@ class SessionIndex:
             ("forked_into", row["forks"]), ("deleted", row["deleted"]),
         ) if on]
         return row
+
+
+class _Texts:
+    """Every session's searched texts (lower case) in one string, so a search is one scan of it
+    (``str.find``), not a Python loop over the sessions; a session's text changed since the string
+    was joined is searched on its own until the next join."""
+
+    _REJOIN = 1000  # changed sessions searched one by one before the string is joined again
+
+    def __init__(self) -> None:
+        self._texts: dict[str, str] = {}
+        self._joined = ""
+        self._starts: list[int] = []  # where each joined session's text starts
+        self._keys: list[str] = []
+        self._changed: set[str] = set()  # texts not (or no longer) as joined
+
+    def put(self, key: str, text: str) -> None:
+        if self._texts.get(key) != text:
+            self._texts[key] = text
+            self._changed.add(key)
+
+    def find(self, text: str) -> set[str]:
+        """The sessions whose texts hold ``text``."""
+        if len(self._changed) > self._REJOIN or (self._changed and not self._keys):
+            self._join()
+        found: set[str] = set()
+        joined, starts, keys = self._joined, self._starts, self._keys
+        at = joined.find(text)
+        while at >= 0:
+            index = bisect_right(starts, at) - 1
+            found.add(keys[index])
+            next_start = starts[index + 1] if index + 1 < len(starts) else len(joined)
+            at = joined.find(text, next_start)
+        found -= self._changed
+        found.update(key for key in self._changed if text in self._texts[key])
+        return found
+
+    def _join(self) -> None:
+        self._keys = list(self._texts)
+        self._starts, parts, at = [], [], 0
+        for key in self._keys:
+            self._starts.append(at)
+            parts.append(self._texts[key])
+            at += len(self._texts[key]) + 1
+        self._joined = "\0".join(parts)
+        self._changed = set()
