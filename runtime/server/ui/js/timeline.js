@@ -6,7 +6,7 @@ const TimelinePage = {
   async render(app, user, session, params) {
     const base = Api.session(app, user, session);
     const [page, pending, verify, related, spans, apps] = await Promise.all([
-      Api.get(base + "/history"),  // the newest page; earlier ones on request
+      Api.get(base + "/history", { limit: params.limit }),  // the newest page; earlier ones on request
       Api.get(base + "/pending").catch(() => []),
       Api.get(base + "/verify").catch((e) => ({ ok: null, error: e })),
       Api.get("/chronicle/sessions", { app, user }).catch(() => []),
@@ -62,7 +62,7 @@ const TimelinePage = {
   },
 
   async earlier(ctx, broken) {
-    const page = await Api.get(ctx.base + "/history", { before: ctx.window.earlier });
+    const page = await Api.get(ctx.base + "/history", { before: ctx.window.earlier, limit: ctx.params.limit });
     const older = page.timeline.invocations, newer = ctx.history.invocations;
     const last = older[older.length - 1];
     if (last && newer.length && last.invocation_id === newer[0].invocation_id) {  // one invocation across the pages
