@@ -236,3 +236,23 @@ def test_a_read_only_copy_is_searched_and_its_requests_read_without_writing(tmp_
         assert [(r.session_id, q.call_id) for r, q in reader.pending()] == [("a", "c1")]
     finally:
         copy.close()
+
+
+def test_search_finds_texts_gathered_in_one_string_and_those_changed_since(store, monkeypatch):
+    from runtime.read_models import sessions
+
+    monkeypatch.setattr(sessions._Texts, "_REJOIN", 1)  # gather the texts in one string at once
+    service = LogSessionService(store)
+    _run(_session(service, "ann", "x1", [_said("i1", "user", "kettle one", 1.0)]))
+    _run(_session(service, "ann", "x2", [_said("i1", "user", "kettle two", 2.0)]))
+    index = SessionIndex.of(store)
+    assert _ids(index.page(SessionQuery(text="KETTLE"))[0]) == ["x2", "x1"]  # joined
+    assert _ids(index.page(SessionQuery(text="two"))[0]) == ["x2"]  # a match ends at its session's end
+
+    async def more():
+        session = await service.get_session(app_name="shop", user_id="ann", session_id="x1")
+        await service.append_event(session, _said("i2", "bot", "a kettle whistles", 3.0))
+    _run(more())  # one changed session: searched on its own, beside the joined string
+    found = index.page(SessionQuery(text="whistles"))[0]
+    assert [(r["session_id"], r["match"]) for r in found] == [("x1", "a kettle whistles")]
+    assert _ids(index.page(SessionQuery(text="kettle"))[0]) == ["x1", "x2"]

@@ -89,7 +89,7 @@ class SessionIndex:
         self._by_app: dict[str, set[str]] = {}
         self._by_user: dict[str, set[str]] = {}
         self._by_status: dict[str, set[str]] = {status: set() for status in STATUSES}
-        self._texts = _Texts()
+        self._texts = _Texts(self._views)
         self._order: list[tuple[float, str]] | None = None  # (-updated, key), sorted
 
     @staticmethod
@@ -138,7 +138,7 @@ class SessionIndex:
             if self._stored_state() == before:
                 break
         self._clear()
-        self._views = {key: view for (_, key), view in views.items()}
+        self._views.update((key, view) for (_, key), view in views.items())
         self._position, self._epoch = before
         for key in self._views:
             self._note(key)
@@ -148,7 +148,7 @@ class SessionIndex:
         view = self._views[key]
         self._by_app.setdefault(view["app_name"], set()).add(key)
         self._by_user.setdefault(view["user_id"], set()).add(key)
-        self._texts.put(key, "\n".join([view["session_id"], *view["texts"]]).lower())
+        self._texts.note(key)
         self._pending[key] = 0 if view["deleted"] else len(pending_of_log(view["pending"]))
         source = (view["forked_from"] or {}).get("source_session_id")
         if source:
@@ -274,27 +274,35 @@ class SessionIndex:
 
 
 class _Texts:
-    """Every session's searched texts (lower case) in one string, so a search is one scan of it
-    (``str.find``), not a Python loop over the sessions; a session's text changed since the string
-    was joined is searched on its own until the next join."""
+    """Every session's searched texts (its id and ``texts``, lower case) in one string, so a search
+    is one scan of it (``str.find``), not a Python loop over the sessions. Gathered on the first
+    search (a reader that never searches never pays for it); a session whose texts changed since
+    is searched on its own until the next gathering."""
 
     _REJOIN = 1000  # changed sessions searched one by one before the string is joined again
 
-    def __init__(self) -> None:
-        self._texts: dict[str, str] = {}
+    def __init__(self, views: dict[str, dict[str, Any]]) -> None:
+        self._views = views
+        self._seen: dict[str, int] = {}  # key -> its ``searched`` count when last noted
         self._joined = ""
         self._starts: list[int] = []  # where each joined session's text starts
         self._keys: list[str] = []
         self._changed: set[str] = set()  # texts not (or no longer) as joined
 
-    def put(self, key: str, text: str) -> None:
-        if self._texts.get(key) != text:
-            self._texts[key] = text
+    def note(self, key: str) -> None:
+        """A session's view changed (its texts only grow, while ``searched`` does)."""
+        searched = self._views[key]["searched"]
+        if self._seen.get(key) != searched:
+            self._seen[key] = searched
             self._changed.add(key)
+
+    def _text(self, key: str) -> str:
+        view = self._views[key]
+        return "\n".join([view["session_id"], *view["texts"]]).lower()
 
     def find(self, text: str) -> set[str]:
         """The sessions whose texts hold ``text``."""
-        if len(self._changed) > self._REJOIN or (self._changed and not self._keys):
+        if len(self._changed) > self._REJOIN:
             self._join()
         found: set[str] = set()
         joined, starts, keys = self._joined, self._starts, self._keys
@@ -305,15 +313,16 @@ class _Texts:
             next_start = starts[index + 1] if index + 1 < len(starts) else len(joined)
             at = joined.find(text, next_start)
         found -= self._changed
-        found.update(key for key in self._changed if text in self._texts[key])
+        found.update(key for key in self._changed if text in self._text(key))
         return found
 
     def _join(self) -> None:
-        self._keys = list(self._texts)
+        self._keys = list(self._views)
         self._starts, parts, at = [], [], 0
         for key in self._keys:
+            part = self._text(key)
             self._starts.append(at)
-            parts.append(self._texts[key])
-            at += len(self._texts[key]) + 1
+            parts.append(part)
+            at += len(part) + 1
         self._joined = "\0".join(parts)
         self._changed = set()
