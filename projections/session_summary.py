@@ -1,11 +1,12 @@
 """What the viewer's sessions page shows of a session, and what it searches: a pure fold, one view
 per session, bounded in size whatever the session's length.
 
-The view (a JSON dict) holds the session's ids, its times (``updated`` is its catalog's last update
-time: the last event's, the fork's or the deletion's), its version, counts of events, invocations
-and rewinds, whether it is deleted or forked from another, its first text, the texts the search
-looks through (the first ``SEARCH_CHARS`` characters of its messages, tool calls and results), and
-its pending log (``projections.pending``: the open requests, safe across rewinds).
+The summary (a JSON dict) holds the session's ids, its times (``updated`` is its catalog's last
+update time: the last event's, the fork's or the deletion's), its version, counts of events,
+invocations and rewinds, whether it is deleted or forked from another, its first text and its
+pending log (``projections.pending``: the open requests, safe across rewinds). A second fold keeps
+the texts the search looks through (the first ``SEARCH_CHARS`` characters of its messages, tool
+calls and results).
 
 Invocations are counted as the timeline counts them (``projections.timeline``), remembering the
 last ``RECENT_INVOCATIONS`` ids so that a resumed invocation is not counted twice, without keeping
@@ -17,7 +18,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from projections.base import Projection, by_session
+from projections.base import Fold, Projection, by_session
 from projections.log_event import CREATED, DELETED, FORKED, RECORDED, REWOUND, LogEvent
 from projections.pending import fold_pending_log, new_pending_log
 
@@ -31,8 +32,12 @@ def new_summary() -> dict[str, Any]:
     return {
         "app_name": "", "user_id": "", "session_id": "", "created": 0.0, "updated": 0.0, "version": 0,
         "events": 0, "invocations": 0, "recent": [], "rewinds": 0, "deleted": False, "forked_from": None,
-        "first_text": "", "texts": [], "searched": 0, "pending": new_pending_log(),
+        "first_text": "", "pending": new_pending_log(),
     }
+
+
+def new_texts() -> dict[str, Any]:
+    return {"texts": [], "searched": 0}
 
 
 def fold_summary(view: dict[str, Any], event: LogEvent) -> dict[str, Any]:
@@ -47,7 +52,8 @@ def fold_summary(view: dict[str, Any], event: LogEvent) -> dict[str, Any]:
         _count_invocation(view, event.invocation_id)
         if kind == REWOUND:
             view["rewinds"] += 1
-        _note_texts(view, event)
+        if not view["first_text"]:
+            view["first_text"] = event.text()[:FIRST_TEXT_CHARS]
     elif kind == FORKED:
         view["updated"] = event.timestamp
         view["forked_from"] = dict(event.meta)
@@ -70,12 +76,11 @@ def _count_invocation(view: dict[str, Any], invocation_id: str) -> None:
     del recent[:-RECENT_INVOCATIONS]
 
 
-def _note_texts(view: dict[str, Any], event: LogEvent) -> None:
+def fold_texts(view: dict[str, Any], event: LogEvent) -> dict[str, Any]:
+    """The texts a search looks through: the first ``SEARCH_CHARS`` characters of the session's."""
+    if event.kind not in (RECORDED, REWOUND) or view["searched"] >= SEARCH_CHARS:
+        return view
     text = event.text()
-    if text and not view["first_text"]:
-        view["first_text"] = text[:FIRST_TEXT_CHARS]
-    if view["searched"] >= SEARCH_CHARS:
-        return
     texts = [text, *(f"{c.get('name', '?')}({json.dumps(dict(c.get('args') or {}), default=str)})"
                      for c in event.function_calls()),
              *(json.dumps(r.get("response"), default=str) for r in event.function_responses())]
@@ -84,6 +89,12 @@ def _note_texts(view: dict[str, Any], event: LogEvent) -> None:
             text = text[:min(TEXT_CHARS, SEARCH_CHARS - view["searched"])]
             view["texts"].append(text)
             view["searched"] += len(text)
+    return view
 
 
-SESSION_SUMMARIES = Projection("session_summaries", fold_summary, key=by_session, initial=new_summary)
+# Two folds, so that a reader of the summaries (the sessions page, pending) does not decode the texts.
+SUMMARIES, TEXTS = "session_summaries", "session_texts"
+SESSION_SUMMARIES = Projection(SUMMARIES, folds=[
+    Fold(SUMMARIES, fold_summary, by_session, new_summary),
+    Fold(TEXTS, fold_texts, by_session, new_texts),
+])

@@ -22,13 +22,14 @@ from typing import Any, Collection
 
 from domain.errors import InvalidArgumentError
 from projections.pending import PendingRequest, new_pending_log, pending_of_log
-from projections.session_summary import SESSION_SUMMARIES, fold_summary, new_summary
+from projections.session_summary import SESSION_SUMMARIES, SUMMARIES, TEXTS, fold_summary, fold_texts, new_summary, new_texts
 from runtime.read_models.follower import runner_for
 from runtime.read_models.source import LogSource
 from runtime.stores import Store
 
 STATUSES = ("waiting", "rewound", "forked", "forked_into", "deleted")
 _NAME = SESSION_SUMMARIES.name
+_LogEvents = list  # the log's events, as LogSource.read gives them
 _BATCH = 10_000
 
 
@@ -89,7 +90,7 @@ class SessionIndex:
         self._by_app: dict[str, set[str]] = {}
         self._by_user: dict[str, set[str]] = {}
         self._by_status: dict[str, set[str]] = {status: set() for status in STATUSES}
-        self._texts = _Texts(self._views)
+        self._texts: _Texts | None = None  # loaded on the first search (see _search)
         self._order: list[tuple[float, str]] | None = None  # (-updated, key), sorted
 
     @staticmethod
@@ -117,6 +118,8 @@ class SessionIndex:
                         view = self._views[key] = new_summary()
                     fold_summary(view, event)
                     changed[key] = None
+                if self._texts is not None:
+                    self._texts.fold(events)
                 self._position = last
                 for key in changed:
                     self._note(key)
@@ -134,7 +137,7 @@ class SessionIndex:
         storage = self.follower.storage
         while True:
             before = self._stored_state()
-            views = self.store.read_if_made(lambda: storage.read_views(_NAME, _NAME), {})
+            views = self.store.read_if_made(lambda: storage.read_views(_NAME, SUMMARIES), {})
             if self._stored_state() == before:
                 break
         self._clear()
@@ -148,7 +151,6 @@ class SessionIndex:
         view = self._views[key]
         self._by_app.setdefault(view["app_name"], set()).add(key)
         self._by_user.setdefault(view["user_id"], set()).add(key)
-        self._texts.note(key)
         self._pending[key] = 0 if view["deleted"] else len(pending_of_log(view["pending"]))
         source = (view["forked_from"] or {}).get("source_session_id")
         if source:
@@ -237,7 +239,7 @@ class SessionIndex:
         if query.status is not None:
             sets.append(self._by_status[query.status])
         if text:
-            sets.append(self._texts.find(text))
+            sets.append(self._search(text))
         sets.sort(key=len)
         views = self._views
         if sets and len(sets[0]) * 8 < len(views):
@@ -251,11 +253,38 @@ class SessionIndex:
     def _key(row: dict[str, Any]) -> str:
         return f"{row['app_name']}/{row['user_id']}/{row['session_id']}"
 
-    @staticmethod
-    def _match(view: dict[str, Any], text: str) -> str:
+    def _match(self, view: dict[str, Any], text: str) -> str:
         if text in view["session_id"].lower():
             return view["session_id"]
-        return next((t[:160] for t in view["texts"] if text in t.lower()), "")
+        texts = self._texts.views.get(self._key(view), {}).get("texts", ()) if self._texts else ()
+        return next((t[:160] for t in texts if text in t.lower()), "")
+
+    def _search(self, text: str) -> set[str]:
+        """The sessions whose id or searched texts hold ``text`` (lower case)."""
+        if self._texts is None:
+            self._texts = self._load_texts()
+        return self._texts.find(text)
+
+    def _load_texts(self) -> _Texts:
+        """The stored texts and the position they reflect (the projection's, which may have moved
+        since the summaries were loaded), brought to the index's position: the index first
+        follows the log to at least theirs, then the events in between are folded into them."""
+        storage = self.follower.storage
+        for _ in range(5):  # the rows rebuilt meanwhile (a new epoch): read them again
+            self.refresh()
+            before = self._stored_state()
+            views = self.store.read_if_made(lambda: storage.read_views(_NAME, TEXTS), {})
+            if self._stored_state() != before or before[1] != self._epoch:
+                continue
+            self.refresh()  # now at or beyond the texts' position: their rows were committed first
+            if before[1] == self._epoch:
+                break
+        texts = _Texts({key: view for (_, key), view in views.items()}, self._views)
+        position = before[0]
+        while position < self._position:
+            events, position = self.source.read(position, _BATCH, self._position)
+            texts.fold(events)
+        return texts
 
     def _row(self, key: str) -> dict[str, Any]:
         view = self._views[key]
@@ -275,30 +304,35 @@ class SessionIndex:
 
 class _Texts:
     """Every session's searched texts (its id and ``texts``, lower case) in one string, so a search
-    is one scan of it (``str.find``), not a Python loop over the sessions. Gathered on the first
-    search (a reader that never searches never pays for it); a session whose texts changed since
-    is searched on its own until the next gathering."""
+    is one scan of it (``str.find``), not a Python loop over the sessions. The string is gathered
+    again once enough sessions changed; until then a changed session is searched on its own."""
 
     _REJOIN = 1000  # changed sessions searched one by one before the string is joined again
 
-    def __init__(self, views: dict[str, dict[str, Any]]) -> None:
-        self._views = views
-        self._seen: dict[str, int] = {}  # key -> its ``searched`` count when last noted
+    def __init__(self, views: dict[str, dict[str, Any]], summaries: dict[str, dict[str, Any]]) -> None:
+        self.views = views  # key -> the session_texts view
+        self._summaries = summaries
         self._joined = ""
         self._starts: list[int] = []  # where each joined session's text starts
         self._keys: list[str] = []
-        self._changed: set[str] = set()  # texts not (or no longer) as joined
+        self._changed: set[str] = set(views)  # texts not (or no longer) as joined
 
-    def note(self, key: str) -> None:
-        """A session's view changed (its texts only grow, while ``searched`` does)."""
-        searched = self._views[key]["searched"]
-        if self._seen.get(key) != searched:
-            self._seen[key] = searched
-            self._changed.add(key)
+    def fold(self, events: _LogEvents) -> None:
+        """Folds events of the log into the texts (their views grow only while ``searched`` does)."""
+        for event in events:
+            key = event.session_key
+            view = self.views.get(key)
+            if view is None:
+                view = self.views[key] = new_texts()
+                self._changed.add(key)
+            searched = view["searched"]
+            fold_texts(view, event)
+            if view["searched"] != searched:
+                self._changed.add(key)
 
     def _text(self, key: str) -> str:
-        view = self._views[key]
-        return "\n".join([view["session_id"], *view["texts"]]).lower()
+        summary = self._summaries.get(key)
+        return "\n".join([summary["session_id"] if summary else "", *self.views[key]["texts"]]).lower()
 
     def find(self, text: str) -> set[str]:
         """The sessions whose texts hold ``text``."""
@@ -317,7 +351,7 @@ class _Texts:
         return found
 
     def _join(self) -> None:
-        self._keys = list(self._views)
+        self._keys = list(self.views)
         self._starts, parts, at = [], [], 0
         for key in self._keys:
             part = self._text(key)
