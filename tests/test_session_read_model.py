@@ -256,3 +256,22 @@ def test_search_finds_texts_gathered_in_one_string_and_those_changed_since(store
     found = index.page(SessionQuery(text="whistles"))[0]
     assert [(r["session_id"], r["match"]) for r in found] == [("x1", "a kettle whistles")]
     assert _ids(index.page(SessionQuery(text="kettle"))[0]) == ["x1", "x2"]
+
+
+def test_texts_loaded_on_the_first_search_are_brought_to_the_index_position(store):
+    service = LogSessionService(store)
+    _run(_session(service, "ann", "old", [_said("i1", "user", "stored kettle", 1.0)]))
+    behind = SessionIndex(store)
+    assert _ids(behind.page(SessionQuery())[0]) == ["old"]  # summaries loaded; no texts yet
+    # the index follows the log past the stored rows (nothing caught them up): the stored texts
+    # are behind it, and the events in between are folded into them
+    _run(_session(service, "ann", "mid", [_said("i1", "user", "followed kettle", 2.0)]))
+    assert _ids(behind.page(SessionQuery(text="kettle"))[0]) == ["mid", "old"]
+
+    ahead = SessionIndex(store)
+    assert _ids(ahead.page(SessionQuery())[0]) == ["mid", "old"]
+    # the stored rows move past the index (another process catching up): it follows the log to them first
+    _run(_session(service, "ann", "new", [_said("i1", "user", "caught-up kettle", 3.0)]))
+    runner_for(store, SESSION_SUMMARIES).catch_up()
+    assert _ids(ahead.page(SessionQuery(text="kettle"))[0]) == ["new", "mid", "old"]
+    assert _ids(ahead.page(SessionQuery(text="followed"))[0]) == ["mid"]
