@@ -93,6 +93,8 @@ def test_pages_follow_the_log_newest_first_with_a_cursor(store, store_url):
     assert [(r["session_id"], r["match"]) for r in found] == [("s3", "hello 3 teapot")]
     assert [r["match"] for r in index.page(SessionQuery(text="S6"))[0]] == ["s6"]  # the id is searched too
     assert index.page(SessionQuery(app_name="other"))[0] == []
+    assert _ids(index.page(SessionQuery(session_id="s2"))[0]) == ["s2"]
+    assert index.page(SessionQuery(session_id="s2", user_id="u1"))[0] == []
     assert _ids(index.page(SessionQuery(since=1005.0))[0]) == ["s7", "s6", "s5"]
     # a session written after the texts were gathered for searching is searched too
     _run(_session(service, "u1", "s8", [_said("i8", "user", "another TEAPOT", 3000.0)]))

@@ -39,6 +39,7 @@ class SessionQuery:
 
     app_name: str | None = None
     user_id: str | None = None
+    session_id: str | None = None
     users: Collection[str] | None = None  # the users the caller may see (None: every user)
     text: str = ""  # case-insensitive, in the session id or its searched texts
     since: float | None = None  # updated at or after
@@ -89,6 +90,7 @@ class SessionIndex:
         self._forks: dict[str, list[str]] = {}  # source key -> its forks' session ids
         self._by_app: dict[str, set[str]] = {}
         self._by_user: dict[str, set[str]] = {}
+        self._by_id: dict[str, set[str]] = {}  # session id -> its keys (one per app and user using it)
         self._by_status: dict[str, set[str]] = {status: set() for status in STATUSES}
         self._texts: _Texts | None = None  # loaded on the first search (see _search)
         self._order: list[tuple[float, str]] | None = None  # (-updated, key), sorted
@@ -151,6 +153,7 @@ class SessionIndex:
         view = self._views[key]
         self._by_app.setdefault(view["app_name"], set()).add(key)
         self._by_user.setdefault(view["user_id"], set()).add(key)
+        self._by_id.setdefault(view["session_id"], set()).add(key)
         self._pending[key] = 0 if view["deleted"] else len(pending_of_log(view["pending"]))
         source = (view["forked_from"] or {}).get("source_session_id")
         if source:
@@ -230,6 +233,8 @@ class SessionIndex:
         smallest of the sets the query's app, user, status and text filters name, sorted, when
         it is small; else the whole order, filtered as the page is read (it stops at the limit)."""
         sets: list[Collection[str]] = []
+        if query.session_id is not None:  # one id, in any app and user the other filters allow
+            sets.append({key for key in self._by_id.get(query.session_id, ())})
         if query.user_id is not None:
             sets.append(self._by_user.get(query.user_id, ()))
         elif query.users is not None:

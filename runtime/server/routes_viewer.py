@@ -1,6 +1,6 @@
 """Read routes the web viewer needs beyond the session routes (snake_case, as Chronicle's own):
 
-    GET /chronicle/sessions?app=&user=&q=&since=YYYY-MM-DD&until=YYYY-MM-DD&status=&limit=&after=
+    GET /chronicle/sessions?app=&user=&session=&q=&since=YYYY-MM-DD&until=YYYY-MM-DD&status=&limit=&after=
         sessions with their status (waiting for a person, rewound, forked from, forked into,
         deleted), newest first, a page at a time (``after``: the X-Next-Cursor of the previous
         page). An operator sees every user's; a user token sees its own users'.
@@ -58,7 +58,8 @@ async def search_sessions(request: Request) -> Response:
     except ValueError:
         raise InvalidArgumentError("limit must be a number.") from None
     query = SessionQuery(
-        app_name=app_name, user_id=user_id, users=None if caller.operator else set(caller.users),
+        app_name=app_name, user_id=user_id, session_id=params.get("session") or None,
+        users=None if caller.operator else set(caller.users),
         text=params.get("q") or "", since=_day(params.get("since"), "since"),
         until=_day(params.get("until"), "until"), status=params.get("status") or None, limit=limit,
         after=params.get("after") or None,

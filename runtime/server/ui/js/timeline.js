@@ -9,7 +9,7 @@ const TimelinePage = {
       Api.get(base + "/history", { limit: params.limit }),  // the newest page; earlier ones on request
       Api.get(base + "/pending").catch(() => []),
       Api.get(base + "/verify").catch((e) => ({ ok: null, error: e })),
-      Api.get("/chronicle/sessions", { app, user }).catch(() => []),
+      Api.get("/chronicle/sessions", { app, user, session }).catch(() => []),  // this one's status and forks
       Api.get(`/chronicle/apps/${encodeURIComponent(app)}/users/${encodeURIComponent(user)}/sessions/${encodeURIComponent(session)}/traces`)
         .then((t) => t.spans || []).catch(() => null),
       Api.get("/list-apps").catch(() => []),
