@@ -3,7 +3,8 @@ once and followed, searched and paged without reading any session's log.
 
 The summaries are a tracked projection (``session_summaries``): stored next to the log with their
 position, so a process starting on a big store loads them in one query instead of folding the
-whole log. A ``SessionIndex`` then keeps them in memory and follows the log from that position on
+whole log (and their searched texts, a second fold, on the first search). A ``SessionIndex`` then
+keeps them in memory and follows the log from that position on
 each query (whatever another process appended: positions, not notifications, say what is new), and
 reloads them when the stored rows were rebuilt or purged (the projection's epoch moved).
 
@@ -18,18 +19,20 @@ import json
 import threading
 from bisect import bisect_right
 from dataclasses import dataclass
-from typing import Any, Collection
+from typing import Any, Collection, Sequence
 
 from domain.errors import InvalidArgumentError
+from projections.log_event import LogEvent
 from projections.pending import PendingRequest, new_pending_log, pending_of_log
-from projections.session_summary import SESSION_SUMMARIES, SUMMARIES, TEXTS, fold_summary, fold_texts, new_summary, new_texts
+from projections.session_summary import (
+    SESSION_SUMMARIES, SUMMARIES, TEXTS, fold_summary, fold_texts, new_summary, new_texts,
+)
 from runtime.read_models.follower import runner_for
 from runtime.read_models.source import LogSource
 from runtime.stores import Store
 
 STATUSES = ("waiting", "rewound", "forked", "forked_into", "deleted")
 _NAME = SESSION_SUMMARIES.name
-_LogEvents = list  # the log's events, as LogSource.read gives them
 _BATCH = 10_000
 
 
@@ -322,7 +325,7 @@ class _Texts:
         self._keys: list[str] = []
         self._changed: set[str] = set(views)  # texts not (or no longer) as joined
 
-    def fold(self, events: _LogEvents) -> None:
+    def fold(self, events: Sequence[LogEvent]) -> None:
         """Folds events of the log into the texts (their views grow only while ``searched`` does)."""
         for event in events:
             key = event.session_key
