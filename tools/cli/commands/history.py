@@ -58,7 +58,7 @@ def render(out: Output, pages: Iterable[History], *, full: bool = False) -> None
     events = invocations = rewound = tokens = 0
     history = None
     for number, history in enumerate(pages):
-        t, row = history.timeline, history.row
+        t = history.timeline
         if number == 0:
             _head(out, history, width)
         events += sum(len(inv.steps) for inv in t.invocations)
