@@ -11,10 +11,11 @@ Compaction does not touch it: compaction adds a summary event and removes nothin
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Optional, Sequence
 
-from domain.rewind_ranges import live_events
+from domain.rewind_ranges import active_ranges, is_hidden, live_events
+from projections.log_event import RECORDED, REWOUND, LogEvent
 
 if TYPE_CHECKING:  # folds read JSON; importing the model (and google-genai) is left to callers
     from domain.events import Event
@@ -64,7 +65,8 @@ def fold_pending(view: PendingView, event: Event) -> PendingView:
         if call.id:
             view.call_names[call.id] = call.name or ""
         if call.id and call.id in long_running:
-            view.requests[call.id] = _request(view, event, call.id, call.name or "", dict(call.args or {}))
+            view.requests[call.id] = _request(view.call_names, call.id, call.name or "", dict(call.args or {}),
+                                              event.invocation_id, event.author, event.timestamp, event.branch)
     return view
 
 
@@ -77,7 +79,69 @@ def open_requests(events: Sequence[Event]) -> dict[str, PendingRequest]:
     return view.requests
 
 
-def _request(view: PendingView, event: Event, call_id: str, name: str, args: dict[str, Any]) -> PendingRequest:
+# -- the same rule, followed along a stored log (a read model: runtime/read_models/sessions) --------
+#
+# A session's view keeps only what the rule needs, so reading it costs the requests the session
+# made, not its history: each request made and each answer to one (by version), the rewinds
+# (``domain.rewind_ranges`` decides what they hide, undone ones included), and the names of the
+# current invocation's calls (a credential request names the call it is about, made in the same
+# invocation: a rewind hides whole invocations, so that call is live whenever the request is).
+
+
+def new_pending_log() -> dict[str, Any]:
+    return {"log": [], "rewinds": [], "invocation": None, "calls": {}}
+
+
+def fold_pending_log(view: dict[str, Any], event: LogEvent) -> dict[str, Any]:
+    """One stored event of a session folded into its pending log (a JSON dict, updated in place)."""
+    if event.kind == REWOUND:
+        view["rewinds"].append([event.version, event.meta.get("start_version", event.version)])
+        return view
+    if event.kind != RECORDED or not event.data:
+        return view
+    data = event.data
+    if event.author == "user" or event.error_code == INVOCATION_ABORTED:
+        ids = [r.get("id") for r in event.function_responses()]
+        made = {entry[2]["call_id"] for entry in view["log"] if entry[1] == "open"} if ids else ()
+        answered = [i for i in ids if i in made]
+        if answered:
+            view["log"].append([event.version, "close", answered])
+        return view
+    calls = event.function_calls()
+    if not calls:
+        return view
+    if view["invocation"] != event.invocation_id:
+        view["invocation"], view["calls"] = event.invocation_id, {}
+    long_running = set(data.get("long_running_tool_ids") or ())
+    for call in calls:
+        call_id, name = call.get("id"), call.get("name") or ""
+        if call_id:
+            view["calls"][call_id] = name
+        if call_id and call_id in long_running:
+            request = _request(view["calls"], call_id, name, dict(call.get("args") or {}),
+                               event.invocation_id, event.author, event.timestamp, event.branch)
+            view["log"].append([event.version, "open", asdict(request)])
+    return view
+
+
+def pending_of_log(view: dict[str, Any]) -> dict[str, PendingRequest]:
+    """The open requests a pending log holds, by call id, in the order they were made: the requests
+    and answers no rewind in effect hides, replayed."""
+    hidden = active_ranges(view["rewinds"])
+    found: dict[str, PendingRequest] = {}
+    for version, op, value in view["log"]:
+        if is_hidden(version, hidden):
+            continue
+        if op == "open":
+            found[value["call_id"]] = PendingRequest(**value)
+        else:
+            for call_id in value:
+                found.pop(call_id, None)
+    return found
+
+
+def _request(call_names: dict[str, str], call_id: str, name: str, args: dict[str, Any], invocation_id: str,
+             agent: str, since: float, branch: Optional[str]) -> PendingRequest:
     kind = KINDS.get(name, "long_running")
     tool, original_id, asks = name, None, ""
     if kind == "confirmation":
@@ -86,7 +150,7 @@ def _request(view: PendingView, event: Event, call_id: str, name: str, args: dic
         asks = (args.get("toolConfirmation") or {}).get("hint", "")
     elif kind == "credential":
         original_id = args.get("functionCallId")
-        tool = view.call_names.get(original_id or "", "")
+        tool = call_names.get(original_id or "", "")
         asks = "credential " + str((args.get("authConfig") or {}).get("credentialKey", ""))
     elif kind == "input":
         asks = str(args.get("message") or "")
@@ -94,12 +158,12 @@ def _request(view: PendingView, event: Event, call_id: str, name: str, args: dic
         call_id=call_id,
         kind=kind,
         name=name,
-        invocation_id=event.invocation_id,
-        agent=event.author,
+        invocation_id=invocation_id,
+        agent=agent,
         tool=tool,
         original_call_id=original_id,
         asks=asks,
         args=args,
-        since=event.timestamp,
-        branch=event.branch,
+        since=since,
+        branch=branch,
     )

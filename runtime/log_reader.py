@@ -3,7 +3,8 @@
 It answers in the domain's terms — a session's catalog row, its events (live or all), its open
 requests, a log's rows and event-id claims, positions for followers, scoped values — and
 applies each rule a reader needs from its one home (rewinds through
-``domain.rewind_ranges.live_events``, open requests through ``projections.pending``), so the
+``domain.rewind_ranges.live_events``, open requests through ``projections.pending``'s fold, kept
+by the sessions read model ``runtime.read_models.sessions``), so the
 Runner, ``chronicle pending``, the server and the viewer cannot disagree.
 
 Its methods are synchronous like the recorder under them: from async code, run them through
@@ -18,7 +19,7 @@ from uuid import UUID
 from domain.errors import SessionNotFoundError
 from domain.rewind_ranges import live_events
 from domain.session_log import RECORDED_TOPICS, session_log_id
-from projections.pending import PendingRequest, open_requests
+from projections.pending import PendingRequest
 
 if TYPE_CHECKING:
     from eventsourcing.persistence import Notification, StoredEvent
@@ -37,11 +38,11 @@ class LogReader:
 
     # -- sessions: the catalog -------------------------------------------------------
 
-    def sessions(self, app_name: str | None = None, user_id: str | None = None, *,
+    def sessions(self, app_name: str | None = None, user_id: str | None = None, *, session_id: str | None = None,
                  deleted: bool = True) -> list[CatalogRow]:
-        """Catalog rows by app and user (None: any), oldest update first; deleted sessions too
-        unless ``deleted=False``."""
-        rows = self._recorder.select_catalog(app_name, user_id)
+        """Catalog rows by app, user and session id (None: any), oldest update first; deleted
+        sessions too unless ``deleted=False``. A session id alone is found through an index."""
+        rows = self._recorder.select_catalog(app_name, user_id, session_id=session_id)
         return rows if deleted else [r for r in rows if not r.deleted]
 
     def session(self, app_name: str, user_id: str, session_id: str) -> CatalogRow | None:
@@ -74,19 +75,29 @@ class LogReader:
         return live_events(events) if live else events
 
     def open_requests(self, row: CatalogRow) -> dict[str, PendingRequest]:
-        """The session's requests still waiting for a person, by request id: folded over its live
-        events, exactly what the Runner accepts an answer to."""
-        return open_requests(self.events(row, live=False))  # open_requests applies live_events
+        """The session's requests still waiting for a person, by request id: what the Runner accepts
+        an answer to, read from the sessions read model (``projections.pending``'s fold of its log,
+        followed from its position), so it costs the session's requests, not its history."""
+        return self._index().open_requests(row.app_name, row.user_id, row.session_id)
 
     def pending(self, app_name: str | None = None, user_id: str | None = None) -> list[tuple[CatalogRow, PendingRequest]]:
         """(catalog row, request) for every open request of the live sessions, oldest first."""
-        found = [(row, request) for row in self.sessions(app_name, user_id, deleted=False)
-                 for request in self.open_requests(row).values()]
+        found = []
+        for app, user, session_id in self._index().waiting(app_name, user_id):
+            row = self.session(app, user, session_id)
+            if row is not None and not row.deleted:
+                found += [(row, request) for request in self.open_requests(row).values()]
         return sorted(found, key=lambda item: item[1].since)
 
     def ever_requested(self, row: CatalogRow, request_id: str) -> bool:
         """Whether any event of the session (rewound ones too) made the request ``request_id``."""
-        return any(request_id in (e.long_running_tool_ids or ()) for e in self.events(row, live=False))
+        log = self._index().pending_log(row.app_name, row.user_id, row.session_id)["log"]
+        return any(op == "open" and value["call_id"] == request_id for _, op, value in log)
+
+    def _index(self) -> Any:
+        from runtime.read_models.sessions import SessionIndex  # above this module: imported when asked
+
+        return SessionIndex.of(self.store)
 
     # -- a log's rows ----------------------------------------------------------------
 

@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 
 from domain.events import Event, EventActions
 from domain.rewind_ranges import live_events
-from projections.pending import fold_pending, open_requests, PendingView
+from projections.log_event import REWOUND, LogEvent, recorded
+from projections.pending import PendingView, fold_pending, fold_pending_log, new_pending_log, open_requests, pending_of_log
 
 NAMES = ["adk_request_confirmation", "adk_request_credential", "adk_request_input", "lookup"]
 
@@ -90,6 +91,25 @@ def test_open_requests_are_the_asked_minus_the_closed(script):
     for event in live_events(events):
         view = fold_pending(view, event)
     assert set(view.requests) == expected_open(log)
+    # the fold a read model follows along the stored log (rewinds as markers with the first version
+    # they hide) opens the same requests, made the same way
+    followed = pending_of_log(_fold_log(events))
+    assert followed == open_requests(events)
+
+
+def _fold_log(events: list[Event]) -> dict:
+    """The stored log's fold over the events (version 1 is the genesis)."""
+    view, first = new_pending_log(), {}
+    for version, event in enumerate(events, start=2):
+        target = event.actions.rewind_before_invocation_id
+        if target:
+            log_event = LogEvent(REWOUND, "app", "u", "s", version, event.timestamp, event.to_json_dict(),
+                                 meta={"start_version": first[target]})
+        else:
+            log_event = recorded("app", "u", "s", version, event)
+        first.setdefault(event.invocation_id, version)
+        view = fold_pending_log(view, log_event)
+    return view
 
 
 def test_undoing_a_rewind_opens_its_requests_again():

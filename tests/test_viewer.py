@@ -718,4 +718,27 @@ def test_two_eval_runs_side_by_side(browser, served, db_path, tmp_path, shots):
     page.locator("section.eval-case[data-case='0-1'] a").first.click()  # case A's session opens in the timeline
     wait_ready(page)
     assert page.evaluate("location.hash").startswith(f"#/session/weather_eval/ann/{before}-0-1")
+
+
+def test_long_lists_come_in_pages_the_viewer_asks_for(browser, served, api, shop):
+    """The sessions page and a session's history are read a page at a time (a cursor, a window of
+    the log); the viewer asks for the next page, and joins an invocation split across two."""
+    page = open_page(browser, served, "/sessions?limit=1")
+    assert page.locator("#sessions tbody tr").count() == 1
+    page.locator("#more-sessions").click()
+    page.wait_for_function("() => document.querySelectorAll('#sessions tbody tr').length === 2")
+    done(page)
+
+    whole = api.get(SHOP + shop["id"] + "/history", params={"limit": 5000}).json()
+    assert whole["window"]["earlier"] is None
+    page = open_page(browser, served, f"/session/shop/ann/{shop['id']}?limit=3")
+    assert page.locator("#earlier").count() == 1
+    for _ in range(whole["window"]["last"]):
+        if page.locator("#earlier").count() == 0:
+            break
+        page.evaluate("() => { window.shown = document.querySelector('#invocations').innerHTML.length; }")
+        page.locator("#earlier").click()
+        page.wait_for_function("() => document.querySelector('#invocations').innerHTML.length !== window.shown")
+    shown = page.locator("section.invocation").evaluate_all("(cards) => cards.map((c) => c.dataset.invocation)")
+    assert shown == [inv["invocation_id"] for inv in whole["timeline"]["invocations"]]
     done(page)

@@ -333,11 +333,16 @@ class ProjectionFollower:
 
     def view(self, key: str, fold: str | None = None) -> Any:
         """One stored view, decoded (the fold's initial view when nothing was folded into it)."""
+        found = self.find(key, fold)
+        return self.projection.fold_named(fold).initial() if found is None else found
+
+    def find(self, key: str, fold: str | None = None) -> Any:
+        """One stored view, decoded, or None when nothing was folded into it (one key read)."""
         f = self.projection.fold_named(fold)
         if f.items:
-            return self.storage.load_items(self.name, f.name, [key]).get(key, {})
+            return self.storage.load_items(self.name, f.name, [key]).get(key)
         data = self.storage.load_views(self.name, f.name, [key]).get(key)
-        return f.initial() if data is None else f.decode(data)
+        return None if data is None else f.decode(data)
 
     def views(self, fold: str | None = None) -> dict[ViewId, Any]:
         """Every stored view of the projection (or of one of its folds), decoded."""

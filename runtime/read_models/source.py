@@ -126,6 +126,18 @@ class LogSource:
         """{log id: version of its ForkedFrom event} for those logs that are forks."""
         return self.store.fork_versions(raw_ids)
 
+    def _fork_version(self, raw_id: Any) -> int:
+        """The version of one log's ForkedFrom event (0: not a fork). The session's aggregate (a
+        snapshot and the events after it, usually cached) says whether it is a fork at all: only
+        a fork's log is searched for the event, a search that reads the whole log."""
+        try:
+            log = self.store.application.repository.get(as_uuid(raw_id))
+        except Exception:  # noqa: BLE001 - not a session log, or its events are gone: ask the log
+            log = None
+        if log is not None and getattr(log, "forked_from", None) is None:
+            return 0
+        return self._fork_versions([raw_id]).get(raw_id, 0)
+
     # -- one session ------------------------------------------------------------------
 
     def session_events(self, log_id: UUID, *, gt: int | None = None, lte: int | None = None) -> list[LogEvent]:
@@ -134,7 +146,7 @@ class LogSource:
         events = [e for e in (self.decode(r) for r in rows) if e is not None]
         forked = next((e.version for e in events if e.kind == FORKED), None)
         if forked is None and events and events[0].kind != CREATED:
-            forked = self._fork_versions([log_id]).get(log_id)  # a window of the log: ask the store
+            forked = self._fork_version(log_id)  # a window of the log: ask the store
         if forked:
             for e in events:
                 if e.kind == RECORDED and e.version < forked:
@@ -258,7 +270,7 @@ class LogSource:
         if not rows or rows[0].topic != SessionLog.Created.TOPIC:
             raise LookupError(f"Log {log_id} has no genesis event; is it a session log?")
         payload = from_json(rows[0].state)
-        fork = self._fork_versions([raw_id]).get(raw_id, 0)
+        fork = self._fork_version(raw_id)
         return self._remember(raw_id, payload["app_name"], payload["user_id"], payload["session_id"], fork)
 
     def _remember(self, raw_id: Any, app_name: str, user_id: str, session_id: str, fork: int) -> _Known:

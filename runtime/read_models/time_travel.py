@@ -383,11 +383,12 @@ class TimeTravel:
 
     # -- history -------------------------------------------------------------------------
 
-    def history(self, session: SessionRef) -> Timeline:
+    def history(self, session: SessionRef, *, first: int | None = None, last: int | None = None) -> Timeline:
+        """The session's timeline; of its events with first <= version <= last when given."""
         identity = _identity(session)
         log_id = session_log_id(*identity)
-        events = self.source.session_events(log_id)
-        if not events:
+        events = self.source.session_events(log_id, gt=None if first is None else first - 1, lte=last)
+        if not events and first is None:
             raise SessionNotFoundError(*identity)
         timeline = Timeline()
         for event in events:

@@ -5,7 +5,9 @@ process of `chronicle serve` (the config comes through the environment)."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import logging
 from typing import Any, AsyncIterator, Optional
 
 from pydantic import ValidationError
@@ -23,6 +25,8 @@ from runtime.server.config import ServerConfig
 from runtime.server.http import BodyTooLarge, error_response
 from runtime.server.sealing import start_sealing
 from runtime.server.services import Services
+
+log = logging.getLogger("chronicle.server")
 
 PUBLIC_PATHS = frozenset({"/health", "/version"})
 """Routes anyone may call: they say nothing about anyone's data."""
@@ -82,6 +86,17 @@ async def _handle(request: Any, error: Exception) -> Any:
     return error_response(error)
 
 
+async def _warm(services: Services) -> None:
+    """Loads the sessions read model (folding what it lacks: the whole log, the first time a store
+    is served) while the server starts answering, rather than in the first request that needs it."""
+    from runtime.read_models.sessions import SessionIndex
+
+    try:
+        await services.store.call(SessionIndex.of(services.store).refresh)
+    except Exception:  # noqa: BLE001 - the first request that needs it will meet the error again
+        log.warning("could not load the sessions read model at start-up", exc_info=True)
+
+
 def create_app(config: ServerConfig, *, authenticator: Optional[Authenticator] = None) -> Starlette:
     authenticator = authenticator or authenticator_for(config.tokens_file, config.tokens_env, config.authenticator)
 
@@ -89,9 +104,11 @@ def create_app(config: ServerConfig, *, authenticator: Optional[Authenticator] =
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         app.state.services = Services(config)
         sealer = start_sealing(app.state.services.store, config)  # with --seal-key: sealing in the background
+        warming = asyncio.ensure_future(_warm(app.state.services))
         try:
             yield
         finally:
+            await warming
             await sealer.stop()
             await app.state.services.close()
 

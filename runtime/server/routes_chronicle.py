@@ -6,7 +6,8 @@ Under /apps/{app}/users/{user}/sessions/{session}:
     POST fork     {"at_invocation_id"?, "new_session_id"?} -> the new session
     POST replay   {"from_invocation_id"?, "new_session_id"?, "agent"?} -> the report (runs the app's current
                   agent, or the agent of the app named by "agent", in a fork of the session)
-    GET  history                                         -> the timeline of invocations, rewinds marked
+    GET  history?limit=&before=|after=                   -> a page of the timeline (the newest events by
+                                                            default), rewinds marked, and its window
     GET  state?event=ID | before=INV | after=INV | version=N | time=EPOCH -> state, app:/user: state, artifacts
     GET  diff?from_…=…&to_…=…  (the same keys, prefixed)  -> every change in between, and who wrote it
     GET  verify                                          -> the session's chains and derived rows checked
@@ -109,10 +110,42 @@ async def _history(services: Any, row: Any) -> History:
     return await services.store.call(load_history, services.store, row, services.time_travel)
 
 
+HISTORY_PAGE = 500  # events in a history page unless the caller asks for another size
+HISTORY_PAGE_MAX = 5000
+
+
+def _version_param(params: Any, name: str) -> int | None:
+    value = params.get(name)
+    if value is None:
+        return None
+    try:
+        number = int(value)
+    except ValueError:
+        raise InvalidArgumentError(f"{name} must be a whole number, got {value!r}.") from None
+    if number < 0:
+        raise InvalidArgumentError(f"{name} must not be negative, got {number}.")
+    return number
+
+
 async def history(request: Request) -> Response:
+    """A page of the session's timeline: its newest events, or those before ``before`` or after
+    ``after`` (versions); ``window`` says which, and where the pages beside it start."""
+    from runtime.operations.history import window
+
     services, app_name, user_id, session_id = await _session(request)
+    params = request.query_params
+    limit = _version_param(params, "limit")
+    limit = HISTORY_PAGE if limit is None else limit
+    if not 1 <= limit <= HISTORY_PAGE_MAX:
+        raise InvalidArgumentError(f"limit must be from 1 to {HISTORY_PAGE_MAX}, got {limit}.")
+    before, after = _version_param(params, "before"), _version_param(params, "after")
+    if before is not None and after is not None:
+        raise InvalidArgumentError("Name one of before and after, not both.")
     row = await services.store.call(services.reader.stored_session, app_name, user_id, session_id)
-    return respond((await _history(services, row)).summary())
+    page = window(row, limit, before=before, after=after)
+    found = await services.store.call(
+        lambda: load_history(services.store, row, services.time_travel, within=page))
+    return respond(found.summary())
 
 
 async def traces(request: Request) -> Response:
@@ -236,8 +269,8 @@ async def analytics(request: Request) -> Response:
     def view() -> Any:
         follower = services.analytics
         follower.catch_up()
-        views = {key: found for (_, key), found in follower.views().items() if key == app_name}
-        return {k: v for k, v in views[app_name].to_json().items() if k != "cursors"} if views else {}
+        found = follower.find(app_name)  # this app's view alone, not every app's decoded
+        return {k: v for k, v in found.to_json().items() if k != "cursors"} if found is not None else {}
 
     return respond(await services.store.call(view))
 

@@ -1,8 +1,9 @@
 """Read routes the web viewer needs beyond the session routes (snake_case, as Chronicle's own):
 
-    GET /chronicle/sessions?app=&user=&q=&since=YYYY-MM-DD&until=YYYY-MM-DD&status=&limit=
+    GET /chronicle/sessions?app=&user=&session=&q=&since=YYYY-MM-DD&until=YYYY-MM-DD&status=&limit=&after=
         sessions with their status (waiting for a person, rewound, forked from, forked into,
-        deleted), newest first. An operator sees every user's; a user token sees its own users'.
+        deleted), newest first, a page at a time (``after``: the X-Next-Cursor of the previous
+        page). An operator sees every user's; a user token sees its own users'.
     GET /chronicle/purges                     the purge audit log's records (operator only)
     GET /apps/{app}/analytics/summary         the app's analytics with latency percentiles
                                               worked out (operator only)
@@ -15,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import datetime as _dt
-import json
 from typing import Any, Optional
 
 from starlette.requests import Request
@@ -28,7 +28,6 @@ from runtime.server import access
 from runtime.server.http import dump, respond
 from runtime.sessions.verify import decode_payload
 
-STATUSES = ("waiting", "rewound", "forked", "forked_into", "deleted")
 QUANTILES = (0.5, 0.9, 0.95, 0.99)
 
 
@@ -42,42 +41,11 @@ def _day(text: Optional[str], name: str) -> Optional[float]:
     return _dt.datetime(day.year, day.month, day.day, tzinfo=_dt.timezone.utc).timestamp()
 
 
-def _matches(timeline: Any, session_id: str, query: str) -> Optional[str]:
-    """The first text of the session that holds `query` (case-insensitive), or None."""
-    if query in session_id.lower():
-        return session_id
-    for inv in timeline.invocations:
-        for step in inv.steps:
-            texts = [step.text, *(f"{c.name}({json.dumps(c.args, default=str)})" for c in step.tool_calls),
-                     *(json.dumps(r.response, default=str) for r in step.tool_results)]
-            for text in texts:
-                if text and query in text.lower():
-                    return text[:160]
-    return None
-
-
-def _summary(services: Any, row: Any) -> tuple[dict[str, Any], Any]:
-    """What the search answers of one session, and its timeline (for the text search)."""
-    timeline = services.time_travel.history((row.app_name, row.user_id, row.session_id))
-    pending = [] if row.deleted else list(services.reader.open_requests(row).values())
-    return {
-        "app_name": row.app_name, "user_id": row.user_id, "session_id": row.session_id,
-        "created": row.created_time, "updated": row.last_update_time, "version": row.version,
-        "events": timeline.events, "invocations": len(timeline.invocations),
-        "deleted": row.deleted, "rewinds": len(timeline.rewinds), "pending": len(pending),
-        "forked_from": timeline.forked_from, "forks": [],
-        "first_text": next((s.text for inv in timeline.invocations for s in inv.steps if s.text), "")[:160],
-    }, timeline
-
-
-def _statuses(found: dict[str, Any]) -> list[str]:
-    return [name for name, on in (
-        ("waiting", found["pending"]), ("rewound", found["rewinds"]), ("forked", found["forked_from"]),
-        ("forked_into", found["forks"]), ("deleted", found["deleted"]),
-    ) if on]
-
-
 async def search_sessions(request: Request) -> Response:
+    """A page of the sessions read model (runtime.read_models.sessions): no session's log is read.
+    The next page's cursor comes in the X-Next-Cursor header (absent on the last page)."""
+    from runtime.read_models.sessions import SessionIndex, SessionQuery
+
     params = request.query_params
     caller = access.caller(request)
     app_name, user_id = params.get("app") or None, params.get("user") or None
@@ -85,43 +53,23 @@ async def search_sessions(request: Request) -> Response:
         caller.check_user(user_id)
     if app_name is not None:
         await access.for_stored(request, app_name)
-    query = (params.get("q") or "").strip().lower()
-    since, until = _day(params.get("since"), "since"), _day(params.get("until"), "until")
-    status = params.get("status") or None
-    if status is not None and status not in STATUSES:
-        raise InvalidArgumentError(f"status must be one of {', '.join(STATUSES)}, got {status!r}.")
     try:
         limit = int(params.get("limit", "200"))
     except ValueError:
         raise InvalidArgumentError("limit must be a number.") from None
+    query = SessionQuery(
+        app_name=app_name, user_id=user_id, session_id=params.get("session") or None,
+        users=None if caller.operator else set(caller.users),
+        text=params.get("q") or "", since=_day(params.get("since"), "since"),
+        until=_day(params.get("until"), "until"), status=params.get("status") or None, limit=limit,
+        after=params.get("after") or None,
+    )
     services = access.services(request)
-
-    def found() -> list[dict[str, Any]]:
-        rows = [r for r in services.reader.sessions(app_name, user_id)
-                if caller.operator or r.user_id in caller.users]
-        summaries = [_summary(services, r) for r in rows]
-        by_id = {(s["app_name"], s["user_id"], s["session_id"]): s for s, _ in summaries}
-        for s, _ in summaries:  # forks are linked both ways
-            source = (s["forked_from"] or {}).get("source_session_id")
-            if source and (s["app_name"], s["user_id"], source) in by_id:
-                by_id[(s["app_name"], s["user_id"], source)]["forks"].append(s["session_id"])
-        out = []
-        for s, timeline in summaries:
-            if since is not None and s["updated"] < since:
-                continue
-            if until is not None and s["created"] >= until + 86400:
-                continue
-            s["status"] = _statuses(s)
-            if status is not None and status not in s["status"]:
-                continue
-            if query:
-                s["match"] = _matches(timeline, s["session_id"].lower(), query)
-                if s["match"] is None:
-                    continue
-            out.append(s)
-        return sorted(out, key=lambda s: -s["updated"])[:limit]
-
-    return respond(await services.store.call(found))
+    found, cursor = await services.store.call(SessionIndex.of(services.store).page, query)
+    response = respond(found)
+    if cursor is not None:
+        response.headers["X-Next-Cursor"] = cursor
+    return response
 
 
 async def purges(request: Request) -> Response:
@@ -153,7 +101,7 @@ async def analytics_summary(request: Request) -> Response:
     def view() -> dict[str, Any]:
         follower = services.analytics
         follower.catch_up()
-        found = next((v for (_, key), v in follower.views().items() if key == app_name), None)
+        found = follower.find(app_name)  # this app's view alone, not every app's decoded
         if found is None:
             return {"app_name": app_name, "totals": {}, "days": {}, "users": {}, "agents": {}, "tools": {},
                     "invocation_latency": None}

@@ -81,8 +81,9 @@ class LogRecorder(Protocol):
 
     def select_catalog(
         self, app_name: str | None = None, user_id: str | None = None, *, log_id: UUID | None = None,
+        session_id: str | None = None,
     ) -> list[CatalogRow]:
-        """Catalog rows (deleted sessions too) by app and user, or the one row of a log (by its key)."""
+        """Catalog rows (deleted sessions too) by app, user and session id, or the one row of a log (by its key)."""
         ...
 
     def select_scoped_rows(self, app_name: str, user_id: str | None) -> dict[str, dict[str, Any]]:

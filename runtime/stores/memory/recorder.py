@@ -101,6 +101,7 @@ class MemoryLogRecorder(ScopedReads, POPOApplicationRecorder):
 
     def select_catalog(
         self, app_name: str | None = None, user_id: str | None = None, *, log_id: UUID | None = None,
+        session_id: str | None = None,
     ) -> list[CatalogRow]:
         with self._database_lock:
             if log_id is not None:
@@ -110,6 +111,7 @@ class MemoryLogRecorder(ScopedReads, POPOApplicationRecorder):
                 r
                 for r in self._catalog.values()
                 if (app_name is None or r.app_name == app_name) and (user_id is None or r.user_id == user_id)
+                and (session_id is None or r.session_id == session_id)
             ]
         return sorted(rows, key=lambda r: r.last_update_time)
 

@@ -37,6 +37,8 @@ _CREATE = [
     # each update a new index entry (on PostgreSQL, index bloat on the hot row).
     "CREATE INDEX IF NOT EXISTS chronicle_sessions_by_user"
     " ON chronicle_sessions (app_name, user_id)",
+    # A session named by its id alone (`chronicle history ID`): found without a scan.
+    "CREATE INDEX IF NOT EXISTS chronicle_sessions_by_id ON chronicle_sessions (session_id)",
     "DROP INDEX IF EXISTS chronicle_sessions_by_app",  # the former index, on last_update_time
     "CREATE TABLE IF NOT EXISTS chronicle_scoped_state ("
     " app_name text NOT NULL, user_id text NOT NULL, key text NOT NULL, value jsonb,"
@@ -202,11 +204,13 @@ class PostgresLogRecorder(ScopedReads, RowReads, PostgresApplicationRecorder):
 
     def select_catalog(
         self, app_name: str | None = None, user_id: str | None = None, *, log_id: UUID | None = None,
+        session_id: str | None = None,
     ) -> list[CatalogRow]:
-        """Every session (deleted ones too), for operators: filter by app and user, or one by its log id."""
+        """Every session (deleted ones too), for operators: filter by app, user and session id, or one by its log id."""
         sql = f"SELECT {_CATALOG_COLUMNS} FROM chronicle_sessions WHERE true"
         params: list[Any] = []
-        for column, value in (("app_name", app_name), ("user_id", user_id), ("log_id", log_id)):
+        for column, value in (("app_name", app_name), ("user_id", user_id), ("log_id", log_id),
+                              ("session_id", session_id)):
             if value is not None:
                 sql += f" AND {column} = %s"
                 params.append(value)

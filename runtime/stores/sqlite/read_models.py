@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any, Iterator, Sequence
 
+from pydantic_core import from_json
+
 from eventsourcing.sqlite import SQLiteTrackingRecorder
 
 from runtime.read_models.storage import (
@@ -144,7 +146,7 @@ class SqliteProjectionStorage(SQLiteTrackingRecorder, ProjectionStorage):
     def read_views(self, name: str, fold: str | None = None) -> dict[ViewId, Any]:
         sql = "SELECT fold, key, view FROM chronicle_projection_views WHERE projection = ?"
         rows = self._select(sql + (" AND fold = ?" if fold else ""), [name, fold] if fold else [name])
-        return {(f, k): json.loads(v) for f, k, v in rows}
+        return {(f, k): from_json(v) for f, k, v in rows}  # Rust's parser: several times json.loads's speed
 
     def read_items(self, name: str, fold: str | None = None) -> dict[ViewId, dict[str, Any]]:
         sql = "SELECT fold, key, item, value FROM chronicle_projection_items WHERE projection = ? AND NOT removed"

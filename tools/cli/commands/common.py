@@ -125,13 +125,13 @@ def find_session(store: Store, session_id: str, app: str | None = None, user: st
     reader = LogReader(store)
     if app is not None and user is not None and (row := reader.session(app, user, session_id)) is not None:
         return row  # named in full: read by its key
-    rows = reader.sessions(app, user)
-    found = [r for r in rows if r.session_id == session_id]
+    found = reader.sessions(app, user, session_id=session_id)  # by the id's index: no catalog scan
     if len(found) == 1:
         return found[0]
     if found:
         names = ", ".join(f"--app {r.app_name} --user {r.user_id}" for r in found[:5])
         raise CliError(f"Session id {session_id!r} is used by {len(found)} sessions; name one with {names}.")
+    rows = reader.sessions(app, user)  # not found: the close matches need the catalog
     where = "".join(
         [f" in app {app!r}" if app else "", f" of user {user!r}" if user else ""]
     )

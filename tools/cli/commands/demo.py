@@ -54,7 +54,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
         out.line()
         out.line(out.style(f"Recorded in {store_url(args)} — the timeline as `chronicle history` shows it:", "bold"))
         out.line()
-        render(out, load_history(store, row))
+        render(out, [load_history(store, row)])
     finally:
         store.close()
     out.line()

@@ -8,7 +8,7 @@ it there too); this module renders it.
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from projections.pending import INVOCATION_ABORTED, KINDS as REQUEST_KINDS, REQUEST_CONFIRMATION, REQUEST_CREDENTIAL
 from tools.cli.commands.common import add_session_arguments, find_session, jsonable, open_store_for
@@ -34,29 +34,54 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
-    from runtime.operations.history import load_history  # the read models: not for every command
+    from runtime.operations.history import history_pages, load_history  # the read models: not for every command
 
     store = open_store_for(args)
     try:
         row = find_session(store, args.session, args.app, args.user)
-        history = load_history(store, row)
+        if out.json_mode:
+            out.json(jsonable(load_history(store, row).summary()))
+            return 0
+        render(out, history_pages(store, row), full=args.full)  # printed page by page, as read
     finally:
         store.close()
-    if out.json_mode:
-        out.json(jsonable(history.summary()))
-        return 0
-    render(out, history, full=args.full)
     return 0
 
 
 # -- rendering ---------------------------------------------------------------------------
 
 
-def render(out: Output, history: History, *, full: bool = False) -> None:
-    from projections.timeline import Invocation
-
-    t, row = history.timeline, history.row
+def render(out: Output, pages: Iterable[History], *, full: bool = False) -> None:
+    """Prints a history given page by page (``runtime.operations.history.history_pages``; a whole
+    history is one page): its head, each page's invocations and rewinds as they come, then the totals."""
     width = 10_000 if full else out.width
+    events = invocations = rewound = tokens = 0
+    history = None
+    for number, history in enumerate(pages):
+        t = history.timeline
+        if number == 0:
+            _head(out, history, width)
+        events += sum(len(inv.steps) for inv in t.invocations)
+        invocations += len(t.invocations)
+        rewound += sum(1 for inv in t.invocations if inv.rewound)
+        tokens += sum(inv.usage.get("total", 0) for inv in t.invocations)
+        _blocks(out, history, width, full)
+    if history is None:
+        return
+    summary = f"{plural(events, 'event')}, {plural(invocations, 'invocation')}"
+    if rewound:
+        summary += f" ({rewound} rewound)"
+    if tokens:
+        summary += f", {tokens:,} tokens"
+    out.line()
+    out.line(summary)
+    if history.timeline.deleted is not None or history.row.deleted:
+        out.line()
+        out.line(out.style(f"deleted {utc(history.timeline.deleted)} UTC", "red"))
+
+
+def _head(out: Output, history: History, width: int) -> None:
+    t, row = history.timeline, history.row
     out.line(out.style(f"session {row.session_id}", "bold") + f"  app {row.app_name}  user {row.user_id}")
     created = f"created {utc(t.created)} UTC"
     if t.initial_state:
@@ -66,15 +91,12 @@ def render(out: Output, history: History, *, full: bool = False) -> None:
         f = history.forked_from
         at = f" before invocation {f['before_invocation_id']}" if f.get("before_invocation_id") else ""
         out.line(f"forked from session {f['session_id']} at version {f['version']}{at}")
-    tokens = sum(inv.usage.get("total", 0) for inv in t.invocations)
-    rewound = sum(1 for inv in t.invocations if inv.rewound)
-    summary = f"{plural(t.events, 'event')}, {plural(len(t.invocations), 'invocation')}"
-    if rewound:
-        summary += f" ({rewound} rewound)"
-    if tokens:
-        summary += f", {tokens:,} tokens"
-    out.line(summary)
 
+
+def _blocks(out: Output, history: History, width: int, full: bool) -> None:
+    from projections.timeline import Invocation
+
+    t = history.timeline
     blocks: list[tuple[int, Any]] = [(inv.first_version, inv) for inv in t.invocations]
     shown_versions = {s.version for inv in t.invocations for s in inv.steps}
     blocks += [(m.version, m) for m in history.rewinds if m.version not in shown_versions]
@@ -85,9 +107,6 @@ def render(out: Output, history: History, *, full: bool = False) -> None:
             _invocation(out, block, width, marks, full)
         else:
             _rewind(out, block)
-    if t.deleted is not None or row.deleted:
-        out.line()
-        out.line(out.style(f"deleted {utc(t.deleted)} UTC", "red"))
 
 
 def _invocation(out: Output, inv: Invocation, width: int, marks: dict[int, RewindMark], full: bool = False) -> None:

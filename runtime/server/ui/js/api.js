@@ -17,15 +17,16 @@ const Api = {
     sessionStorage.setItem("chronicle-token", this.token);
   },
 
-  async request(method, path, body) {
+  async request(method, path, body, seen) {
     const headers = {};
     if (this.token) headers["Authorization"] = "Bearer " + this.token;
     if (body !== undefined) headers["Content-Type"] = "application/json";
     const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     if (response.status === 401) {
       await askForToken();
-      return this.request(method, path, body);
+      return this.request(method, path, body, seen);
     }
+    if (seen) seen(response);
     const type = response.headers.get("content-type") || "";
     const data = type.includes("json") ? await response.json() : await response.text();
     if (!response.ok) throw new ApiError(response.status, (data && data.detail) || data || response.statusText);
@@ -33,8 +34,18 @@ const Api = {
   },
 
   get(path, params) {
-    const query = params ? "?" + new URLSearchParams(Object.entries(params).filter(([, v]) => v !== undefined && v !== null && v !== "")) : "";
-    return this.request("GET", path + query);
+    return this.request("GET", path + Api.query(params));
+  },
+
+  // A page of a list the server pages with a cursor: its rows, and the next page's cursor (null: the last page).
+  async page(path, params) {
+    let next = null;
+    const rows = await this.request("GET", path + Api.query(params), undefined, (r) => { next = r.headers.get("X-Next-Cursor"); });
+    return { rows, next };
+  },
+
+  query(params) {
+    return params ? "?" + new URLSearchParams(Object.entries(params).filter(([, v]) => v !== undefined && v !== null && v !== "")) : "";
   },
   // POST a body and call onEvent with each `data:` frame of the server-sent events it streams back.
   async stream(path, body, onEvent) {

@@ -21,22 +21,34 @@ const SessionsPage = {
       const chosen = Object.fromEntries([...new FormData(form)].filter(([, v]) => v));
       go("/sessions?" + new URLSearchParams(chosen));
     });
-    const found = await Api.get("/chronicle/sessions", params);
-    const rows = found.map((s) => h("tr", { class: "clickable", dataset: { session: s.session_id },
+    const page = await Api.page("/chronicle/sessions", params);
+    const found = page.rows;
+    const row = (s) => h("tr", { class: "clickable", dataset: { session: s.session_id },
       onclick: () => go(sessionHash("session", s.app_name, s.user_id, s.session_id)) },
       h("td", {}, link(s.session_id, sessionHash("session", s.app_name, s.user_id, s.session_id))),
       h("td", {}, s.app_name), h("td", {}, s.user_id),
       h("td", {}, s.status.map((st) => badge(st)), s.pending ? h("span", { class: "muted" }, ` ${s.pending} open`) : ""),
       h("td", { class: "muted" }, short(s.match || s.first_text || "", 70)),
       h("td", {}, s.invocations), h("td", { class: "muted" }, when(s.updated)),
-    ));
+    );
+    const body = h("tbody", {}, found.map(row));
+    const count = h("div", { class: "sub" }, `${plural(found.length, "session")}${page.next ? " shown" : ""}, newest first`);
+    // The next page starts after the last session shown (a cursor, so appends meanwhile do not shift it).
+    const more = h("button", { id: "more-sessions", onclick: async () => {
+      const next = await Api.page("/chronicle/sessions", { ...params, after: more.dataset.after });
+      next.rows.forEach((s) => body.append(row(s)));
+      count.textContent = `${plural(body.children.length, "session")}${next.next ? " shown" : ""}, newest first`;
+      if (next.next) more.dataset.after = next.next; else more.remove();
+    } }, "Show more");
+    more.dataset.after = page.next || "";
     return h("div", {},
       h("h1", {}, "Sessions"),
-      h("div", { class: "sub" }, `${plural(found.length, "session")}, newest first`),
+      count,
       form,
       found.length ? h("table", { id: "sessions" },
         h("thead", {}, h("tr", {}, ["session", "app", "user", "status", params.q ? "match" : "first message", "turns", "updated"].map((t) => h("th", {}, t)))),
-        h("tbody", {}, rows)) : h("div", { class: "empty panel" }, "No session matches."),
+        body) : h("div", { class: "empty panel" }, "No session matches."),
+      page.next ? more : "",
     );
   },
 };

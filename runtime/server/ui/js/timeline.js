@@ -5,24 +5,25 @@
 const TimelinePage = {
   async render(app, user, session, params) {
     const base = Api.session(app, user, session);
-    const [history, pending, verify, related, spans, apps] = await Promise.all([
-      Api.get(base + "/history").then((h) => h.timeline),
+    const [page, pending, verify, related, spans, apps] = await Promise.all([
+      Api.get(base + "/history", { limit: params.limit }),  // the newest page; earlier ones on request
       Api.get(base + "/pending").catch(() => []),
       Api.get(base + "/verify").catch((e) => ({ ok: null, error: e })),
-      Api.get("/chronicle/sessions", { app, user }).catch(() => []),
+      Api.get("/chronicle/sessions", { app, user, session }).catch(() => []),  // this one's status and forks
       Api.get(`/chronicle/apps/${encodeURIComponent(app)}/users/${encodeURIComponent(user)}/sessions/${encodeURIComponent(session)}/traces`)
         .then((t) => t.spans || []).catch(() => null),
       Api.get("/list-apps").catch(() => []),
     ]);
     const me = related.find((s) => s.session_id === session) || { status: [], forks: [] };
     const served = apps.includes(app);
-    const ctx = { app, user, session, base, history, params, served };
+    const ctx = { app, user, session, base, history: page.timeline, window: page.window, params, served };
+    const history = ctx.history;
     const ranWorkflow = history.invocations.some((inv) => inv.steps.some((s) => s.node));
     const broken = verify && verify.ok === false ? verify.broken : null;
     const drifted = (verify && verify.drifted) || [];
     return h("div", { id: "timeline" },
       h("h1", {}, "Session ", h("span", { class: "mono" }, session)),
-      h("div", { class: "sub" }, `app ${app} · user ${user} · created ${when(history.created)} · ${plural(history.events, "event")} · `,
+      h("div", { class: "sub" }, `app ${app} · user ${user} · created ${when(history.created)} · ${plural(me.events ?? history.events, "event")} · `,
         (me.status || []).map((s) => badge(s)),
         verify.ok === true ? badge("chain ok", "ok") : verify.ok === false ? badge("chain broken", "bad") : ""),
       h("div", { class: "row", style: "margin-bottom:12px" },
@@ -43,9 +44,36 @@ const TimelinePage = {
       pending.length ? TimelinePage.pending(ctx, pending) : "",
       spans && spans.length ? Waterfall.panel(spans, history) : "",
       h("div", { id: "replay-report" }),
-      history.invocations.length ? history.invocations.map((inv, i) => TimelinePage.invocation(ctx, inv, history.invocations[i + 1], broken))
-        : h("div", { class: "empty panel" }, "No invocation yet."),
+      h("div", { id: "invocations" }, TimelinePage.invocations(ctx, broken)),
     );
+  },
+
+  // The invocations loaded so far, after a button that loads the page before them (a long
+  // session's history comes a window at a time, newest first).
+  invocations(ctx, broken) {
+    const invs = ctx.history.invocations;
+    const earlier = ctx.window && ctx.window.earlier;
+    return [
+      earlier ? h("button", { id: "earlier", onclick: () => TimelinePage.earlier(ctx, broken) },
+        `Show earlier events (${plural(earlier - 1, "event")} before version ${earlier})`) : "",
+      invs.length ? invs.map((inv, i) => TimelinePage.invocation(ctx, inv, invs[i + 1], broken))
+        : h("div", { class: "empty panel" }, "No invocation yet."),
+    ];
+  },
+
+  async earlier(ctx, broken) {
+    const page = await Api.get(ctx.base + "/history", { before: ctx.window.earlier, limit: ctx.params.limit });
+    const older = page.timeline.invocations, newer = ctx.history.invocations;
+    const last = older[older.length - 1];
+    if (last && newer.length && last.invocation_id === newer[0].invocation_id) {  // one invocation across the pages
+      newer[0] = { ...newer[0], steps: last.steps.concat(newer[0].steps), first_version: last.first_version,
+        started: last.started, rewound: last.rewound || newer[0].rewound };
+      older.pop();
+    }
+    ctx.history.invocations = older.concat(newer);
+    if (page.window.first === 1) ctx.history.initial_state = page.timeline.initial_state;
+    ctx.window = { ...ctx.window, first: page.window.first, earlier: page.window.earlier };
+    document.getElementById("invocations").replaceChildren(...[TimelinePage.invocations(ctx, broken)].flat(Infinity).filter((c) => c));
   },
 
   forks(ctx, me) {
