@@ -718,6 +718,7 @@ def test_two_eval_runs_side_by_side(browser, served, db_path, tmp_path, shots):
     page.locator("section.eval-case[data-case='0-1'] a").first.click()  # case A's session opens in the timeline
     wait_ready(page)
     assert page.evaluate("location.hash").startswith(f"#/session/weather_eval/ann/{before}-0-1")
+    done(page)
 
 
 def test_long_lists_come_in_pages_the_viewer_asks_for(browser, served, api, shop):
