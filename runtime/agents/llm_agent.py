@@ -198,23 +198,28 @@ class LlmAgent(BaseAgent):
         return await _resolve_instruction(self.global_instruction, ctx)
 
     async def canonical_tools(self, ctx: Optional[ReadonlyContext] = None) -> list[BaseTool]:
-        tools: list[BaseTool] = []
+        return [tool for _, group in await self.tool_groups(ctx) for tool in group]
+
+    async def tool_groups(self, ctx: Optional[ReadonlyContext] = None) -> list[tuple[Any, list[BaseTool]]]:
+        """Each entry of `tools` with the tools it stands for: (the toolset, its tools) for a
+        toolset (it edits the request before its tools do), (None, [tool]) for anything else."""
+        groups: list[tuple[Any, list[BaseTool]]] = []
         for item in self.tools:
             if isinstance(item, BaseTool):
-                tools.append(item)
+                groups.append((None, [item]))
             elif isinstance(item, BaseToolset) or (hasattr(item, "get_tools") and not callable(item)):
-                tools.extend(await getattr(item, "get_tools_with_prefix", item.get_tools)(ctx))
+                groups.append((item, await getattr(item, "get_tools_with_prefix", item.get_tools)(ctx)))
             elif callable(item):
                 wrapped = self._wrapped_tools.get(id(item))
                 if wrapped is None or wrapped.func is not item:  # type: ignore[attr-defined]
                     wrapped = self._wrapped_tools[id(item)] = FunctionTool(item)
-                tools.append(wrapped)
+                groups.append((None, [wrapped]))
             else:
                 raise InvalidArgumentError(
                     f"Agent {self.name!r} has a tool of type {type(item).__name__}; tools must be "
                     "functions, BaseTool or BaseToolset instances."
                 )
-        return tools
+        return groups
 
     def transfer_targets(self) -> list[BaseAgent]:
         """The agents this one may hand the conversation to."""
