@@ -30,6 +30,7 @@ from runtime.run_config import StreamingMode
 from runtime.telemetry import live as telemetry
 from runtime.code_executors import BaseCodeExecutor
 from runtime.planners import BasePlanner
+from runtime.tools.agent_tool import with_propagated_grounding
 from runtime.tools.base_tool import BaseTool, BaseToolset
 from runtime.tools.function_tool import FunctionTool
 from runtime.tools.set_model_response_tool import structured_answer
@@ -525,6 +526,7 @@ class LlmAgent(BaseAgent):
                     if altered is not None:
                         _check_response(self, altered, "after_model_callback")
                         response = altered
+                response = with_propagated_grounding(ctx.session.state, request.tools_dict, response)
                 if not response.partial:
                     planning.apply_to_response(self.planner, callback_context, response)
                 if response.partial:
