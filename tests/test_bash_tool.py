@@ -11,7 +11,6 @@ import sys
 
 import pytest
 
-from runtime import ScriptedLlm
 from runtime.tools.bash_tool import BashToolPolicy, ExecuteBashTool
 from tests.hitl_helpers import brain, confirm, make_runner, request_of, run, sessions, text  # noqa: F401
 

@@ -8,15 +8,14 @@ import base64
 
 import pytest
 
-from runtime import LlmAgent, Runner, session_service_from_url
+from runtime import LlmAgent, Runner
 from runtime.models import Gemini
 from runtime.tools.computer_use import BaseComputer, ComputerEnvironment, ComputerState, ComputerUseToolset
 from tests.gemini_server import GeminiServer, gemini_server  # noqa: F401 - a fixture, used by name
-from tests.hitl_helpers import confirm, request_of
+from tests.hitl_helpers import APP, SESSION, USER, confirm, request_of, run, sessions  # noqa: F401 - sessions: a fixture
 from tests.rt_helpers import user_msg
 
 PNG = b"\x89PNG\r\n\x1a\n fake screenshot"
-APP, USER, SESSION = "browser_app", "ana", "s1"
 
 
 class RecordingComputer(BaseComputer):
@@ -65,23 +64,11 @@ class RecordingComputer(BaseComputer):
         return self._did("navigate", url)
 
 
-@pytest.fixture
-async def sessions(store_url):
-    svc = session_service_from_url(store_url)
-    await svc.create_session(app_name=APP, user_id=USER, session_id=SESSION)
-    yield svc
-    await svc.close()
-
-
 def browser_runner(gemini_server, sessions, computer, model="gemini-2.5-computer-use-preview-10-2025", **toolset):
     llm = Gemini(model=model, api_key="test-key", base_url=gemini_server.url)
     agent = LlmAgent(name="browser", model=llm, instruction="Use the browser.",
                      tools=[ComputerUseToolset(computer=computer, **toolset)])
     return Runner(app_name=APP, agent=agent, session_service=sessions)
-
-
-async def run(runner, message):
-    return [e async for e in runner.run_async(user_id=USER, session_id=SESSION, new_message=message)]
 
 
 def excluded_actions(request_body: dict) -> list[str]:

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from runtime import LlmAgent, Runner, ScriptedLlm, session_service_from_url
+from runtime import LlmAgent, Runner, ScriptedLlm
 from runtime.tools.environment_simulation import EnvironmentSimulationFactory
 from runtime.tools.environment_simulation.environment_simulation_config import (
     EnvironmentSimulationConfig,
@@ -18,7 +18,7 @@ from runtime.tools.environment_simulation.environment_simulation_config import (
     ToolSimulationConfig,
 )
 from tests.gemini_server import GeminiServer, gemini_server, response_json, text_part  # noqa: F401
-from tests.rt_helpers import APP, USER, SESSION, user_msg
+from tests.hitl_helpers import APP, run, sessions, text  # noqa: F401 - sessions: a fixture
 
 CALLED: list[str] = []
 
@@ -36,14 +36,6 @@ def get_ticket(ticket_id: str) -> dict:
 
 
 @pytest.fixture
-async def sessions(store_url):
-    svc = session_service_from_url(store_url)
-    await svc.create_session(app_name=APP, user_id=USER, session_id=SESSION)
-    yield svc
-    await svc.close()
-
-
-@pytest.fixture
 def simulation_model(gemini_server: GeminiServer, monkeypatch):
     """The simulation's model: gemini-2.5-flash by name, served by the local server."""
     monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", gemini_server.url)
@@ -54,10 +46,6 @@ def simulation_model(gemini_server: GeminiServer, monkeypatch):
 
 def results_seen(model: ScriptedLlm) -> list[dict]:
     return [r.contents[-1].parts[0].function_response.response for r in model.requests[1:]]
-
-
-async def run(runner: Runner, text: str):
-    return [e async for e in runner.run_async(user_id=USER, session_id=SESSION, new_message=user_msg(text))]
 
 
 async def test_injections_answer_in_place_of_the_tool(simulation_model, sessions):
@@ -75,7 +63,7 @@ async def test_injections_answer_in_place_of_the_tool(simulation_model, sessions
     runner = Runner(app_name=APP, agent=agent, session_service=sessions,
                     plugins=[EnvironmentSimulationFactory.create_plugin(config)])
 
-    await run(runner, "look up my tickets")
+    await run(runner, text("look up my tickets"))
 
     assert results_seen(model)[:2] == [{"error_code": 404, "error_message": "No such ticket"},
                                        {"ticket_id": "T-1", "status": "open"}]
@@ -113,7 +101,7 @@ async def test_a_model_plays_the_tools_consistently(simulation_model, sessions):
                      before_tool_callback=EnvironmentSimulationFactory.create_callback(config))
     runner = Runner(app_name=APP, agent=agent, session_service=sessions)
 
-    events = await run(runner, "my printer is on fire")
+    events = await run(runner, text("my printer is on fire"))
 
     assert CALLED == []  # the real tools never ran
     assert results_seen(model) == [{"ticket_id": "T-77", "title": "Printer on fire"}] * 2

@@ -7,25 +7,13 @@ from __future__ import annotations
 import pytest
 from google.genai import types
 
-from runtime import LlmAgent, Runner, ScriptedLlm, session_service_from_url
+from runtime import LlmAgent, Runner, ScriptedLlm
 from runtime.models import LlmResponse
 from runtime.tools.data_agent import DataAgentCredentialsConfig, DataAgentToolConfig, DataAgentToolset
 from runtime.tools.google_search_agent_tool import GoogleSearchAgentTool, create_google_search_agent
-from tests.rt_helpers import APP, SESSION, USER, user_msg
+from tests.hitl_helpers import APP, SESSION, USER, run, sessions, text  # noqa: F401 - sessions: a fixture
 
 GROUNDING = types.GroundingMetadata(web_search_queries=["weather in Paris"])
-
-
-@pytest.fixture
-async def sessions(store_url):
-    svc = session_service_from_url(store_url)
-    await svc.create_session(app_name=APP, user_id=USER, session_id=SESSION)
-    yield svc
-    await svc.close()
-
-
-async def run(runner: Runner, text: str):
-    return [e async for e in runner.run_async(user_id=USER, session_id=SESSION, new_message=user_msg(text))]
 
 
 async def test_the_search_agents_grounding_reaches_the_callers_answer(sessions):
@@ -36,7 +24,7 @@ async def test_the_search_agents_grounding_reaches_the_callers_answer(sessions):
     root = LlmAgent(name="assistant", model=root_model, tools=[GoogleSearchAgentTool(searcher)])
     runner = Runner(app_name=APP, agent=root, session_service=sessions)
 
-    events = await run(runner, "weather?")
+    events = await run(runner, text("weather?"))
 
     assert events[1].get_function_responses()[0].response == {"result": "Sunny, 21 C."}
     assert events[-1].text() == "It is sunny." and events[-1].grounding_metadata == GROUNDING
@@ -49,7 +37,7 @@ async def test_the_search_agents_grounding_reaches_the_callers_answer(sessions):
     assert declaration.description == "An agent for performing Google search using built-in search grounding"
     # A later turn without a search carries no stale grounding.
     root_model.turns.append("Anything else?")
-    assert (await run(runner, "thanks"))[-1].grounding_metadata is None
+    assert (await run(runner, text("thanks")))[-1].grounding_metadata is None
 
 
 @pytest.mark.parametrize("credentials, refusal", [
@@ -62,7 +50,7 @@ async def test_data_agent_tools_are_declared_and_refuse_clearly_at_use(sessions,
                                           query="top customers?"), "I cannot reach it."])
     runner = Runner(app_name=APP, agent=LlmAgent(name="analyst", model=model, tools=[toolset]), session_service=sessions)
 
-    events = await run(runner, "who are our top customers?")
+    events = await run(runner, text("who are our top customers?"))
 
     declarations = {d.name: d for d in model.requests[0].config.tools[0].function_declarations}
     assert set(declarations) == {"list_accessible_data_agents", "get_data_agent_info", "ask_data_agent"}

@@ -220,7 +220,7 @@ class ComputerUseToolset(BaseToolset):
         """BaseComputer's actions, under their own names."""
         methods = []
         for name in dir(BaseComputer):
-            if name.startswith("_") or name in _NOT_OFFERED or name in excluded or name == "session_state":
+            if name.startswith("_") or name in _NOT_OFFERED or name in excluded:
                 continue
             if not callable(getattr(BaseComputer, name, None)):
                 continue

@@ -9,8 +9,6 @@ from typing import Any, Dict, List, Optional
 from google.genai import types as genai_types
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator  # noqa: F401 - ADK exports it
 
-from runtime.features import FeatureName  # noqa: F401
-
 
 class InjectedError(BaseModel):
     """An error answer: the tool's response is {"error_code": ..., "error_message": ...}."""
