@@ -53,6 +53,24 @@ def caller(ctx: Context) -> str:
     return (ctx.headers or {}).get("x-caller", "")
 
 
+@server.resource("notes://menu", name="menu", mime_type="text/plain")
+def menu() -> str:
+    """Today's menu."""
+    return "Soup of the day: tomato."
+
+
+@server.resource("notes://logo", name="logo", mime_type="image/png")
+def logo() -> bytes:
+    """The shop's logo."""
+    return b"\x89PNG logo bytes"
+
+
+@server.prompt(name="waiter")
+def waiter(shop: str) -> str:
+    """An agent's instruction, with the shop's name from session state."""
+    return f"You are the waiter of {shop}. Answer from the menu."
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "stdio":
         server.run("stdio")

@@ -199,13 +199,6 @@ def test_rerun_on_resume_reaches_the_agents_workflow_node():
     assert as_node(LlmAgent(name="b", rerun_on_resume=True)).rerun_on_resume is True
 
 
-def test_agent_tool_refuses_grounding_propagation_it_does_not_do():
-    agent = LlmAgent(name="helper", model=ScriptedLlm([]))
-    assert AgentTool(agent, propagate_grounding_metadata=False).propagate_grounding_metadata is False
-    with pytest.raises(InvalidArgumentError, match="propagate_grounding_metadata"):
-        AgentTool(agent, propagate_grounding_metadata=True)
-
-
 async def test_request_input_is_adks_long_running_tool():
     assert request_input.name == "adk_request_input" and request_input.is_long_running
     model = ScriptedLlm([ScriptedLlm.call("adk_request_input", message="Which city?")])

@@ -227,6 +227,27 @@ ADK_PATHS = [
     ("google.adk.features", "is_feature_enabled"),
     ("google.adk.artifacts.gcs_artifact_service", "GcsArtifactService"),
     ("google.adk.sessions.vertex_ai_session_service", "VertexAiSessionService"),
+    # The other tools (docs/adk.md, "The other ADK tools").
+    ("google.adk.tools.computer_use.base_computer", "BaseComputer"),
+    ("google.adk.tools.computer_use.base_computer", "ComputerState"),
+    ("google.adk.tools.computer_use.base_computer", "ComputerEnvironment"),
+    ("google.adk.tools.computer_use.computer_use_tool", "ComputerUseTool"),
+    ("google.adk.tools.computer_use.computer_use_toolset", "ComputerUseToolset"),
+    ("google.adk.tools.bash_tool", "ExecuteBashTool"),
+    ("google.adk.tools.bash_tool", "BashToolPolicy"),
+    ("google.adk.tools.load_mcp_resource_tool", "LoadMcpResourceTool"),
+    ("google.adk.agents.mcp_instruction_provider", "McpInstructionProvider"),
+    ("google.adk.tools.environment_simulation", "EnvironmentSimulationFactory"),
+    ("google.adk.tools.environment_simulation.environment_simulation_factory", "EnvironmentSimulationFactory"),
+    ("google.adk.tools.environment_simulation.environment_simulation_plugin", "EnvironmentSimulationPlugin"),
+    ("google.adk.tools.environment_simulation.environment_simulation_config", "EnvironmentSimulationConfig"),
+    ("google.adk.tools.google_search_agent_tool", "GoogleSearchAgentTool"),
+    ("google.adk.tools.google_search_agent_tool", "create_google_search_agent"),
+    ("google.adk.tools.google_tool", "GoogleTool"),
+    ("google.adk.tools.data_agent", "DataAgentToolset"),
+    ("google.adk.tools.data_agent.data_agent_toolset", "DataAgentToolset"),
+    ("google.adk.tools.data_agent", "DataAgentCredentialsConfig"),
+    ("google.adk.tools.data_agent", "DataAgentToolConfig"),
 ]
 
 

@@ -30,6 +30,7 @@ from runtime.run_config import StreamingMode
 from runtime.telemetry import live as telemetry
 from runtime.code_executors import BaseCodeExecutor
 from runtime.planners import BasePlanner
+from runtime.tools.agent_tool import with_propagated_grounding
 from runtime.tools.base_tool import BaseTool, BaseToolset
 from runtime.tools.function_tool import FunctionTool
 from runtime.tools.set_model_response_tool import structured_answer
@@ -198,23 +199,28 @@ class LlmAgent(BaseAgent):
         return await _resolve_instruction(self.global_instruction, ctx)
 
     async def canonical_tools(self, ctx: Optional[ReadonlyContext] = None) -> list[BaseTool]:
-        tools: list[BaseTool] = []
+        return [tool for _, group in await self.tool_groups(ctx) for tool in group]
+
+    async def tool_groups(self, ctx: Optional[ReadonlyContext] = None) -> list[tuple[Any, list[BaseTool]]]:
+        """Each entry of `tools` with the tools it stands for: (the toolset, its tools) for a
+        toolset (it edits the request before its tools do), (None, [tool]) for anything else."""
+        groups: list[tuple[Any, list[BaseTool]]] = []
         for item in self.tools:
             if isinstance(item, BaseTool):
-                tools.append(item)
+                groups.append((None, [item]))
             elif isinstance(item, BaseToolset) or (hasattr(item, "get_tools") and not callable(item)):
-                tools.extend(await getattr(item, "get_tools_with_prefix", item.get_tools)(ctx))
+                groups.append((item, await getattr(item, "get_tools_with_prefix", item.get_tools)(ctx)))
             elif callable(item):
                 wrapped = self._wrapped_tools.get(id(item))
                 if wrapped is None or wrapped.func is not item:  # type: ignore[attr-defined]
                     wrapped = self._wrapped_tools[id(item)] = FunctionTool(item)
-                tools.append(wrapped)
+                groups.append((None, [wrapped]))
             else:
                 raise InvalidArgumentError(
                     f"Agent {self.name!r} has a tool of type {type(item).__name__}; tools must be "
                     "functions, BaseTool or BaseToolset instances."
                 )
-        return tools
+        return groups
 
     def transfer_targets(self) -> list[BaseAgent]:
         """The agents this one may hand the conversation to."""
@@ -520,6 +526,7 @@ class LlmAgent(BaseAgent):
                     if altered is not None:
                         _check_response(self, altered, "after_model_callback")
                         response = altered
+                response = with_propagated_grounding(ctx.session.state, request.tools_dict, response)
                 if not response.partial:
                     planning.apply_to_response(self.planner, callback_context, response)
                 if response.partial:

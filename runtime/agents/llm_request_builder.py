@@ -13,8 +13,7 @@ from runtime.agents.model_input_context import insert_model_input_context
 from runtime.contexts import ReadonlyContext
 from runtime.invocation_context import InvocationContext
 from runtime.models import LlmRequest
-from runtime.tools.base_tool import BaseTool
-from runtime.tools.base_toolset import BaseToolset
+from runtime.tools.base_tool import BaseTool, BaseToolset
 from runtime.tools.set_model_response_tool import (
     INSTRUCTION as SET_MODEL_RESPONSE_INSTRUCTION,
     SetModelResponseTool,
@@ -74,24 +73,25 @@ async def build_request(agent: Any, ctx: InvocationContext) -> LlmRequest:
     if schema_tool:
         request.append_tools([SetModelResponseTool(agent.output_schema)])
         request.append_instructions([SET_MODEL_RESPONSE_INSTRUCTION])
-    tools = await agent.canonical_tools(readonly)
+    groups = await agent.tool_groups(readonly)
     targets = agent.transfer_targets()
     if targets:
         request.append_instructions([transfer_instructions(agent, targets)])
         # Before the agent's own tools, as google-adk declares it: a tool of the user's with the
         # same name comes later and wins.
-        tools.insert(0, agent.transfer_tool_for(targets))
+        groups.insert(0, (None, [agent.transfer_tool_for(targets)]))
     tool_context: Optional[ToolContext] = None
-    for item in agent.tools:  # a toolset adds to the request as a whole too (a SkillToolset its instruction)
-        if isinstance(item, BaseToolset) and type(item).process_llm_request is not BaseToolset.process_llm_request:
+    for toolset, tools in groups:  # one by one, in order: a tool may read what an earlier one added
+        edits_request = getattr(type(toolset), "process_llm_request", BaseToolset.process_llm_request)
+        if edits_request is not BaseToolset.process_llm_request:  # a toolset's edits come before its tools'
             tool_context = tool_context or ToolContext(ctx)
-            await item.process_llm_request(tool_context=tool_context, llm_request=request)
-    for tool in tools:  # one by one, in order: a tool may read what an earlier one added
-        if type(tool).process_llm_request is BaseTool.process_llm_request:
-            request.append_tools([tool])
-        else:
-            tool_context = tool_context or ToolContext(ctx)
-            await tool.process_llm_request(tool_context=tool_context, llm_request=request)
+            await toolset.process_llm_request(tool_context=tool_context, llm_request=request)
+        for tool in tools:
+            if type(tool).process_llm_request is BaseTool.process_llm_request:
+                request.append_tools([tool])
+            else:
+                tool_context = tool_context or ToolContext(ctx)
+                await tool.process_llm_request(tool_context=tool_context, llm_request=request)
     request.finalize_dynamic_instructions()
     return request
 

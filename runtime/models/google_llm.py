@@ -68,6 +68,10 @@ class Gemini(BaseLlm):
         self, llm_request: LlmRequest, stream: bool = False
     ) -> AsyncGenerator[LlmResponse, None]:
         model = llm_request.model or self.model
+        if llm_request.config.tools:  # a computer-use request needs Gemini's form (loaded only then)
+            from runtime.tools.computer_use.computer_use_toolset import prepare_gemini_request
+
+            await prepare_gemini_request(llm_request)
         contents = _with_trailing_user_turn(llm_request.contents)
         config = llm_request.config
         models = self.api_client.aio.models

@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING, Any, Optional
 
 from google.genai import types
 
-from domain.errors import InvalidArgumentError
 from runtime.utils.output_schema import parse_output
 from runtime.artifacts.base import BaseArtifactService
 from runtime.tools.base_tool import BaseTool
@@ -15,6 +14,10 @@ from runtime.tools.tool_context import ToolContext
 
 if TYPE_CHECKING:
     from runtime.agents.base_agent import BaseAgent
+    from runtime.models.llm_response import LlmResponse
+
+# Where ADK keeps a sub-agent's grounding for the caller (temp: the invocation's only).
+GROUNDING_KEY = "temp:_adk_grounding_metadata"
 
 
 class AgentTool(BaseTool):
@@ -31,12 +34,6 @@ class AgentTool(BaseTool):
         include_plugins: bool = True,
         propagate_grounding_metadata: bool = False,
     ):
-        if propagate_grounding_metadata:
-            # ADK copies the sub-agent's search grounding onto the tool's response event; not done yet.
-            raise InvalidArgumentError(
-                "AgentTool(propagate_grounding_metadata=True) is not supported yet: Chronicle does not "
-                "copy the sub-agent's grounding metadata onto the tool's response event. Leave it False."
-            )
         super().__init__(name=agent.name, description=agent.description)
         self.propagate_grounding_metadata = propagate_grounding_metadata
         self.agent = agent
@@ -84,6 +81,7 @@ class AgentTool(BaseTool):
                 app_name=self.agent.name, user_id=parent.user_id, state=state
             )
             last_content: Optional[types.Content] = None
+            last_grounding: Optional[types.GroundingMetadata] = None
             async for event in runner.run_async(
                 user_id=session.user_id, session_id=session.id, new_message=message, run_config=parent.run_config
             ):
@@ -93,8 +91,13 @@ class AgentTool(BaseTool):
                     tool_context.state.update(event.actions.state_delta)
                 if event.content:
                     last_content = event.content
+                if event.grounding_metadata is not None:
+                    last_grounding = event.grounding_metadata
         finally:
             await runner.session_service.close()
+        if self.propagate_grounding_metadata and last_grounding is not None:
+            # For this invocation only: the caller's next model answer carries the search grounding.
+            tool_context.state[GROUNDING_KEY] = last_grounding
         if last_content is None or not last_content.parts:
             return ""
         text = "\n".join(p.text for p in last_content.parts if p.text and not p.thought)
@@ -102,6 +105,16 @@ class AgentTool(BaseTool):
         if output_schema is not None and text.strip():
             return parse_output(output_schema, text)
         return text
+
+
+def with_propagated_grounding(state: Any, tools: dict[str, Any], response: LlmResponse) -> LlmResponse:
+    """`response` with the grounding an agent tool propagated this invocation (google-adk 2.13:
+    so a search done by a sub-agent is cited on the caller's answer), when the caller has such a tool."""
+    grounding = state.get(GROUNDING_KEY)
+    if not grounding or not any(getattr(t, "propagate_grounding_metadata", False) for t in tools.values()):
+        return response
+    response.grounding_metadata = grounding
+    return response
 
 
 class _ForwardingArtifactService(BaseArtifactService):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 import warnings
-from typing import TYPE_CHECKING, Optional, TextIO, Union
+from typing import TYPE_CHECKING, Any, Optional, TextIO, Union
 
 from mcp import StdioServerParameters
 from mcp import types as mcp_types
@@ -45,18 +45,47 @@ class McpToolset(BaseToolset):
 
     async def get_tools(self, readonly_context: Optional[ReadonlyContext] = None) -> list[BaseTool]:
         session = await self._mcp_session_manager.create_session()
-        listed, cursor = [], None
-        while True:
-            page = await session.list_tools(params=mcp_types.PaginatedRequestParams(cursor=cursor) if cursor else None)
-            listed += page.tools
-            cursor = page.next_cursor
-            if not cursor:
-                break
+        listed = await _all_pages(session.list_tools, "tools")
         tools = [McpTool(mcp_tool=t, mcp_session_manager=self._mcp_session_manager) for t in listed]
         return [t for t in tools if self._is_tool_selected(t, readonly_context)]
 
+    async def list_resources(self, readonly_context: Optional[ReadonlyContext] = None) -> list[str]:
+        """The names of the server's resources."""
+        return [resource.name for resource in await self._resources()]
+
+    async def get_resource_info(self, name: str, readonly_context: Optional[ReadonlyContext] = None) -> dict[str, Any]:
+        """The resource's listing (uri, name, mimeType, ...); ValueError if the server has none so named."""
+        for resource in await self._resources():
+            if resource.name == name:
+                return resource.model_dump(mode="json", exclude_none=True, by_alias=True)
+        raise ValueError(f"Resource with name '{name}' not found.")
+
+    async def read_resource(self, name: str, readonly_context: Optional[ReadonlyContext] = None) -> list[Any]:
+        """The contents of the named resource (text or base64 blobs, as the server sends them)."""
+        info = await self.get_resource_info(name, readonly_context)
+        if "uri" not in info:
+            raise ValueError(f"Resource '{name}' has no URI.")
+        session = await self._mcp_session_manager.create_session()
+        return list((await session.read_resource(uri=info["uri"])).contents)
+
+    async def _resources(self) -> list[mcp_types.Resource]:
+        session = await self._mcp_session_manager.create_session()
+        return await _all_pages(session.list_resources, "resources")
+
     async def close(self) -> None:
         await self._mcp_session_manager.close()
+
+
+async def _all_pages(list_page: Any, field: str) -> list[Any]:
+    """Every item of a paginated MCP listing (`session.list_tools`, `list_resources`)."""
+    listed: list[Any] = []
+    cursor = None
+    while True:
+        page = await list_page(params=mcp_types.PaginatedRequestParams(cursor=cursor) if cursor else None)
+        listed += getattr(page, field)
+        cursor = page.next_cursor
+        if not cursor:
+            return listed
 
 
 class MCPToolset(McpToolset):
