@@ -6,6 +6,8 @@ from __future__ import annotations
 import logging
 from typing import AsyncGenerator, Optional
 
+from typing_extensions import deprecated
+
 from domain.events import Event
 from runtime.agents.base_agent import BaseAgent, BaseAgentState
 from runtime.invocation_context import InvocationContext
@@ -20,6 +22,11 @@ class LoopAgentState(BaseAgentState):
     times_looped: int = 0
 
 
+# ADK 2.13's warning, word for word, so a ported app sees what it saw on ADK.
+@deprecated(
+    "LoopAgent is deprecated in favor of Workflow and will be removed in a"
+    " future version. Workflow cannot yet be used as an LlmAgent sub-agent."
+)
 class LoopAgent(BaseAgent):
     max_iterations: Optional[int] = None
     """None: loop until a sub-agent escalates (`tool_context.actions.escalate = True`).
