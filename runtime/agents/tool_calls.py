@@ -348,7 +348,10 @@ def _response_event(
     shown = response
     if not isinstance(response, dict):
         response = {"result": response}
-    parts = [types.Part(function_response=types.FunctionResponse(id=call.id, name=tool.name, response=response))]
+    function_response = types.FunctionResponse(
+        id=call.id, name=tool.name, response=response, scheduling=tool.response_scheduling
+    )
+    parts = [types.Part(function_response=function_response)]
     text = _skipped_summary_text(tool, shown, response, tool_context)
     if text is not None:
         parts.append(types.Part(text=text))
