@@ -43,8 +43,11 @@ class LoopAgent(BaseAgent):
         while self.max_iterations is None or iterations < self.max_iterations:
             for sub_agent in self.sub_agents[start:]:
                 if ctx.is_resumable and not resuming_sub_agent:
-                    # Recorded so a resume knows where the loop was; the sub-agent starts afresh.
-                    ctx.reset_agent_states(sub_agent)
+                    # Recorded so a resume knows where the loop was. A sub-agent that ran before in
+                    # this invocation (an earlier iteration) starts afresh; on a fresh first
+                    # iteration its state is left as it is, as in ADK.
+                    if iterations or ctx.resuming:
+                        ctx.reset_agent_states(sub_agent)
                     ctx.set_agent_state(
                         self.name, agent_state=LoopAgentState(current_sub_agent=sub_agent.name, times_looped=iterations)
                     )
