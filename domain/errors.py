@@ -39,15 +39,17 @@ class AlreadyExistsError(ChronicleError):
     pass
 
 
-class StaleSessionError(ChronicleError):
-    """The caller's session object is behind the stored session."""
+class StaleSessionError(ChronicleError, ValueError):
+    """The caller's session object is behind the stored session. A ValueError opening with ADK's
+    text, as google-adk 2.13's, so code that catches or matches ADK's error keeps working."""
 
     def __init__(self, session_id: str, expected_version: int, actual_version: int):
         self.session_id = session_id
         self.expected_version = expected_version
         self.actual_version = actual_version
         super().__init__(
-            f"Session {session_id!r} changed since it was loaded: this writer expected "
+            "The session has been modified in storage since it was loaded. "
+            f"Session {session_id!r}: this writer expected "
             f"version {expected_version} but the stored session is at version {actual_version}. "
             "Nothing was written; reload it with get_session() and retry."
         )

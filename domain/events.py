@@ -25,6 +25,7 @@ from pydantic_core import PydanticSerializationError, to_jsonable_python
 from domain.errors import InvalidArgumentError
 from domain.json_content import content_from_json
 from domain.ui_widget import UiWidget
+from domain.tool_confirmation import ToolConfirmation
 from domain.validation import check_event_id, check_storable
 
 logger = logging.getLogger("chronicle.events")
@@ -90,7 +91,7 @@ class EventActions(BaseModel):
     transfer_reason: Optional[str] = None
     escalate: Optional[bool] = None
     requested_auth_configs: dict[str, Any] = Field(default_factory=dict)
-    requested_tool_confirmations: dict[str, Any] = Field(default_factory=dict)
+    requested_tool_confirmations: dict[str, ToolConfirmation] = Field(default_factory=dict)
     compaction: Optional[EventCompaction] = None
     end_of_agent: Optional[bool] = None
     agent_state: Annotated[Optional[dict[str, Any]], JsonOrRepr] = None

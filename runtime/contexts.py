@@ -133,16 +133,13 @@ class Context(ReadonlyContext):
     ) -> int:
         """Saves a new version of `filename` and records it in this event's artifact_delta."""
         ctx = self._invocation_context
-        kwargs: dict[str, Any] = {}
-        if custom_metadata is not None:
-            kwargs["custom_metadata"] = custom_metadata
         version = await self._artifact_service().save_artifact(
             app_name=ctx.app_name,
             user_id=ctx.user_id,
             session_id=ctx.session.id,
             filename=filename,
             artifact=artifact,
-            **kwargs,
+            custom_metadata=custom_metadata,
         )
         self._event_actions.artifact_delta[filename] = version
         return version
@@ -202,9 +199,9 @@ class Context(ReadonlyContext):
         self, *, events: Sequence[Event], custom_metadata: Optional[Mapping[str, object]] = None
     ) -> None:
         """Adds these events to the memory of this session's user (scoped to this session)."""
-        ctx = self._invocation_context
+        session = self._invocation_context.session
         await self._memory_service("Cannot add events to memory: memory service is not available.").add_events_to_memory(
-            app_name=ctx.app_name, user_id=ctx.user_id, session_id=ctx.session.id,
+            app_name=session.app_name, user_id=session.user_id, session_id=session.id,
             events=events, custom_metadata=custom_metadata,
         )
 
@@ -212,9 +209,9 @@ class Context(ReadonlyContext):
         self, *, memories: Sequence[MemoryEntry], custom_metadata: Optional[Mapping[str, object]] = None
     ) -> None:
         """Writes these memories for this session's user, for services that take them directly."""
-        ctx = self._invocation_context
+        session = self._invocation_context.session
         await self._memory_service("Cannot add memory: memory service is not available.").add_memory(
-            app_name=ctx.app_name, user_id=ctx.user_id, memories=memories, custom_metadata=custom_metadata
+            app_name=session.app_name, user_id=session.user_id, memories=memories, custom_metadata=custom_metadata
         )
 
     # -- asking a person (tools only) ---------------------------------------------------------

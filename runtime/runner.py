@@ -147,15 +147,24 @@ class Runner:
         if invocation_id is None and resumable and new_message is not None:
             # A result for a paused long-running call resumes the invocation that made the call.
             invocation_id = paused_invocation_answered_by(session.live_events(), new_message)
+        answered = None
+        if not resumable and new_message is not None:
+            # As ADK 2.13: results for calls of one invocation are recorded in it (a given id yields).
+            answered = invocation_of_calls_answered_by(session.live_events(), new_message)
+            if answered and invocation_id and invocation_id != answered:
+                logger.warning(
+                    "Provided invocation_id %s is ignored because new_message has a function response "
+                    "with invocation_id %s.", invocation_id, answered,
+                )
         resume_at: Optional[int] = None
         if new_message is None and continues_conversation(
             self.agent, session, invocation_id=invocation_id, resumable=resumable, user_id=user_id
         ):
             pass  # the agent runs on the conversation so far (runtime.run_without_message)
+        elif answered:
+            invocation_id = answered
         elif invocation_id is not None:
             resume_at = self._check_invocation_id(session, invocation_id, new_message)
-        elif not resumable and new_message is not None:
-            invocation_id = invocation_of_calls_answered_by(session.live_events(), new_message)
         ctx = InvocationContext(
             invocation_id=invocation_id or new_invocation_context_id(),
             session=session,

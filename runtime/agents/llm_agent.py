@@ -39,6 +39,7 @@ from runtime.tools.transfer_to_agent_tool import TransferToAgentTool
 InstructionProvider = Callable[[ReadonlyContext], Union[str, Awaitable[str]]]
 ToolUnion = Union[Callable[..., Any], BaseTool, BaseToolset]
 Callbacks = Optional[Union[Callable[..., Any], list[Callable[..., Any]]]]
+ADK_AGENT_NAME_LABEL_KEY = "adk_agent_name"
 
 
 class LlmAgent(BaseAgent):
@@ -493,6 +494,9 @@ class LlmAgent(BaseAgent):
                 yield event
             return
 
+        # As ADK: the agent's name as a label (per-agent billing), after the before-model callbacks.
+        request.config.labels = request.config.labels or {}
+        request.config.labels.setdefault(ADK_AGENT_NAME_LABEL_KEY, self.name)
         ctx.increment_llm_call_count()
         after_callbacks = self.canonical_after_model_callbacks
         run_after = bool(after_callbacks) or plugins.has("after_model_callback")

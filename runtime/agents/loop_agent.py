@@ -6,6 +6,8 @@ from __future__ import annotations
 import logging
 from typing import AsyncGenerator, Optional
 
+from typing_extensions import deprecated
+
 from domain.events import Event
 from runtime.agents.base_agent import BaseAgent, BaseAgentState
 from runtime.invocation_context import InvocationContext
@@ -20,6 +22,11 @@ class LoopAgentState(BaseAgentState):
     times_looped: int = 0
 
 
+# ADK 2.13's warning, word for word, so a ported app sees what it saw on ADK.
+@deprecated(
+    "LoopAgent is deprecated in favor of Workflow and will be removed in a"
+    " future version. Workflow cannot yet be used as an LlmAgent sub-agent."
+)
 class LoopAgent(BaseAgent):
     max_iterations: Optional[int] = None
     """None: loop until a sub-agent escalates (`tool_context.actions.escalate = True`).
@@ -36,8 +43,11 @@ class LoopAgent(BaseAgent):
         while self.max_iterations is None or iterations < self.max_iterations:
             for sub_agent in self.sub_agents[start:]:
                 if ctx.is_resumable and not resuming_sub_agent:
-                    # Recorded so a resume knows where the loop was; the sub-agent starts afresh.
-                    ctx.reset_agent_states(sub_agent)
+                    # Recorded so a resume knows where the loop was. A sub-agent that ran before in
+                    # this invocation (an earlier iteration) starts afresh; on a fresh first
+                    # iteration its state is left as it is, as in ADK.
+                    if iterations or ctx.resuming:
+                        ctx.reset_agent_states(sub_agent)
                     ctx.set_agent_state(
                         self.name, agent_state=LoopAgentState(current_sub_agent=sub_agent.name, times_looped=iterations)
                     )

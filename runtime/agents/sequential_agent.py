@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 from typing import AsyncGenerator
 
+from typing_extensions import deprecated
+
 from domain.events import Event
 from runtime.agents.base_agent import BaseAgent, BaseAgentState
 from runtime.invocation_context import InvocationContext
@@ -18,6 +20,12 @@ class SequentialAgentState(BaseAgentState):
     current_sub_agent: str = ""
 
 
+# ADK 2.13's warning, word for word, so a ported app sees what it saw on ADK.
+@deprecated(
+    "SequentialAgent is deprecated in favor of Workflow and will be removed"
+    " in a future version. Workflow cannot yet be used as an LlmAgent"
+    " sub-agent."
+)
 class SequentialAgent(BaseAgent):
     """Runs its sub-agents in order. In a resumable app it records a SequentialAgentState as each
     sub-agent starts, and a sub-agent that pauses stops the sequence; a resumed invocation goes

@@ -351,12 +351,11 @@ def _response_event(
     # A tool may move media out of its JSON answer into parts the model sees as such (a computer
     # use tool's screenshot); the hook has that tool's rule, this its one caller.
     media = getattr(tool, "function_response_parts", None)
-    media_parts = media(response) if media is not None else None
-    parts = [
-        types.Part(
-            function_response=types.FunctionResponse(id=call.id, name=tool.name, response=response, parts=media_parts)
-        )
-    ]
+    function_response = types.FunctionResponse(
+        id=call.id, name=tool.name, response=response, scheduling=tool.response_scheduling,
+        parts=media(response) if media is not None else None,
+    )
+    parts = [types.Part(function_response=function_response)]
     text = _skipped_summary_text(tool, shown, response, tool_context)
     if text is not None:
         parts.append(types.Part(text=text))

@@ -74,6 +74,8 @@ class Gemini(BaseLlm):
             await prepare_gemini_request(llm_request)
         contents = _with_trailing_user_turn(llm_request.contents)
         config = llm_request.config
+        if config is not None and config.labels and not self.api_client.vertexai:
+            config = config.model_copy(update={"labels": None})  # the Gemini API refuses labels
         models = self.api_client.aio.models
         try:
             if not stream:

@@ -1,5 +1,6 @@
 """Plugins: App-wide hooks around every run, agent, model call and tool call."""
 
+from runtime.plugins.auto_tracing_plugin import AutoTracingPlugin
 from runtime.plugins.base_plugin import BasePlugin
 from runtime.plugins.context_filter_plugin import ContextFilterPlugin
 from runtime.plugins.debug_logging_plugin import DebugLoggingPlugin
@@ -11,6 +12,7 @@ from runtime.plugins.reflect_retry_tool_plugin import ReflectAndRetryToolPlugin,
 from runtime.plugins.save_files_as_artifacts_plugin import SaveFilesAsArtifactsPlugin
 
 __all__ = [
+    "AutoTracingPlugin",
     "BasePlugin",
     "ContextFilterPlugin",
     "DebugLoggingPlugin",

@@ -12,6 +12,9 @@ if TYPE_CHECKING:
 
 
 class BaseTool:
+    response_scheduling: Optional[types.FunctionResponseScheduling] = None
+    """How a live model takes this tool's results (ADK's); set on each FunctionResponse when not None."""
+
     def __init__(
         self,
         *,
@@ -19,11 +22,13 @@ class BaseTool:
         description: str = "",
         is_long_running: bool = False,
         custom_metadata: Optional[dict[str, Any]] = None,
+        response_scheduling: Optional[types.FunctionResponseScheduling] = None,
     ):
         self.name = name
         self.description = description
         self.is_long_running = is_long_running
         self.custom_metadata = custom_metadata
+        self.response_scheduling = response_scheduling
 
     def _get_declaration(self) -> Optional[types.FunctionDeclaration]:
         """The function declaration the model sees; None for tools the model does not call."""

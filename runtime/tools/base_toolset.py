@@ -32,6 +32,10 @@ class BaseToolset(abc.ABC):
     # Class defaults too, so subclasses that never call __init__ keep working.
     tool_filter: Optional[Union[ToolPredicate, list[str]]] = None
     tool_name_prefix: Optional[str] = None
+    # As ADK 2.13: the tools of one invocation are asked for once (a subclass may turn this off).
+    _use_invocation_cache: bool = True
+    _cached_invocation_id: Optional[str] = None
+    _cached_prefixed_tools: Optional[list[BaseTool]] = None
 
     def __init__(
         self,
@@ -47,10 +51,18 @@ class BaseToolset(abc.ABC):
 
     async def get_tools_with_prefix(self, readonly_context: Optional[ReadonlyContext] = None) -> list[BaseTool]:
         """``get_tools``, renamed with ``tool_name_prefix`` when there is one (what agents call)."""
+        invocation_id = readonly_context.invocation_id if readonly_context else None
+        if (
+            self._use_invocation_cache
+            and self._cached_prefixed_tools is not None
+            and self._cached_invocation_id == invocation_id
+        ):
+            return self._cached_prefixed_tools
         tools = await self.get_tools(readonly_context)
-        if not self.tool_name_prefix:
-            return tools
-        return [_renamed(tool, f"{self.tool_name_prefix}_{tool.name}") for tool in tools]
+        if self.tool_name_prefix:
+            tools = [_renamed(tool, f"{self.tool_name_prefix}_{tool.name}") for tool in tools]
+        self._cached_invocation_id, self._cached_prefixed_tools = invocation_id, tools
+        return tools
 
     def _is_tool_selected(self, tool: BaseTool, readonly_context: Optional[ReadonlyContext]) -> bool:
         if not self.tool_filter:

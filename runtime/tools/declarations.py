@@ -13,7 +13,7 @@ import typing
 from typing import Any, Callable, Iterable, Literal, Optional, Union, get_args, get_origin
 
 from google.genai import types
-from pydantic import BaseModel, create_model
+from pydantic import BaseModel, ValidationError, create_model
 from pydantic.errors import PydanticSchemaGenerationError, PydanticUserError
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
@@ -206,7 +206,16 @@ def convert_argument(annotation: Any, value: Any) -> Any:
         return convert_argument(args[0], value)
     if origin is Union or origin is pytypes.UnionType:
         options = [a for a in args if a is not type(None)]
-        return convert_argument(options[0], value) if len(options) == 1 else value
+        if len(options) == 1:
+            return convert_argument(options[0], value)
+        if isinstance(value, dict):  # a union of models: the first the value is valid for
+            for option in options:
+                if _is_subclass(option, BaseModel):
+                    try:
+                        return option.model_validate(value)
+                    except ValidationError:
+                        continue
+        return value
     if _is_subclass(annotation, BaseModel) and isinstance(value, dict):
         return annotation.model_validate(value)
     if _is_subclass(annotation, enum.Enum) and not isinstance(value, annotation):

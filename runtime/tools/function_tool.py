@@ -14,6 +14,7 @@ from runtime.tools.declarations import (
     RUNTIME_PARAMS,
     _type_hints,
     build_function_declaration,
+    callable_doc,
     convert_argument,
     function_name,
 )
@@ -54,8 +55,7 @@ class FunctionTool(BaseTool):
     ):
         if not callable(func):
             raise TypeError(f"FunctionTool needs a callable, got {type(func).__name__}")
-        doc = inspect.cleandoc(inspect.getdoc(func) or "")
-        super().__init__(name=name or function_name(func), description=doc)
+        super().__init__(name=name or function_name(func), description=callable_doc(func))
         self.func = func
         self.require_confirmation = require_confirmation
         self._signature = inspect.signature(func)
