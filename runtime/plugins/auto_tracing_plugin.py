@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 DEFAULT_MAX_WALK_DEPTH = 30
+# Chronicle's own packages are never wrapped, though an agent reaches them (its class, its tools):
+# it would trace the framework rather than the app, and swap Chronicle's functions process-wide.
+FRAMEWORK = ("runtime", "domain", "projections")
 _ATOMS = (str, bytes, int, float, bool, type(None))
 
 
@@ -76,7 +79,7 @@ class AutoTracingPlugin(BasePlugin):
                 return
             seen.add(id(obj))
             module = getattr(obj, "__module__", None) or getattr(getattr(obj, "func", None), "__module__", None)
-            if module:
+            if module and module.split(".", 1)[0] not in FRAMEWORK:
                 if "." in module:
                     packages.add(module.rsplit(".", 1)[0] + ".")
                 else:  # a top-level module matches itself and its submodules
