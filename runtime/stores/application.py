@@ -12,7 +12,7 @@ import logging
 import sys
 import threading
 from datetime import datetime
-from typing import Any
+from typing import Any, Callable
 
 from eventsourcing.application import Application
 from eventsourcing.domain import CanMutateAggregate
@@ -37,6 +37,15 @@ from runtime.stores.rows import SideRows
 log = logging.getLogger("chronicle.snapshots")
 
 SNAPSHOT_INTERVAL = 100
+# Older snapshots kept, sparsely: time travel or a rewind far back replays at most this many events.
+KEEP_EVERY = 10 * SNAPSHOT_INTERVAL
+
+
+def snapshots_to_prune(version: int) -> tuple[int, int]:
+    """(above, below): the log's snapshots strictly between are deleted once one is taken at
+    ``version``; the latest and those at multiples of ``KEEP_EVERY`` stay. A range, not the one
+    before: a crash between the write and the delete leaves nothing behind for long."""
+    return (version - 1) // KEEP_EVERY * KEEP_EVERY, version
 
 # A session log's own events hold JSON values only (checked before they are recorded),
 # apart from the library's timestamps; so do its snapshots, whose state is the log's
@@ -150,9 +159,11 @@ class LogApplication(Application):
     snapshotting_intervals = {SessionLog: SNAPSHOT_INTERVAL}
     env = {"AGGREGATE_CACHE_MAXSIZE": "10000", "DEEPCOPY_FROM_AGGREGATE_CACHE": "n"}
 
-    def __init__(self, recorder: ApplicationRecorder, snapshot_recorder: AggregateRecorder):
+    def __init__(self, recorder: ApplicationRecorder, snapshot_recorder: AggregateRecorder,
+                 prune_snapshots: Callable[[Any, int, int], None]):
         self._given_recorder = recorder
         self._given_snapshot_recorder = snapshot_recorder
+        self._prune_snapshots = prune_snapshots  # the store's: deletes a log's snapshots in a range
         super().__init__(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
 
     def construct_mapper(self) -> Mapper:
@@ -189,6 +200,7 @@ class LogApplication(Application):
                 and log.version == event.originator_version
             ):
                 self.snapshots.put([SessionLog.Snapshot.take(log)])
+                self._prune_snapshots(log.id, *snapshots_to_prune(log.version))
 
 
 class _Pending:
