@@ -45,7 +45,7 @@ def test_the_command_prints_the_table(tmp_path):
     table = json.loads(cli("bench", "scale", "--stores", "sqlite", "--n", "20", "--l", "120", "--runs", "1",
                            "--json").stdout)
     operations = [row[1] for row in table["rows"]]
-    assert "GET …/history of the long session" in operations and "`chronicle verify` (whole store)" in operations
+    assert "GET …/history of the long session" in operations and "verify of one short session" in operations
     assert "N=20 sessions" in table["title"] and "L=120 events" in table["title"]
     snapshots = next(row for row in table["rows"] if row[1] == "snapshots of the long session")
     assert "× its events'" in snapshots[4]
