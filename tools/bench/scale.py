@@ -4,7 +4,7 @@ One store holds N sessions of 6 events over 50 users, plus one long session of L
 operation whose answer is about one session or one user should cost what that session or user
 holds, not what the store holds; the table says what each costs here, beside google-adk 2.13's
 figure where it has the same operation (run under `.venv-adk` for those), and how much the
-server's peak memory rose for each call (its answer's size beside it).
+server's resident memory grew over each call (its answer's size beside it).
 
 The stores are built fast, through the store's own API (``Store.save`` with a session's events
 in one transaction, snapshots taken where a live append takes them), never with SQL of our own.
@@ -118,22 +118,23 @@ def build_adk(service: Any, n: int, l: int) -> None:
 
 # -- measuring ---------------------------------------------------------------------------------
 
-def _rss_peak_kib(pid: int) -> int:
+def _rss_kib(pid: int) -> int:
     with open(f"/proc/{pid}/status") as status:
-        return next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+        return next(int(line.split()[1]) for line in status if line.startswith("VmRSS:"))
 
 
 def _get(server: ServerProcess, path: str, runs: int) -> dict[str, float]:
-    """The median seconds of GET ``path``, its answer's bytes, and the peak memory it added."""
+    """The median seconds of GET ``path``, its answer's bytes, and how much the server's resident
+    memory grew over a call (the most over the runs; what a call frees, Python mostly keeps)."""
     times, size, rise = [], 0, 0
     for _ in range(runs):
-        before = _rss_peak_kib(server.process.pid)
+        before = _rss_kib(server.process.pid)
         with Stopwatch() as watch, urlopen(Request(server.url + path), timeout=600) as answer:
             size = len(answer.read())
             if answer.status != 200:
                 raise RuntimeError(f"GET {path}: {answer.status}")
         times.append(watch.seconds)
-        rise = max(rise, _rss_peak_kib(server.process.pid) - before)
+        rise = max(rise, _rss_kib(server.process.pid) - before)
     return {"s": median(times), "bytes": size, "rise_kib": rise}
 
 
@@ -284,7 +285,7 @@ def rows(f: dict[str, Any]) -> list[list[str]]:
 
     def route(label: str, key: str) -> list[str]:
         r = f[key]
-        return [f["kind"], label, _ms(r["s"]), "–", f"{_size(r['bytes'])} answer; peak +{r['rise_kib'] / 1024:,.1f} MiB"]
+        return [f["kind"], label, _ms(r["s"]), "–", f"{_size(r['bytes'])} answer; server memory +{r['rise_kib'] / 1024:,.1f} MiB"]
 
     return [
         route("GET /chronicle/sessions (viewer's page)", "page"),
