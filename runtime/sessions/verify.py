@@ -11,10 +11,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Sequence
 from uuid import UUID
 
 from eventsourcing.persistence import StoredEvent
+from pydantic_core import from_json
 
 from domain.artifact_log import ArtifactLog
 from domain.chain import BrokenLink, verify
@@ -39,6 +41,23 @@ def decode_payload(store: Store, state: Any) -> dict[str, Any]:
 _CHAINED_LATER = frozenset({ArtifactLog.Created.TOPIC, MemoryLog.Created.TOPIC})
 
 
+# A session log's events hold JSON values only, apart from the library's timestamp (as the mapper
+# writes them, ``runtime.stores.application.VersionedMapper``): pydantic-core decodes them several
+# times faster than the transcoder, and reads a state value shaped like the transcoder's tags as
+# the plain JSON it was.
+_SESSION_TOPICS = "chronicle:SessionLog."
+
+
+def _decode_json_payload(state: Any) -> dict[str, Any]:
+    payload = from_json(state.encode() if isinstance(state, str) else bytes(state))
+    if not isinstance(payload, dict):
+        raise ValueError("a payload is a JSON object")
+    stamp = payload.get("timestamp")
+    if isinstance(stamp, dict) and stamp.get("_type_") == "datetime_iso":
+        payload["timestamp"] = datetime.fromisoformat(stamp["_data_"])
+    return payload
+
+
 def decode_rows(
     store: Store, rows: Sequence[StoredEvent], after: tuple[int, str] = (0, "")
 ) -> tuple[list[dict[str, Any]], BrokenLink | None]:
@@ -47,7 +66,8 @@ def decode_rows(
     payloads = []
     for row in rows:
         try:
-            payloads.append(decode_payload(store, row.state))
+            json_only = row.topic.startswith(_SESSION_TOPICS)
+            payloads.append(_decode_json_payload(row.state) if json_only else decode_payload(store, row.state))
         except Exception:  # noqa: BLE001 - a row that is no longer JSON was edited
             return payloads, BrokenLink(row.originator_version, "payload is not readable JSON (edited)")
     entries = [(row.originator_version, row.topic, payload) for row, payload in zip(rows, payloads)]
