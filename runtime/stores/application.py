@@ -37,15 +37,10 @@ from runtime.stores.rows import SideRows
 log = logging.getLogger("chronicle.snapshots")
 
 SNAPSHOT_INTERVAL = 100
-# Older snapshots kept, sparsely: time travel or a rewind far back replays at most this many events.
+# Snapshots kept: those at multiples of KEEP_EVERY (time travel or a rewind far back replays at
+# most this many events) and the ones since the last of them; the rest are deleted when the next
+# multiple is taken (a delete every KEEP_EVERY versions, not one per snapshot: no cost on most).
 KEEP_EVERY = 10 * SNAPSHOT_INTERVAL
-
-
-def snapshots_to_prune(version: int) -> tuple[int, int]:
-    """(above, below): the log's snapshots strictly between are deleted once one is taken at
-    ``version``; the latest and those at multiples of ``KEEP_EVERY`` stay. A range, not the one
-    before: a crash between the write and the delete leaves nothing behind for long."""
-    return (version - 1) // KEEP_EVERY * KEEP_EVERY, version
 
 # A session log's own events hold JSON values only (checked before they are recorded),
 # apart from the library's timestamps; so do its snapshots, whose state is the log's
@@ -160,10 +155,10 @@ class LogApplication(Application):
     env = {"AGGREGATE_CACHE_MAXSIZE": "10000", "DEEPCOPY_FROM_AGGREGATE_CACHE": "n"}
 
     def __init__(self, recorder: ApplicationRecorder, snapshot_recorder: AggregateRecorder,
-                 prune_snapshots: Callable[[Any, int, int], None]):
+                 prune_snapshots: Callable[[Any, int, int], None]):  # (log id, below, keep every)
         self._given_recorder = recorder
         self._given_snapshot_recorder = snapshot_recorder
-        self._prune_snapshots = prune_snapshots  # the store's: deletes a log's snapshots in a range
+        self._prune_snapshots = prune_snapshots  # the store's: deletes a log's snapshots not kept
         super().__init__(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
 
     def construct_mapper(self) -> Mapper:
@@ -200,7 +195,8 @@ class LogApplication(Application):
                 and log.version == event.originator_version
             ):
                 self.snapshots.put([SessionLog.Snapshot.take(log)])
-                self._prune_snapshots(log.id, *snapshots_to_prune(log.version))
+                if log.version % KEEP_EVERY == 0:  # older ones of a store written before too
+                    self._prune_snapshots(log.id, log.version, KEEP_EVERY)
 
 
 class _Pending:

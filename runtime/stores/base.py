@@ -347,9 +347,9 @@ class Store(ABC):
         return (versions[0], versions[-1]) if versions else None
 
     @abstractmethod
-    def prune_snapshots(self, log_id: UUID, above: int, below: int) -> None:
-        """Deletes the log's snapshots with above < version < below (``LogApplication`` keeps
-        the latest and a sparse few, ``runtime.stores.application.snapshots_to_prune``)."""
+    def prune_snapshots(self, log_id: UUID, below: int, keep_every: int) -> None:
+        """Deletes the log's snapshots at versions below ``below`` that are not multiples of
+        ``keep_every`` (``LogApplication`` calls it; ``runtime.stores.application.KEEP_EVERY``)."""
 
     @abstractmethod
     def nearest_snapshot(self, log_id: UUID, version: int) -> SnapshotParts | None:

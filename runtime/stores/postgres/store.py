@@ -209,11 +209,11 @@ class PostgresStore(Store):
         )
         return (rows[0][0], rows[0][1]) if rows and rows[0][0] is not None else None
 
-    def prune_snapshots(self, log_id: UUID, above: int, below: int) -> None:
+    def prune_snapshots(self, log_id: UUID, below: int, keep_every: int) -> None:
         with self.datastore.transaction(commit=True) as curs:
-            curs.execute(f"DELETE FROM {self.snapshots.events_table_name}"
-                         " WHERE originator_id = %s AND originator_version > %s AND originator_version < %s",
-                         (log_id, above, below))
+            curs.execute(f"DELETE FROM {self.snapshots.events_table_name} WHERE originator_id = %s"
+                         " AND originator_version < %s AND originator_version %% %s != 0",
+                         (log_id, below, keep_every))
 
     def nearest_snapshot(self, log_id: UUID, version: int) -> SnapshotParts | None:
         rows = self._fetch(_SNAPSHOT.format(table=self.snapshots.events_table_name), (log_id, version))

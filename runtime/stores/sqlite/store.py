@@ -195,11 +195,11 @@ class SqliteStore(Store):
         )
         return (rows[0][0], rows[0][1]) if rows and rows[0][0] is not None else None
 
-    def prune_snapshots(self, log_id: UUID, above: int, below: int) -> None:
+    def prune_snapshots(self, log_id: UUID, below: int, keep_every: int) -> None:
         with self.datastore.transaction(commit=True) as c:
-            c.execute(f"DELETE FROM {self.snapshots.events_table_name}"
-                      " WHERE originator_id = ? AND originator_version > ? AND originator_version < ?",
-                      (log_id.hex, above, below))
+            c.execute(f"DELETE FROM {self.snapshots.events_table_name} WHERE originator_id = ?"
+                      " AND originator_version < ? AND originator_version % ? != 0",
+                      (log_id.hex, below, keep_every))
 
     def nearest_snapshot(self, log_id: UUID, version: int) -> SnapshotParts | None:
         table = self.snapshots.events_table_name
