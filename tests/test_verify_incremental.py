@@ -80,3 +80,20 @@ def test_the_command_says_where_to_start_next_time(tmp_path):
     assert "no seal yet" in cli("verify", "--since", "sealed", store=url, expect=1).stderr
     assert "a log position" in cli("verify", "--since", "yesterday", store=url, expect=1).stderr
     assert "leave out --app" in cli("verify", "--since", "0", "--app", "x", store=url, expect=1).stderr
+
+
+def test_since_sealed_starts_where_the_newest_seal_ends(store_url):
+    from domain.seal_keys import HMAC_SHA256, new_key
+    from runtime.operations.seal import seal, sealed_position
+
+    store = _store_with_sessions(store_url)
+    try:
+        assert sealed_position(store) is None
+        seal(store, new_key(HMAC_SHA256))
+        after = sealed_position(store)
+        assert after is not None and audit_since(store, after).logs == 0  # the seal's own log is not counted
+        _append(store, "s0", 2)
+        report = audit_since(store, after)
+        assert report.ok and (report.logs, report.events) == (1, 2)
+    finally:
+        store.close()

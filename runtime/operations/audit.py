@@ -21,6 +21,7 @@ from pydantic_core import from_json
 
 from domain.artifact_log import ArtifactLog
 from domain.artifact_names import ArtifactScope
+from domain.checkpoint_log import CHECKPOINT_LOG_ID
 from domain.memory_log import MemoryLog, memory_log_id
 from domain.purge_log import PURGE_LOG_ID
 from domain.session_log import SessionLog, session_log_id
@@ -295,7 +296,9 @@ def _appended_since(store: Store, after: int) -> tuple[dict[UUID, int], int]:
     while True:
         rows = store.log_rows(position, 10_000, None)
         for row_position, raw_id, version, _, _ in rows:
-            firsts.setdefault(as_uuid(raw_id), version)
+            log_id = as_uuid(raw_id)
+            if log_id != CHECKPOINT_LOG_ID:  # the seals' own log: `verify --key` checks it
+                firsts.setdefault(log_id, version)
             position = max(position, int(row_position))
         if len(rows) < 10_000:
             return firsts, position
