@@ -29,10 +29,11 @@ from domain.session_log import SessionLog, session_log_id
 from domain.state import split_scopes
 from runtime.log_reader import LogReader
 from runtime.operations.audit import audit
+from runtime.operations.import_adk import catalog_row
 from runtime.sessions import session_service_from_url
 from runtime.stores import open_store
 from runtime.stores.application import SNAPSHOT_INTERVAL
-from runtime.stores.rows import CatalogRow, SideRows
+from runtime.stores.rows import SideRows
 from tools.bench.common import Stopwatch, Table, bench_stores, median
 from tools.bench.sessions import workload_event
 from tools.serve_process import ServerProcess, free_port
@@ -56,16 +57,11 @@ def _payload(i: int, prefix: str) -> dict[str, Any]:
     return event.checked_json_dict()
 
 
-def _catalog_row(log: SessionLog) -> CatalogRow:
-    return CatalogRow(log.id, log.app_name, log.user_id, log.session_id, log.created_time, log.last_update_time,
-                      log.version, log.deleted, dict(log.state))
-
-
 def write_session(store: Any, user: str, session_id: str, payloads: list[dict[str, Any]]) -> None:
     """One session with these events, saved in chunks that end where a live append snapshots
     (so the store holds the snapshots a live session would)."""
     log = SessionLog.start(APP, user, session_id, {}, payloads[0]["timestamp"] - 1 if payloads else time.time())
-    side = SideRows(new_sessions=[_catalog_row(log)])
+    side = SideRows(new_sessions=[catalog_row(log)])
     for payload in payloads:
         log.record(payload)
         side.claims.append((log.id, payload["id"], log.version))
@@ -81,9 +77,9 @@ def write_session(store: Any, user: str, session_id: str, payloads: list[dict[st
 
 def _flush(store: Any, log: SessionLog, side: SideRows) -> None:
     if side.new_sessions:
-        side.new_sessions = [_catalog_row(log)]
+        side.new_sessions = [catalog_row(log)]
     else:
-        side.updated_sessions = [_catalog_row(log)]
+        side.updated_sessions = [catalog_row(log)]
     store.save(log, side)
 
 
