@@ -73,16 +73,18 @@ class BrokenLink:
 
 
 def verify(
-    entries: Iterable[tuple[int, str, Mapping[str, Any]]], *, unchained_prefix: bool = False
+    entries: Iterable[tuple[int, str, Mapping[str, Any]]], *, unchained_prefix: bool = False,
+    after: tuple[int, str] = (0, GENESIS),
 ) -> BrokenLink | None:
     """Check a log's chain; entries are (version, topic, stored attributes) in version order.
 
     Returns the first broken link, or None when the whole chain holds. With
     ``unchained_prefix`` (artifact and memory logs, which were written unchained before they
     were chained), leading events with neither digest nor link are passed over and the chain
-    starts, from genesis, at the first event that has them.
+    starts, from genesis, at the first event that has them. ``after``: (version, link) of the
+    event before the first entry, when the entries are a log's tail (a link checked before).
     """
-    previous, expected_version, chained = GENESIS, 1, not unchained_prefix
+    previous, expected_version, chained = after[1], after[0] + 1, not unchained_prefix
     for version, topic, attributes in entries:
         if version != expected_version:
             return BrokenLink(expected_version, f"version {expected_version} is missing (next stored is {version})")

@@ -1,8 +1,10 @@
 """The Session aggregate: one append-only log per conversation.
 
 The aggregate is deliberately thin. It holds what its invariants and fast loads need
-(the version, the session-scoped state folded so far, the invocation index), never
-the event list; events are read from the store only when a caller asks for them.
+(the version, the session-scoped state folded so far, the artifact view, the rewound
+ranges), never the event list nor anything else that grows with every event: its
+snapshots stay the size of the session's state. Where an invocation's events lie is
+asked of the store (``Store.invocation_span``), which searches that session's own rows.
 """
 
 from __future__ import annotations
@@ -31,6 +33,12 @@ class SessionLog(ChainedAggregate):
     class Snapshot(ChainedAggregate.Snapshot):
         TOPIC = "chronicle:SessionLog.Snapshot"
         PARTS = ("state", "artifacts", "chain_head")  # what rewinds and time travel read
+
+        def mutate(self, aggregate: Any) -> Any:
+            log = super().mutate(aggregate)
+            for name in RETIRED:  # an older snapshot's: never carried on into the next one
+                log.__dict__.pop(name, None)
+            return log
 
     class Chained(ChainedAggregate.Chained):
         """Base of the log's events after its genesis (each carries its digest and link)."""
@@ -132,8 +140,6 @@ class SessionLog(ChainedAggregate):
         self.created_time = created_time
         self.last_update_time = created_time
         self.deleted = False
-        # invocation id -> [first version, last version] of its events, rewound ones too
-        self.invocations: dict[str, list[int]] = {}
         self.artifacts: dict[str, int] = {}  # session-scoped filename -> version in view
         self.rewinds: list[list[int]] = []  # [rewind version, first rewound version]
         self.forked_from: dict[str, Any] | None = None
@@ -141,19 +147,14 @@ class SessionLog(ChainedAggregate):
 
     def note_event(self, event: dict[str, Any], version: int) -> None:
         self.last_update_time = event["timestamp"]
-        invocation_id = event.get("invocation_id")
-        if invocation_id:
-            first = self.invocations.get(invocation_id, (version,))[0]
-            # A new list, never mutated: readers may hold the previous one.
-            self.invocations[invocation_id] = [first, version]
         self.event_count += 1
 
     def hidden_ranges(self) -> list[tuple[int, int]]:
         return active_ranges(self.rewinds)
 
-    def invocation_start(self, invocation_id: str) -> int | None:
-        """The first version of an invocation still in the timeline, or None."""
-        span = self.invocations.get(invocation_id)
+    def visible_start(self, span: tuple[int, int] | None) -> int | None:
+        """The first version of an invocation whose events span ``span`` (``Store.invocation_span``),
+        if it is still in the timeline; else None."""
         if span is None or is_hidden(span[0], self.hidden_ranges()):
             return None
         return span[0]
@@ -220,6 +221,10 @@ def fold_artifact_view(
         view.update(session_artifacts(artifact_delta))
     return view
 
+
+# Attributes older versions of the aggregate kept and its snapshots may still hold: dropped on
+# load (the snapshot's digest covers them as stored), and left out when verify compares.
+RETIRED = ("invocations",)  # the invocation index: it grew with every invocation
 
 # Topics of the events that carry ADK events (a rewind's marker is one); projections read these.
 RECORDED_TOPICS = (SessionLog.Recorded.TOPIC, SessionLog.Rewound.TOPIC)

@@ -20,9 +20,11 @@ from uuid import UUID
 from pydantic_core import from_json
 
 from domain.artifact_log import ArtifactLog
-from domain.memory_log import MemoryLog
+from domain.artifact_names import ArtifactScope
+from domain.checkpoint_log import CHECKPOINT_LOG_ID
+from domain.memory_log import MemoryLog, memory_log_id
 from domain.purge_log import PURGE_LOG_ID
-from domain.session_log import SessionLog
+from domain.session_log import SessionLog, session_log_id
 from domain.errors import StoreCorruptError, StoreError
 from runtime.log_reader import LogReader
 from runtime.operations.recheck import Drift, Recheck, read_model_drifts, surviving
@@ -74,6 +76,8 @@ class Report:
     corrupt: list[str] = field(default_factory=list)  # the database's own check: damaged pages, indexes
     notes: list[str] = field(default_factory=list)  # worth saying, not wrong (artifacts of a session that never was)
     restore: Optional[str] = None  # with ``corrupt``: what to restore
+    since: Optional[int] = None  # an incremental check: what was appended after this log position
+    position: Optional[int] = None  # ... up to this one (the next incremental check starts here)
 
     @property
     def ok(self) -> bool:
@@ -96,9 +100,11 @@ class _Log:
 
 def logs_to_check(store: Store, app_name: str | None = None, user_id: str | None = None,
                   session_id: str | None = None) -> list[_Log]:
-    """Session logs named by the catalog or by a stored genesis event, then the artifact and memory
-    logs their genesis events name (a memory log belongs to a user, so not with ``session_id``),
-    and the purge audit log."""
+    """The whole store: session logs named by the catalog or by a stored genesis event, then the
+    artifact and memory logs their genesis events name, and the purge audit log. A part of it
+    (``scoped_logs``): only what that part holds."""
+    if app_name is not None or user_id is not None or session_id is not None:
+        return scoped_logs(store, app_name, user_id, session_id)
     logs: dict[UUID, _Log] = {}
     for row in LogReader(store).sessions(app_name, user_id):
         if session_id is None or row.session_id == session_id:
@@ -114,6 +120,42 @@ def logs_to_check(store: Store, app_name: str | None = None, user_id: str | None
     if session_id is None and LogReader(store).stored_events(PURGE_LOG_ID, limit=1):
         found.append(_Log(PURGE_LOG_ID, kind=PURGES))
     return found
+
+
+def scoped_logs(store: Store, app_name: str | None, user_id: str | None, session_id: str | None) -> list[_Log]:
+    """The logs of one app, user or session, found by their derived ids from the catalog's rows
+    of that scope (an index read), never by reading every genesis: each session's log and its
+    artifact log, and (without ``session_id``) each user's memory log and user artifact log. A log
+    whose catalog row is gone is found by name only when the session is named in full; the whole
+    store's verify finds every other such log."""
+    reader = LogReader(store)
+    if session_id is not None and app_name is not None and user_id is not None:
+        row = reader.session(app_name, user_id, session_id)
+        rows = [row] if row is not None else []
+        named = session_log_id(app_name, user_id, session_id)
+        if row is None and reader.stored_events(named, limit=1):
+            return [_Log(named, app_name, user_id, session_id)] + _existing(
+                store, [(ArtifactScope(app_name, user_id, session_id).log_id, ARTIFACTS, app_name, user_id, session_id)])
+    else:
+        rows = [r for r in reader.sessions(app_name, user_id) if session_id is None or r.session_id == session_id]
+    sessions = [_Log(r.log_id, r.app_name, r.user_id, r.session_id, r) for r in rows]
+    others = [(ArtifactScope(r.app_name, r.user_id, r.session_id).log_id, ARTIFACTS, r.app_name, r.user_id, r.session_id)
+              for r in rows]
+    if session_id is None:
+        for app, user in sorted({(r.app_name, r.user_id) for r in rows}):
+            others.append((ArtifactScope(app, user, None).log_id, ARTIFACTS, app, user, None))
+            others.append((memory_log_id(app, user), MEMORY, app, user, None))
+    return sessions + _existing(store, others)
+
+
+def _existing(store: Store, candidates: list[tuple[UUID, str, str, str, Optional[str]]]) -> list[_Log]:
+    """Those candidate logs that have a genesis of their kind (one indexed read each)."""
+    found = []
+    for log_id, kind, app, user, session in candidates:
+        first = LogReader(store).stored_events(log_id, limit=1)
+        if first and _KINDS.get(first[0].topic) == kind:
+            found.append(_Log(log_id, app, user, session, kind=kind))
+    return sorted(found, key=lambda log: list(_KINDS.values()).index(log.kind))
 
 
 def _geneses(store: Store) -> Iterator[tuple[str, UUID, dict[str, Any]]]:
@@ -225,6 +267,75 @@ def audit(
     return report
 
 
+def audit_since(store: Store, after: int, on_log: Callable[[int], None] = lambda n: None) -> Report:
+    """An incremental check: the chain of everything appended after log position ``after`` (a
+    position an earlier verify reported, or the last seal's), each log from its first new event
+    on, linked from the stored link before it (which the earlier check covered), and each session
+    log's length against its catalog row. Costs what was appended, not what the store holds; the
+    derived rows (snapshots, claims, read models, shared state) are recomputed by a full verify."""
+    report = Report(since=after)
+    try:
+        firsts, report.position = _appended_since(store, after)
+        for i, (log_id, first) in enumerate(firsts.items(), start=1):
+            log = _named(store, log_id)
+            events, broken = _check_tail(store, log, first)
+            report.logs += 1
+            report.events += events
+            if broken is not None:
+                report.broken.append(broken)
+            on_log(i)
+    except Exception as error:  # noqa: BLE001 - a driver's error is typed, then judged
+        return corrupt_report(store, error)
+    return report
+
+
+def _appended_since(store: Store, after: int) -> tuple[dict[UUID, int], int]:
+    """{log id: its first version after log position ``after``} and the last position read."""
+    firsts: dict[UUID, int] = {}
+    position = after
+    while True:
+        rows = store.log_rows(position, 10_000, None)
+        for row_position, raw_id, version, _, _ in rows:
+            log_id = as_uuid(raw_id)
+            if log_id != CHECKPOINT_LOG_ID:  # the seals' own log: `verify --key` checks it
+                firsts.setdefault(log_id, version)
+            position = max(position, int(row_position))
+        if len(rows) < 10_000:
+            return firsts, position
+
+
+def _named(store: Store, log_id: UUID) -> _Log:
+    """The log as its genesis names it (and its catalog row, for a session)."""
+    if log_id == PURGE_LOG_ID:
+        return _Log(log_id, kind=PURGES)
+    genesis = LogReader(store).stored_events(log_id, limit=1)
+    try:
+        payload = from_json(genesis[0].state) if genesis else {}
+    except ValueError:
+        payload = {}
+    kind = _KINDS.get(genesis[0].topic, SESSION) if genesis else SESSION
+    app, user, session = payload.get("app_name"), payload.get("user_id"), payload.get("session_id")
+    catalog = LogReader(store).session(app, user, session) if kind == SESSION and app and user and session else None
+    return _Log(log_id, app, user, session, catalog, kind)
+
+
+def _check_tail(store: Store, log: _Log, first: int) -> tuple[int, Optional[Broken]]:
+    before = LogReader(store).link(log.log_id, first - 1) if first > 1 else ""
+    if before is None:  # no stored link to start from (a log written before chaining): all of it
+        return check_log(store, log)
+    rows = LogReader(store).stored_events(log.log_id, gt=first - 1)
+    _, link = decode_rows(store, rows, after=(first - 1, before))
+    where = lambda version, reason, found=None, expected=None: Broken(  # noqa: E731
+        str(log.log_id), log.app_name, log.user_id, log.session_id, version, reason, None, log.kind, found, expected)
+    if link is not None:
+        return len(rows), where(link.version, link.reason, link.found, link.expected)
+    last = rows[-1].originator_version if rows else first - 1
+    if log.kind == SESSION and log.catalog_version is not None and last != log.catalog_version:
+        return len(rows), where(min(last, log.catalog_version) + 1,
+                                f"the catalog records version {log.catalog_version} but the log holds {last}")
+    return len(rows), None
+
+
 def corrupt_report(store: Store, error: Exception, found: Optional[list[str]] = None) -> Report:
     """The report for an audit an error stopped: physical corruption when the database's check
     (or the error itself) says so; any other error is raised again (a driver's as its typed
@@ -262,6 +373,9 @@ def _audit(store: Store, app_name: str | None, user_id: str | None, session_id: 
         report.drifted += surviving(recheck, "the read models",
                                     lambda: read_model_drifts(store, builtin_projections(), scoped), [])
     if session_id is None:  # shared state belongs to the app and user, not to one session
+        if scoped is None:  # an app's or a user's: folded from that scope's session logs only
+            sessions = [log.log_id for log in logs if log.kind == SESSION]
+            scoped = ScopedFold(app_name).read_logs(store, sessions)
         report.scoped = surviving(recheck, "app: and user: state",
                                   lambda: scoped_state_mismatches(store, app_name, user_id, scoped), [])
     return report

@@ -160,7 +160,7 @@ class Importer:
             created = min([session.create_time or time.time(), *(e["timestamp"] for e in events[:1])])
             log = SessionLog.start(session.app_name, session.user_id, session.session_id, genesis, created)
             scoped = split_scopes(genesis)
-            side.new_sessions.append(_catalog_row(log))
+            side.new_sessions.append(catalog_row(log))
             side.scoped += _scoped_rows(session, scoped)
         elif not new:
             self._reconcile_session(log, session)
@@ -171,9 +171,9 @@ class Importer:
                 side.claims.append((log.id, payload["id"], log.version))
                 side.scoped += _scoped_rows(session, split_scopes(payload["actions"].get("state_delta")))
             if side.new_sessions:
-                side.new_sessions = [_catalog_row(log)]
+                side.new_sessions = [catalog_row(log)]
             else:
-                side.updated_sessions = [_catalog_row(log)]
+                side.updated_sessions = [catalog_row(log)]
             self.store.save(log, side)
             side = SideRows()
         self._reconcile_session(log, session)
@@ -238,7 +238,7 @@ class Importer:
         log.record(event)
         side = SideRows(
             claims=[(log.id, event["id"], log.version)],
-            updated_sessions=[_catalog_row(log)],
+            updated_sessions=[catalog_row(log)],
             scoped=_scoped_rows(session, split_scopes(delta)),
         )
         self.store.save(log, side)
@@ -248,7 +248,8 @@ class Importer:
 _ABSENT = object()
 
 
-def _catalog_row(log: SessionLog) -> CatalogRow:
+def catalog_row(log: SessionLog) -> CatalogRow:
+    """The catalog row of a log written in bulk (an import, a benchmark's store)."""
     return CatalogRow(log.id, log.app_name, log.user_id, log.session_id, log.created_time, log.last_update_time,
                       log.version, log.deleted, dict(log.state))
 

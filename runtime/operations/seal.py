@@ -153,6 +153,18 @@ def _as_checkpoint(store: Store, state: bytes) -> Checkpoint:
     return Checkpoint.from_json(decode_payload(store, state)["checkpoint"])
 
 
+def sealed_position(store: Store) -> Optional[int]:
+    """The log position the newest checkpoint covers (None: never sealed), where an incremental
+    ``chronicle verify --since sealed`` starts. Not checked against a key here: ``verify --key`` does."""
+    latest = LogReader(store).stored_events(CHECKPOINT_LOG_ID, desc=True, limit=1)
+    if not latest or latest[0].topic != CheckpointLog.Sealed.TOPIC:
+        return None
+    try:
+        return _as_checkpoint(store, latest[0].state).position
+    except (InvalidArgumentError, ValueError, KeyError):
+        return None
+
+
 def stored_checkpoints(store: Store) -> list[Checkpoint]:
     """The store's checkpoints, oldest first (rows that are not checkpoints left out: ``check_seals`` says)."""
     found = []

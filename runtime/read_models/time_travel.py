@@ -293,7 +293,7 @@ class TimeTravel:
                 return version
         log = self._log(log_id, identity)
         if at.invocation_id is not None:
-            span = log.invocations.get(at.invocation_id)
+            span = self.store.invocation_span(log_id, at.invocation_id)
             if span is None:
                 raise InvocationNotFoundError(identity[2], at.invocation_id)
             return span[0] - 1 if at.before_invocation else span[1]

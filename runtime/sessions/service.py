@@ -350,8 +350,8 @@ class LogSessionService(BaseSessionService):
                 if duplicate is not None:
                     return log.version, duplicate
                 raise StaleSessionError(session.id, expected, log.version)
-            if interrupted is not None and payload.get("invocation_id") not in log.invocations:
-                log.note_interrupted(*interrupted, payload["timestamp"])
+            if interrupted is not None and self.store.invocation_span(log_id, payload["invocation_id"]) is None:
+                log.note_interrupted(*interrupted, payload["timestamp"])  # a new invocation: rare, so asked
             log.record(payload)
             scoped = split_scopes(payload["actions"].get("state_delta"))
             side = SideRows(
@@ -390,7 +390,7 @@ class LogSessionService(BaseSessionService):
                 raise SessionNotFoundError(app_name, user_id, session_id)
             cut = source.version
             if at_invocation_id is not None:
-                start = source.invocation_start(at_invocation_id)
+                start = source.visible_start(self.store.invocation_span(source_id, at_invocation_id))
                 if start is None:
                     raise InvocationNotFoundError(session_id, at_invocation_id)
                 cut = start - 1

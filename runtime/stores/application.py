@@ -12,7 +12,7 @@ import logging
 import sys
 import threading
 from datetime import datetime
-from typing import Any
+from typing import Any, Callable
 
 from eventsourcing.application import Application
 from eventsourcing.domain import CanMutateAggregate
@@ -37,6 +37,10 @@ from runtime.stores.rows import SideRows
 log = logging.getLogger("chronicle.snapshots")
 
 SNAPSHOT_INTERVAL = 100
+# Snapshots kept: those at multiples of KEEP_EVERY (time travel or a rewind far back replays at
+# most this many events) and the ones since the last of them; the rest are deleted when the next
+# multiple is taken (a delete every KEEP_EVERY versions, not one per snapshot: no cost on most).
+KEEP_EVERY = 10 * SNAPSHOT_INTERVAL
 
 # A session log's own events hold JSON values only (checked before they are recorded),
 # apart from the library's timestamps; so do its snapshots, whose state is the log's
@@ -150,9 +154,11 @@ class LogApplication(Application):
     snapshotting_intervals = {SessionLog: SNAPSHOT_INTERVAL}
     env = {"AGGREGATE_CACHE_MAXSIZE": "10000", "DEEPCOPY_FROM_AGGREGATE_CACHE": "n"}
 
-    def __init__(self, recorder: ApplicationRecorder, snapshot_recorder: AggregateRecorder):
+    def __init__(self, recorder: ApplicationRecorder, snapshot_recorder: AggregateRecorder,
+                 prune_snapshots: Callable[[Any, int, int], None]):  # (log id, below, keep every)
         self._given_recorder = recorder
         self._given_snapshot_recorder = snapshot_recorder
+        self._prune_snapshots = prune_snapshots  # the store's: deletes a log's snapshots not kept
         super().__init__(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
 
     def construct_mapper(self) -> Mapper:
@@ -189,6 +195,8 @@ class LogApplication(Application):
                 and log.version == event.originator_version
             ):
                 self.snapshots.put([SessionLog.Snapshot.take(log)])
+                if log.version % KEEP_EVERY == 0:  # older ones of a store written before too
+                    self._prune_snapshots(log.id, log.version, KEEP_EVERY)
 
 
 class _Pending:

@@ -31,6 +31,7 @@ from eventsourcing.persistence import (
 )
 
 from domain.errors import ChronicleError, StoreError, StoreUnavailableError
+from domain.session_log import RECORDED_TOPICS
 from domain.state import with_scoped
 from runtime.stores.application import GroupCommit, LogApplication
 from runtime.stores.io_threads import IoThreads
@@ -168,7 +169,7 @@ class Store(ABC):
     def __init__(self, url: str, recorder: LogRecorder, snapshot_recorder: AggregateRecorder, *, threads: int):
         self.url = url
         self.recorder: LogRecorder = recorder
-        self.application = LogApplication(recorder, snapshot_recorder)  # type: ignore[arg-type]
+        self.application = LogApplication(recorder, snapshot_recorder, self.prune_snapshots)  # type: ignore[arg-type]
         self._group_commit = GroupCommit(self.application)
         # The eventsourcing library is synchronous: store I/O runs in a few threads so
         # it never blocks the event loop. The in-memory store runs inline.
@@ -335,6 +336,21 @@ class Store(ABC):
         """The timestamps of a session's events at those versions, picked out of the payloads by
         the database; None when the backend cannot (then the caller decodes the events)."""
         return None
+
+    def invocation_span(self, log_id: UUID, invocation_id: str) -> tuple[int, int] | None:
+        """(first, last) version of a session's ADK events of one invocation, rewound ones too;
+        None when no event of the session has it. Reads that session's rows only (a backend
+        that can pick the id out in the database does; this one decodes each payload)."""
+        from pydantic_core import from_json
+
+        versions = [row.originator_version for row in self.recorder.select_events(log_id)
+                    if row.topic in RECORDED_TOPICS and from_json(row.state)["event"].get("invocation_id") == invocation_id]
+        return (versions[0], versions[-1]) if versions else None
+
+    @abstractmethod
+    def prune_snapshots(self, log_id: UUID, below: int, keep_every: int) -> None:
+        """Deletes the log's snapshots at versions below ``below`` that are not multiples of
+        ``keep_every`` (``LogApplication`` calls it; ``runtime.stores.application.KEEP_EVERY``)."""
 
     @abstractmethod
     def nearest_snapshot(self, log_id: UUID, version: int) -> SnapshotParts | None:

@@ -69,6 +69,14 @@ class MemoryStore(Store):
         found = self.log_recorder.at_versions(log_id, [version])
         return (found[0][1], found[0][2].topic, found[0][2].state) if found else None
 
+    def prune_snapshots(self, log_id: UUID, below: int, keep_every: int) -> None:
+        # The library's in-memory recorder reads a log's snapshots through this index only
+        # (tests/test_snapshot_retention.py notices if that changes).
+        with self.snapshots._database_lock:
+            index = self.snapshots._stored_events_index[str(log_id)]
+            for version in [v for v in index if v < below and v % keep_every]:
+                del index[version]
+
     def nearest_snapshot(self, log_id: UUID, version: int) -> SnapshotParts | None:
         rows = self.snapshots.select_events(log_id, desc=True, limit=1, lte=version)
         return decode_snapshot(self, rows[0]) if rows else None  # None too when it does not check out

@@ -16,7 +16,7 @@ from psycopg.rows import tuple_row
 from psycopg.sql import SQL, Identifier
 
 from domain.errors import StoreError
-from domain.session_log import SessionLog
+from domain.session_log import RECORDED_TOPICS, SessionLog
 from runtime.stores.base import LogRow, SnapshotParts, StateReads, Store, WindowRow, as_uuid
 from runtime.stores.postgres.recorder import PostgresLogRecorder, _Datastore
 from runtime.stores.postgres.errors import driver_error, missing_table
@@ -199,6 +199,21 @@ class PostgresStore(Store):
             binary=False,
         )
         return {v: float(t) for v, t in rows if t is not None}
+
+    def invocation_span(self, log_id: UUID, invocation_id: str) -> tuple[int, int] | None:
+        rows = self._fetch(
+            f"SELECT min(originator_version), max(originator_version) FROM {self.events_table}"
+            " WHERE originator_id = %s AND topic = ANY(%s)"
+            " AND convert_from(state, 'UTF8')::jsonb -> 'event' ->> 'invocation_id' = %s",
+            (log_id, list(RECORDED_TOPICS), invocation_id), binary=False,
+        )
+        return (rows[0][0], rows[0][1]) if rows and rows[0][0] is not None else None
+
+    def prune_snapshots(self, log_id: UUID, below: int, keep_every: int) -> None:
+        with self.datastore.transaction(commit=True) as curs:
+            curs.execute(f"DELETE FROM {self.snapshots.events_table_name} WHERE originator_id = %s"
+                         " AND originator_version < %s AND originator_version %% %s != 0",
+                         (log_id, below, keep_every))
 
     def nearest_snapshot(self, log_id: UUID, version: int) -> SnapshotParts | None:
         rows = self._fetch(_SNAPSHOT.format(table=self.snapshots.events_table_name), (log_id, version))

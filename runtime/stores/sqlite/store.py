@@ -11,7 +11,7 @@ from eventsourcing.sqlite import SQLiteAggregateRecorder
 from pydantic_core import from_json
 
 from domain.errors import StoreError
-from domain.session_log import SessionLog
+from domain.session_log import RECORDED_TOPICS, SessionLog
 from runtime.stores.base import LogRow, SnapshotParts, Store, WindowRow, as_uuid
 from runtime.stores.sqlite.errors import driver_error, missing_table
 from runtime.stores.sqlite.integrity import RESTORE_HINT, file_problems
@@ -186,6 +186,20 @@ class SqliteStore(Store):
             (log_id.hex, *versions),
         ))
         return {v: t for v, t in found.items() if t is not None}
+
+    def invocation_span(self, log_id: UUID, invocation_id: str) -> tuple[int, int] | None:
+        rows = self._fetch(
+            f"SELECT min(originator_version), max(originator_version) FROM {self.events_table}"
+            " WHERE originator_id = ? AND topic IN (?, ?) AND json_extract(state, '$.event.invocation_id') = ?",
+            (log_id.hex, *RECORDED_TOPICS, invocation_id),
+        )
+        return (rows[0][0], rows[0][1]) if rows and rows[0][0] is not None else None
+
+    def prune_snapshots(self, log_id: UUID, below: int, keep_every: int) -> None:
+        with self.datastore.transaction(commit=True) as c:
+            c.execute(f"DELETE FROM {self.snapshots.events_table_name} WHERE originator_id = ?"
+                      " AND originator_version < ? AND originator_version % ? != 0",
+                      (log_id.hex, below, keep_every))
 
     def nearest_snapshot(self, log_id: UUID, version: int) -> SnapshotParts | None:
         table = self.snapshots.events_table_name

@@ -23,6 +23,8 @@ WHAT = {
     "seal": "sealing a store (first, nothing new, after a few sessions) and checking it against its seals",
     "eval": "cases per second of a 100-case eval set on google-adk's evaluation beside Chronicle's, as a ratio",
     "cli": "start-up of `chronicle --help` and `chronicle sessions` beside `adk --help`, as ratios",
+    "scale": "how cost grows: N sessions of 6 events over 50 users plus one of L events; the viewer's pages, "
+             "history, verify and pending of the long session, whole-store verify, snapshots (--n, --l)",
 }
 
 
@@ -42,6 +44,8 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
     p.add_argument("--postgres", metavar="URL", help="use this PostgreSQL database instead of starting a server")
     p.add_argument("--runner", action="store_true",
                    help="with adk: turns of stock google-adk's Runner on its own services and on Chronicle's bridge")
+    p.add_argument("--n", type=int, help="with scale: the short sessions (default 1,000)")
+    p.add_argument("--l", type=int, help="with scale: the long session's events (default 1,000)")
     p.add_argument("--markdown", action="store_true", help="print the figures as a markdown table (as in docs/benchmarks.md)")
     p.set_defaults(func=run)
 
@@ -53,6 +57,11 @@ def run(args: argparse.Namespace, out: Output) -> int:
         raise CliError("--runs must be at least 1.")
     if args.runner and args.what != "adk":
         raise CliError("--runner goes with `chronicle bench adk`.")
+    if (args.n is not None or args.l is not None) and args.what != "scale":
+        raise CliError("--n and --l go with `chronicle bench scale`.")
+    if any(size is not None and size < 1 for size in (args.n, args.l)):
+        raise CliError("--n and --l must be at least 1.")
+    sizes = {"n": args.n, "l": args.l} if args.what == "scale" else {}
     # Imported only now: the benchmarks import the whole runtime, which no other command should pay for.
     module = importlib.import_module(f"tools.bench.{'adk_runner' if args.runner else args.what}")
     known = list(getattr(module, "KINDS", ["memory", "sqlite", "postgresql"]))
@@ -67,7 +76,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
         table = module.table(results)
     else:
         try:
-            table = module.run(kinds, runs=args.runs, quick=args.quick, postgres_url=args.postgres)
+            table = module.run(kinds, runs=args.runs, quick=args.quick, postgres_url=args.postgres, **sizes)
         except (ValueError, KeyError) as e:  # an unknown store kind, said by the benchmark
             raise CliError(f"bench {args.what}: {e}") from None
         except ImportError as e:  # bench adk or workflow without google-adk: the message says how to install it

@@ -6,7 +6,7 @@ import argparse
 from dataclasses import asdict
 from typing import Any, Callable
 
-from tools.cli.commands.common import EXIT_BROKEN, open_store_for, store_url
+from tools.cli.commands.common import EXIT_BROKEN, CliError, open_store_for, store_url
 from tools.cli.output import Output
 
 
@@ -28,6 +28,10 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
     p.add_argument("--app", help="only this app's sessions")
     p.add_argument("--user", help="only this user's sessions")
     p.add_argument("--session", help="only this session")
+    p.add_argument("--since", metavar="POSITION|sealed",
+                   help="only what was appended after this log position: the one a verify printed last, or "
+                        "`sealed` (the newest seal's); checks those chains and catalog rows, and prints the "
+                        "position to start from next time (derived rows are rechecked by a full verify)")
     from tools.cli.commands.seal import add_key_arguments
 
     add_key_arguments(p, "to check the whole store against its signed checkpoints too: sealed logs rewritten, "
@@ -46,6 +50,8 @@ def run(args: argparse.Namespace, out: Output) -> int:
     if damaged:
         return _print(Report(corrupt=damaged, restore=restore), None, out)
     store = open_store_for(args)
+    if args.since is not None:
+        return _verify_since(store, args, out)
     try:
         try:
             logs = logs_to_check(store, args.app, args.user, args.session)
@@ -60,12 +66,35 @@ def run(args: argparse.Namespace, out: Output) -> int:
     return _print(report, seals, out)
 
 
+def _verify_since(store: Any, args: argparse.Namespace, out: Output) -> int:
+    from runtime.operations.audit import audit_since
+    from runtime.operations.seal import sealed_position
+
+    try:
+        if args.app or args.user or args.session:
+            raise CliError("--since checks the whole store's new events: leave out --app, --user and --session.")
+        if args.since == "sealed":
+            after = sealed_position(store)
+            if after is None:
+                raise CliError("--since sealed: this store has no seal yet; run a full `chronicle verify`.")
+        elif args.since.isdigit():
+            after = int(args.since)
+        else:
+            raise CliError(f"--since takes a log position (a number) or `sealed`, not {args.since!r}.")
+        with out.progress("verifying", unit="logs") as bar:
+            report = audit_since(store, after, on_log=bar.update)
+    finally:
+        store.close()
+    return _print(report, None, out)
+
+
 def _print(report: Any, seals: Any, out: Output) -> int:
     from tools.cli.commands.verify_seals import print_seals
 
     sealed_ok = seals is None or seals.ok
     if out.json_mode:
         out.json({"ok": report.ok and sealed_ok, "logs": report.logs, "events": report.events,
+                  **({"since": report.since, "position": report.position} if report.since is not None else {}),
                   "broken": [asdict(b) for b in report.broken], "scoped": [asdict(m) for m in report.scoped],
                   "drifted": [asdict(d) for d in report.drifted], "corrupt": report.corrupt,
                   "notes": report.notes,
@@ -93,6 +122,9 @@ def _print(report: Any, seals: Any, out: Output) -> int:
     for note in report.notes:
         out.line(out.style("NOTE", "yellow") + f" {note}")
     summary = f"checked {report.logs} logs, {report.events:,} events: "
+    if report.since is not None:
+        summary = (f"checked what was appended after position {report.since} up to {report.position} "
+                   f"(next time: --since {report.position}): {report.logs} logs, {report.events:,} events: ")
     if report.ok:
         out.line(summary + out.style("every chain holds", "green"))
         return 0 if sealed_ok else EXIT_BROKEN
