@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import inspect
-from typing import Any, AsyncGenerator, Awaitable, Callable, ClassVar, Literal, Optional, Union
+from typing import Annotated, Any, AsyncGenerator, Awaitable, Callable, ClassVar, Literal, Optional, Union
 
 from google.genai import types
-from pydantic import BaseModel, Field, PrivateAttr, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, Field, PrivateAttr, field_validator, model_validator
 
 from domain.errors import InvalidArgumentError
 from domain.events import Event, EventActions
@@ -36,7 +36,16 @@ from runtime.tools.set_model_response_tool import structured_answer
 from runtime.tools.transfer_to_agent_tool import TransferToAgentTool
 
 InstructionProvider = Callable[[ReadonlyContext], Union[str, Awaitable[str]]]
-ToolUnion = Union[Callable[..., Any], BaseTool, BaseToolset]
+def _a_node(value: Any) -> Any:
+    """A workflow or function node given as a tool (the agent wraps it: runtime.workflow.node_tool)."""
+    from runtime.workflow.node_tool import is_node
+
+    if not is_node(value):
+        raise ValueError("not a workflow node")
+    return value
+
+
+ToolUnion = Union[Callable[..., Any], BaseTool, BaseToolset, Annotated[Any, AfterValidator(_a_node)]]
 Callbacks = Optional[Union[Callable[..., Any], list[Callable[..., Any]]]]
 
 
@@ -202,6 +211,11 @@ class LlmAgent(BaseAgent):
         for item in self.tools:
             if isinstance(item, BaseTool):
                 tools.append(item)
+            elif _is_node(item):
+                wrapped = self._wrapped_tools.get(id(item))
+                if wrapped is None or wrapped.given is not item:  # type: ignore[attr-defined]
+                    wrapped = self._wrapped_tools[id(item)] = _node_tool(item)
+                tools.append(wrapped)
             elif isinstance(item, BaseToolset) or (hasattr(item, "get_tools") and not callable(item)):
                 tools.extend(await getattr(item, "get_tools_with_prefix", item.get_tools)(ctx))
             elif callable(item):
@@ -611,6 +625,19 @@ async def _load_supplied_credential(ctx: InvocationContext, auth_config: Any) ->
     credential = await ctx.credential_service.load_credential(auth_config, CallbackContext(ctx))
     if credential is not None:
         ctx.session.state[auth_response_state_key(auth_config)] = credential.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+def _is_node(item: Any) -> bool:
+    from runtime.workflow.node_tool import is_node
+
+    return is_node(item)
+
+
+def _node_tool(node: Any) -> BaseTool:
+    """A node in `tools`, as the tool the model calls (google-adk 2.13's NodeTool)."""
+    from runtime.workflow.node_tool import NodeTool
+
+    return NodeTool(node)
 
 
 def _checked_default(model: Any, what: str) -> Union[str, BaseLlm]:

@@ -44,7 +44,7 @@ class GraphRun:
 
     def __init__(
         self,
-        graph: Graph,
+        graph: Optional[Graph],
         *,
         ctx: InvocationContext,
         path: str,
@@ -123,6 +123,27 @@ class GraphRun:
                 task.cancel()
             if tasks:
                 await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def run_alone(
+        self, node: BaseNode, path: str, node_input: Any, send: Callable[[Event], Any]
+    ) -> tuple[Any, Any]:
+        """Runs one node at `path` outside a graph (a node an agent calls as a tool): each event
+        goes to `send`, which returns once it is committed. Returns (output, route), or (WAITING,
+        None) while the node waits for a person's answer."""
+        task = asyncio.ensure_future(self.run_node(node, path, node_input, []))
+        task.add_done_callback(lambda t: self._queue.put_nowait(("done", t)))
+        try:
+            while True:
+                kind, item = await self._queue.get()
+                if kind == "done":
+                    return item.result()
+                event, committed = item
+                await send(event)
+                committed.set_result(None)
+        finally:
+            if not task.done():
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
 
     def _successors(
         self, name: str, path: str, output: Any, route: Any, arrivals: dict[str, dict[str, tuple[str, Any]]]
