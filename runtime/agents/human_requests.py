@@ -200,13 +200,37 @@ async def accept_answers(ctx: InvocationContext, message: types.Content) -> type
     return stored
 
 
+def _from_credential(response: dict[str, Any], request_args: dict[str, Any]) -> Optional[AuthConfig]:
+    """The requested AuthConfig holding the credential an answer gives as an AuthCredential, or as
+    a bare API key (`{"result": "key"}`) when the request is for one; None for anything else."""
+    from runtime.auth.auth_credential import AuthCredential, AuthCredentialTypes
+
+    try:
+        requested = AuthConfig.model_validate(request_args.get("authConfig") or {})
+    except ValidationError:
+        return None
+    value = response.get("result") if set(response) == {"result"} else response
+    raw = requested.raw_auth_credential
+    if raw is not None and raw.auth_type == AuthCredentialTypes.API_KEY and isinstance(value, (str, int, float)) \
+            and not isinstance(value, bool):
+        credential = AuthCredential(auth_type=AuthCredentialTypes.API_KEY, api_key=str(value))
+    else:
+        try:
+            credential = AuthCredential.model_validate(value)
+        except ValidationError:
+            return None
+    return requested.model_copy(update={"exchanged_auth_credential": credential})
+
+
 def _supplied_auth_config(response: dict[str, Any], request_args: dict[str, Any]) -> AuthConfig:
     try:
         config = AuthConfig.model_validate(response)
     except ValidationError as error:
-        raise InvalidAnswerError(
-            "The answer to adk_request_credential is not an AuthConfig: " + str(error).splitlines()[0]
-        ) from None
+        config = _from_credential(response, request_args)  # as google-adk 2.13 also takes a node's answer
+        if config is None:
+            raise InvalidAnswerError(
+                "The answer to adk_request_credential is not an AuthConfig: " + str(error).splitlines()[0]
+            ) from None
     if config.exchanged_auth_credential is None:
         raise InvalidAnswerError("The answer to adk_request_credential has no exchangedAuthCredential.")
     asked = (request_args.get("authConfig") or {}).get("credentialKey")

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from enum import Enum
 
-from pydantic import Field
+from typing import Any
+
+from pydantic import BaseModel, Field, model_validator
 
 from runtime.auth.auth_credential import BaseModelWithConfig
 
@@ -20,6 +22,15 @@ class AuthSchemeType(str, Enum):
 
 class AuthScheme(BaseModelWithConfig):
     type_: str = Field(alias="type")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_openapi_model(cls, data: Any) -> Any:
+        """FastAPI's scheme models (`APIKey(in_=..., name=...)`, as ADK's samples write them) are
+        taken by their OpenAPI fields."""
+        if isinstance(data, BaseModel) and not isinstance(data, AuthScheme):
+            return data.model_dump(mode="json", by_alias=True, exclude_none=True)
+        return data
 
 
 class CustomAuthScheme(AuthScheme):

@@ -27,7 +27,7 @@ from runtime.workflow.base_node import START, BaseNode
 from runtime.workflow.context import Context
 from runtime.workflow.errors import NodeInterruptedError, NodeTimeoutError
 from runtime.workflow.facts import as_json, describe, fact_event, hide_if_silent
-from runtime.workflow.interrupts import is_request_input, request_event
+from runtime.workflow.interrupts import credential_requests, is_request_input, request_event
 from runtime.workflow.state_schema import check_state_delta
 
 if TYPE_CHECKING:
@@ -313,9 +313,10 @@ class GraphRun:
         agen = node.run(ctx=ctx, node_input=node_input)
         try:
             async for item in agen:
-                if is_request_input(item):
-                    ctx.interrupts.append(item.interrupt_id)
-                    item = request_event(item)
+                asked = [item.interrupt_id] if is_request_input(item) else credential_requests(item)
+                if asked:
+                    ctx.interrupts.extend(asked)
+                    item = request_event(item) if is_request_input(item) else item
                     # the run waits on it: said on the request's event (ADK's only event for it)
                     item.custom_metadata = {NODE_FACT_KEY: {"status": "waiting", "interrupts": list(ctx.interrupts)}}
                     ctx.waiting_told = list(ctx.interrupts)
