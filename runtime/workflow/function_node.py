@@ -184,10 +184,10 @@ def node(
             built: BaseNode = FunctionNode(target, parameter_binding=parameter_binding, **settings)
         else:
             built = as_node(target)
-            for setting in ("require_confirmation", "auth_config"):
+            for setting, applies_to in (("require_confirmation", "function and tool nodes"), ("auth_config", "function nodes")):
                 if setting in settings and setting not in type(built).model_fields:
                     raise WorkflowConfigurationError(
-                        f"{setting} applies to function nodes, not to {type(built).__name__} {built.name!r}."
+                        f"{setting} applies to {applies_to}, not to {type(built).__name__} {built.name!r}."
                     )
             built = built.model_copy(update=settings) if settings else built
         return ParallelWorker(node=built, max_parallel_workers=max_parallel_workers) if parallel_worker else built
