@@ -155,7 +155,7 @@ class Runner:
         elif invocation_id is not None:
             resume_at = self._check_invocation_id(session, invocation_id, new_message)
         elif not resumable and new_message is not None:
-            invocation_id = invocation_of_calls_answered_by(session.live_events(), new_message)
+            invocation_id = invocation_of_calls_answered_by(session.live_events(), new_message) or replied_to(session)
         ctx = InvocationContext(
             invocation_id=invocation_id or new_invocation_context_id(),
             session=session,
@@ -601,6 +601,13 @@ def runner_for(loaded: Any, *, app_name: str, plugins: Sequence[BasePlugin] = ()
 
 
 # -- helpers -----------------------------------------------------------------------------------
+
+
+def replied_to(session: Session) -> Optional[str]:
+    """The invocation a task-mode workflow node waits in for the user's reply (runtime.workflow)."""
+    from runtime.workflow.agent_node import waiting_for_user
+
+    return waiting_for_user(session)
 
 
 def _apply_custom_metadata(event: Event, run_config: Optional[RunConfig]) -> None:

@@ -81,9 +81,9 @@ class LlmAgent(BaseAgent):
     code_executor: Optional[BaseCodeExecutor] = None
     """BuiltInCodeExecutor: the model runs code (Gemini's code-execution tool). Other executors
     are refused: Chronicle runs no model-written code itself."""
-    mode: Optional[Literal["chat"]] = None
-    """google-adk 2.13's delegation mode. Only 'chat' (what a sub-agent gets by default) is
-    supported; 'task' and 'single_turn' (sub-agents wrapped as tools) are refused."""
+    mode: Optional[Literal["chat", "task"]] = None
+    """google-adk 2.13's delegation mode: 'chat' (what a sub-agent gets by default), or 'task' (it
+    hands in its result by calling finish_task: runtime.agents.task_mode). 'single_turn' is refused."""
     parallel_worker: Optional[bool] = None
     """As a workflow node: run once per item of a list input, in parallel (each item on a branch of
     its own); the output is the list of the answers (runtime.workflow.parallel_worker)."""
@@ -136,6 +136,10 @@ class LlmAgent(BaseAgent):
         for sub_agent in self.sub_agents:
             if isinstance(sub_agent, LlmAgent) and sub_agent.mode is None:
                 sub_agent.mode = "chat"  # as google-adk marks them
+        if self.mode == "task":
+            from runtime.agents.task_mode import FinishTaskTool
+
+            self.tools.append(FinishTaskTool(self))  # as google-adk adds it
 
     def _clear_caches(self) -> None:
         self._wrapped_tools = {}
@@ -598,6 +602,8 @@ class LlmAgent(BaseAgent):
     def _maybe_save_output_to_state(self, event: Event) -> None:
         if not self.output_key or event.author != self.name or not event.is_final_response():
             return
+        if self.mode == "task":
+            return  # a task's result is finish_task's, not a text turn's (runtime.agents.task_mode)
         if not event.content or not event.content.parts:
             return
         if not any(p.text is not None and not p.thought for p in event.content.parts):

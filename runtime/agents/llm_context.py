@@ -576,6 +576,11 @@ class LlmContextTracker:
     def clear(self) -> None:
         self._views.clear()
 
+    def forget(self, agent_name: str, branch: Optional[str]) -> None:
+        """Drops one view: its events are not a log that grows (a task-mode node's talk, whose
+        first turn changes with each reply: runtime.workflow.agent_node)."""
+        self._views.pop((agent_name, branch), None)
+
 
 def _resume_position(view: LlmContextView, events: Sequence[Event]) -> Optional[int]:
     n = view.folded
