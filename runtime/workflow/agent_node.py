@@ -30,10 +30,10 @@ class AgentNode(BaseNode):
             return
         update: dict[str, Any] = {"agent": self.agent}
         if _works_alone(self.agent):
-            # Only the node's own events, after its input (none when it runs again after an answer;
-            # the invocation's message when the node got no input).
+            # Only the node's own events, after its input (the invocation's message when the node
+            # got no input), also when it runs again after a person's answer.
             seen = _invocation_message(ctx) if node_input is None else node_input
-            first = None if seen is None or ctx.resume_inputs else _input_event(ctx, seen)
+            first = None if seen is None else _input_event(ctx, seen)
             update["single_turn"] = True
             update["session"] = NodeSessionView(
                 ctx.invocation_context.session, ctx.node_path, first, ctx.invocation_context.invocation_id
@@ -44,6 +44,13 @@ class AgentNode(BaseNode):
         agen = self.agent.run_async(invocation)
         try:
             async for event in agen:
+                asked = _asks_a_person(event)
+                if asked:  # the node waits with its agent; the answer runs the agent again (as ADK)
+                    ctx.interrupts.extend(asked)
+                    ctx.waiting_told = list(ctx.interrupts)
+                    event.custom_metadata = {
+                        **(event.custom_metadata or {}), NODE_FACT_KEY: {"status": "waiting", "interrupts": list(ctx.interrupts)},
+                    }
                 if _is_answer(event):
                     answered = True
                     _record_answer(event, schema)
@@ -130,6 +137,15 @@ class TaskSessionView(NodeSessionView):
             elif event.author == "user" and event.invocation_id in spoke_in and not event.get_function_responses():
                 talk.append(event)
         return self._first + talk
+
+
+def _asks_a_person(event: Event) -> list[str]:
+    """The ids of the confirmation and credential requests an agent's event makes."""
+    from runtime.resume import asks_a_person
+
+    if not event.long_running_tool_ids or not asks_a_person(event):
+        return []
+    return [c.id for c in event.get_function_calls() if c.id in event.long_running_tool_ids]
 
 
 def _works_alone(agent: Any) -> bool:

@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from domain.events import Event
-from projections.pending import REQUEST_CREDENTIAL, REQUEST_INPUT
+from projections.pending import REQUEST_CONFIRMATION, REQUEST_CREDENTIAL, REQUEST_INPUT
 from runtime.events.request_input import RequestInput, request_input_event
 
 
@@ -38,7 +38,7 @@ def answers(events: list[Event]) -> dict[str, Any]:
         if event.author != "user":
             continue
         for response in event.get_function_responses():
-            if response.name in (REQUEST_INPUT, REQUEST_CREDENTIAL) and response.id:
+            if response.name in (REQUEST_INPUT, REQUEST_CREDENTIAL, REQUEST_CONFIRMATION) and response.id:
                 found[response.id] = unwrapped(response.response)
     return found
 

@@ -217,7 +217,8 @@ class GraphRun:
             if not resume_inputs:
                 self._wait_on(path, earlier.interrupts)
                 return WAITING, None  # still unanswered
-            if not node.rerun_on_resume:  # the answer is the node's output
+            # the answer is the node's output; an agent's answers are its own to read (it runs again)
+            if not node.rerun_on_resume and getattr(node, "agent", None) is None:
                 answer = next(iter(resume_inputs.values())) if len(resume_inputs) == 1 else resume_inputs
                 # as ADK, no event: the answer's own (the client's) said it; the log keeps the fact
                 answered = fact_event(invocation, author=self._author(node), path=path, status="completed")

@@ -62,6 +62,8 @@ class Workflow(BaseAgent, BaseNode):
         message = next((e.content for e in events if e.author == "user" and e.content and not e.get_function_responses()),
                        ctx.user_content)
         text = "".join(p.text or "" for p in message.parts or []) if message is not None else None
+        if replying:  # the invocation's message stays its first one (an agent node without input sees it)
+            ctx = ctx.model_copy(update={"user_content": message})
         run = self._graph_run(ctx, f"{self.name}@1", log, found, None)  # as ADK: the root's run id too
         async for event in run.events(text):
             yield event
