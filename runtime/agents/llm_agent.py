@@ -38,9 +38,7 @@ from runtime.tools.transfer_to_agent_tool import TransferToAgentTool
 InstructionProvider = Callable[[ReadonlyContext], Union[str, Awaitable[str]]]
 def _a_node(value: Any) -> Any:
     """A workflow or function node given as a tool (the agent wraps it: runtime.workflow.node_tool)."""
-    from runtime.workflow.node_tool import is_node
-
-    if not is_node(value):
+    if not _is_node(value):
         raise ValueError("not a workflow node")
     return value
 
@@ -215,10 +213,12 @@ class LlmAgent(BaseAgent):
         for item in self.tools:
             if isinstance(item, BaseTool):
                 tools.append(item)
-            elif _is_node(item):
+            elif _is_node(item):  # a workflow or function node: the model calls it (runtime.workflow.node_tool)
+                from runtime.workflow.node_tool import NodeTool
+
                 wrapped = self._wrapped_tools.get(id(item))
                 if wrapped is None or wrapped.given is not item:  # type: ignore[attr-defined]
-                    wrapped = self._wrapped_tools[id(item)] = _node_tool(item)
+                    wrapped = self._wrapped_tools[id(item)] = NodeTool(item)
                 tools.append(wrapped)
             elif isinstance(item, BaseToolset) or (hasattr(item, "get_tools") and not callable(item)):
                 tools.extend(await getattr(item, "get_tools_with_prefix", item.get_tools)(ctx))
@@ -637,13 +637,6 @@ def _is_node(item: Any) -> bool:
     from runtime.workflow.node_tool import is_node
 
     return is_node(item)
-
-
-def _node_tool(node: Any) -> BaseTool:
-    """A node in `tools`, as the tool the model calls (google-adk 2.13's NodeTool)."""
-    from runtime.workflow.node_tool import NodeTool
-
-    return NodeTool(node)
 
 
 def _checked_default(model: Any, what: str) -> Union[str, BaseLlm]:

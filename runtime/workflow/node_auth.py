@@ -14,8 +14,8 @@ from google.genai import types
 
 from domain.events import Event
 from projections.pending import REQUEST_CREDENTIAL
-from runtime.auth.auth_credential import SECRET_FIELDS, AuthCredentialTypes
-from runtime.auth.auth_handler import auth_response_state_key
+from runtime.auth.auth_credential import AuthCredentialTypes
+from runtime.auth.auth_handler import auth_response_state_key, without_secrets
 from runtime.auth.auth_tool import AuthConfig, AuthToolArguments
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ async def gate(ctx: Context, auth_config: AuthConfig) -> Optional[Event]:
 
 def request_event(auth_config: AuthConfig, interrupt: str) -> Event:
     """ADK's request: the auth config without its secrets, and a message for the person."""
-    args = _without_secrets(
+    args = without_secrets(
         AuthToolArguments(function_call_id=interrupt, auth_config=auth_config).model_dump(
             mode="json", by_alias=True, exclude_none=True
         )
@@ -62,15 +62,3 @@ def _message(auth_config: AuthConfig) -> str:
     if raw.auth_type in (AuthCredentialTypes.OAUTH2, AuthCredentialTypes.OPEN_ID_CONNECT):
         return "Please complete the authentication flow."
     return "Please provide your authentication credentials."
-
-
-def _without_secrets(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _without_secrets(v) for k, v in value.items() if _snake(k) not in SECRET_FIELDS}
-    if isinstance(value, list):
-        return [_without_secrets(v) for v in value]
-    return value
-
-
-def _snake(name: str) -> str:
-    return "".join("_" + c.lower() if c.isupper() else c for c in name)
