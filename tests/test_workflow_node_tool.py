@@ -129,3 +129,22 @@ async def test_bad_arguments_are_the_models_to_correct_and_run_nothing():
 def test_an_agent_is_no_node_tool():
     with pytest.raises(ValueError, match="cannot be wrapped"):
         NodeTool(LlmAgent(name="helper", model=ScriptedLlm(["x"])))
+
+
+async def test_two_node_calls_in_one_turn_each_commit_their_events(store_url):
+    sessions = session_service_from_url(store_url)
+    session = await sessions.create_session(app_name=APP, user_id=USER)
+    tools, ran = tools_and_log()
+    both = ScriptedLlm.calls(("lookup", {"order_id": "A1"}), ("lookup", {"order_id": "B2"}))
+    llm = ScriptedLlm([both, "found both"])
+    runner = Runner(app=app(False, tools[:1], llm), session_service=sessions)
+    events = [e async for e in runner.run_async(user_id=USER, session_id=session.id, new_message=text("A1 and B2"))]
+    outputs = sorted(e.output["order_id"] for e in events if e.output is not None)
+    assert outputs == ["A1", "B2"] and ran == ["find_order", "find_order"]
+    results = [r for e in events for r in e.get_function_responses()]
+    assert [r.response["order_id"] for r in results] == ["A1", "B2"]  # one event, in call order
+    assert len({e.id for e in events if e.get_function_responses()}) == 1
+    stored = await sessions.get_session(app_name=APP, user_id=USER, session_id=session.id)
+    branches = {e.branch for e in stored.events if e.output is not None}
+    assert branches == {f"lookup@{p.function_call.id}" for p in both.parts}
+    await sessions.close()
