@@ -146,7 +146,7 @@ class Runner:
         resumable = self.is_resumable
         if invocation_id is None and resumable and new_message is not None:
             # A result for a paused long-running call resumes the invocation that made the call.
-            invocation_id = paused_invocation_answered_by(session.live_events(), new_message)
+            invocation_id = paused_invocation_answered_by(session.live_events(), new_message) or replied_to(session)
         resume_at: Optional[int] = None
         if new_message is None and continues_conversation(
             self.agent, session, invocation_id=invocation_id, resumable=resumable, user_id=user_id

@@ -74,6 +74,7 @@ class AgentNode(BaseNode):
         view = TaskSessionView(ctx.invocation_context.session, ctx.node_path, first)
         invocation = ctx.invocation_context.model_copy(update={"agent": self.agent, "session": view})
         invocation.llm_context.forget(self.agent.name, invocation.branch)
+        invocation.reset_agent_states(self.agent)  # each turn runs afresh on its talk (not a resumable pick-up)
         finish = finish_tool(self.agent)
         handed_in: Optional[dict[str, Any]] = None
         agen = self.agent.run_async(invocation)
@@ -109,11 +110,15 @@ def waiting_for_user(session: Any) -> Optional[str]:
     """The invocation a task-mode agent node waits in for the user's reply, if the session's last
     event is that agent's turn; the user's next message continues it (as google-adk 2.13)."""
     from projections.workflow import node_fact
+    from runtime.resume import is_state_marker
 
     events = session.events
-    fact = node_fact(events[-1]) if events else None
+    at = len(events) - 1
+    while at >= 0 and is_state_marker(events[at]):  # a resumable app's checkpoints after the turn
+        at -= 1
+    fact = node_fact(events[at]) if at >= 0 else None
     if fact is not None and fact.get("status") == "waiting" and USER_TURN in fact.get("interrupts", ()):
-        return events[-1].invocation_id
+        return events[at].invocation_id
     return None
 
 
