@@ -146,7 +146,7 @@ class Runner:
         resumable = self.is_resumable
         if invocation_id is None and resumable and new_message is not None:
             # A result for a paused long-running call resumes the invocation that made the call.
-            invocation_id = paused_invocation_answered_by(session.live_events(), new_message)
+            invocation_id = paused_invocation_answered_by(session.live_events(), new_message) or replied_to(session)
         answered = None
         if not resumable and new_message is not None:
             # As ADK 2.13: results for calls of one invocation are recorded in it (a given id yields).
@@ -165,6 +165,8 @@ class Runner:
             invocation_id = answered
         elif invocation_id is not None:
             resume_at = self._check_invocation_id(session, invocation_id, new_message)
+        elif not resumable and new_message is not None:
+            invocation_id = replied_to(session)  # a reply to a task agent waiting for the user
         ctx = InvocationContext(
             invocation_id=invocation_id or new_invocation_context_id(),
             session=session,
@@ -610,6 +612,13 @@ def runner_for(loaded: Any, *, app_name: str, plugins: Sequence[BasePlugin] = ()
 
 
 # -- helpers -----------------------------------------------------------------------------------
+
+
+def replied_to(session: Session) -> Optional[str]:
+    """The invocation a task-mode workflow node waits in for the user's reply (runtime.workflow)."""
+    from runtime.workflow.agent_node import waiting_for_user
+
+    return waiting_for_user(session)
 
 
 def _apply_custom_metadata(event: Event, run_config: Optional[RunConfig]) -> None:

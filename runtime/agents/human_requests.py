@@ -90,7 +90,7 @@ def answered_calls(events: Sequence[Event], agent_name: str) -> list[AnsweredCal
     answers = {
         r.id: r
         for r in events[last_user].get_function_responses()
-        if r.id and r.name in (REQUEST_CONFIRMATION, REQUEST_CREDENTIAL)
+        if r.id and r.name in (REQUEST_CONFIRMATION, REQUEST_CREDENTIAL, REQUEST_INPUT)
     }
     if not answers:
         return []
@@ -98,13 +98,19 @@ def answered_calls(events: Sequence[Event], agent_name: str) -> list[AnsweredCal
         i for i, e in enumerate(events) if e.author == "user" and any(r.id in answers for r in e.get_function_responses())
     )
     calls: dict[str, types.FunctionCall] = {}
+    own_calls: set[str] = set()  # the ids of agent_name's calls
     requests: dict[str, tuple[str, dict[str, Any], str]] = {}  # request id -> (kind, args, author)
     for event in events:
         for call in event.get_function_calls():
             if call.name in (REQUEST_CONFIRMATION, REQUEST_CREDENTIAL):
                 requests[call.id] = (call.name, dict(call.args or {}), event.author)
+            elif call.name == REQUEST_INPUT:  # a node's, run as a tool: the call is on its branch
+                original = _node_tool_call(event.branch, calls, own_calls)
+                requests[call.id] = (call.name, {"functionCallId": original}, agent_name if original else event.author)
             elif call.id:
                 calls[call.id] = call
+                if event.author == agent_name:
+                    own_calls.add(call.id)
     ran_since = {
         r.id for e in events[first_answer + 1 :] if e.author != "user" for r in e.get_function_responses() if r.id
     }
@@ -117,6 +123,9 @@ def answered_calls(events: Sequence[Event], agent_name: str) -> list[AnsweredCal
             original_id = (args.get("originalFunctionCall") or {}).get("id")
             confirmation = ToolConfirmation.from_response_dict(response.response or {})
             answered = AnsweredCall(calls[original_id], confirmation=confirmation) if original_id in calls else None
+        elif kind == REQUEST_INPUT:  # the node's call runs again, and the node resumes with the answer
+            original_id = args.get("functionCallId")
+            answered = AnsweredCall(calls[original_id]) if original_id in calls else None
         else:
             original_id = args.get("functionCallId")
             config = AuthConfig.model_validate((args.get("authConfig") or {}))
@@ -124,6 +133,16 @@ def answered_calls(events: Sequence[Event], agent_name: str) -> list[AnsweredCal
         if answered is not None and original_id not in ran_since:
             out.append(answered)
     return out
+
+
+def _node_tool_call(branch: Optional[str], calls: dict[str, types.FunctionCall], own: set[str]) -> Optional[str]:
+    """The id of the agent's call whose node made an event on `branch`: a node run as a tool
+    runs on the branch segment `<tool>@<call id>` (runtime.workflow.node_tool)."""
+    for segment in (branch or "").split("."):
+        name, _, call_id = segment.partition("@")
+        if call_id in own and calls[call_id].name == name:
+            return call_id
+    return None
 
 
 REQUEST_NAMES = (REQUEST_CONFIRMATION, REQUEST_CREDENTIAL, REQUEST_INPUT)
@@ -181,13 +200,37 @@ async def accept_answers(ctx: InvocationContext, message: types.Content) -> type
     return stored
 
 
+def _from_credential(response: dict[str, Any], request_args: dict[str, Any]) -> Optional[AuthConfig]:
+    """The requested AuthConfig holding the credential an answer gives as an AuthCredential, or as
+    a bare API key (`{"result": "key"}`) when the request is for one; None for anything else."""
+    from runtime.auth.auth_credential import AuthCredential, AuthCredentialTypes
+
+    try:
+        requested = AuthConfig.model_validate(request_args.get("authConfig") or {})
+    except ValidationError:
+        return None
+    value = response.get("result") if set(response) == {"result"} else response
+    raw = requested.raw_auth_credential
+    if raw is not None and raw.auth_type == AuthCredentialTypes.API_KEY and isinstance(value, (str, int, float)) \
+            and not isinstance(value, bool):
+        credential = AuthCredential(auth_type=AuthCredentialTypes.API_KEY, api_key=str(value))
+    else:
+        try:
+            credential = AuthCredential.model_validate(value)
+        except ValidationError:
+            return None
+    return requested.model_copy(update={"exchanged_auth_credential": credential})
+
+
 def _supplied_auth_config(response: dict[str, Any], request_args: dict[str, Any]) -> AuthConfig:
     try:
         config = AuthConfig.model_validate(response)
     except ValidationError as error:
-        raise InvalidAnswerError(
-            "The answer to adk_request_credential is not an AuthConfig: " + str(error).splitlines()[0]
-        ) from None
+        config = _from_credential(response, request_args)  # as google-adk 2.13 also takes a node's answer
+        if config is None:
+            raise InvalidAnswerError(
+                "The answer to adk_request_credential is not an AuthConfig: " + str(error).splitlines()[0]
+            ) from None
     if config.exchanged_auth_credential is None:
         raise InvalidAnswerError("The answer to adk_request_credential has no exchangedAuthCredential.")
     asked = (request_args.get("authConfig") or {}).get("credentialKey")

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import inspect
-from typing import Any, AsyncGenerator, Awaitable, Callable, ClassVar, Literal, Optional, Union
+from typing import Annotated, Any, AsyncGenerator, Awaitable, Callable, ClassVar, Literal, Optional, Union
 
 from google.genai import types
-from pydantic import BaseModel, Field, PrivateAttr, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, Field, PrivateAttr, field_validator, model_validator
 
 from domain.errors import InvalidArgumentError
 from domain.events import Event, EventActions
@@ -37,7 +37,14 @@ from runtime.tools.set_model_response_tool import structured_answer
 from runtime.tools.transfer_to_agent_tool import TransferToAgentTool
 
 InstructionProvider = Callable[[ReadonlyContext], Union[str, Awaitable[str]]]
-ToolUnion = Union[Callable[..., Any], BaseTool, BaseToolset]
+def _a_node(value: Any) -> Any:
+    """A workflow or function node given as a tool (the agent wraps it: runtime.workflow.node_tool)."""
+    if not _is_node(value):
+        raise ValueError("not a workflow node")
+    return value
+
+
+ToolUnion = Union[Callable[..., Any], BaseTool, BaseToolset, Annotated[Any, AfterValidator(_a_node)]]
 Callbacks = Optional[Union[Callable[..., Any], list[Callable[..., Any]]]]
 ADK_AGENT_NAME_LABEL_KEY = "adk_agent_name"
 
@@ -74,9 +81,9 @@ class LlmAgent(BaseAgent):
     code_executor: Optional[BaseCodeExecutor] = None
     """BuiltInCodeExecutor: the model runs code (Gemini's code-execution tool). Other executors
     are refused: Chronicle runs no model-written code itself."""
-    mode: Optional[Literal["chat"]] = None
-    """google-adk 2.13's delegation mode. Only 'chat' (what a sub-agent gets by default) is
-    supported; 'task' and 'single_turn' (sub-agents wrapped as tools) are refused."""
+    mode: Optional[Literal["chat", "task"]] = None
+    """google-adk 2.13's delegation mode: 'chat' (what a sub-agent gets by default), or 'task' (it
+    hands in its result by calling finish_task: runtime.agents.task_mode). 'single_turn' is refused."""
     parallel_worker: Optional[bool] = None
     """As a workflow node: run once per item of a list input, in parallel (each item on a branch of
     its own); the output is the list of the answers (runtime.workflow.parallel_worker)."""
@@ -129,6 +136,10 @@ class LlmAgent(BaseAgent):
         for sub_agent in self.sub_agents:
             if isinstance(sub_agent, LlmAgent) and sub_agent.mode is None:
                 sub_agent.mode = "chat"  # as google-adk marks them
+        if self.mode == "task":
+            from runtime.agents.task_mode import FinishTaskTool
+
+            self.tools.append(FinishTaskTool(self))  # as google-adk adds it
 
     def _clear_caches(self) -> None:
         self._wrapped_tools = {}
@@ -209,6 +220,13 @@ class LlmAgent(BaseAgent):
         for item in self.tools:
             if isinstance(item, BaseTool):
                 groups.append((None, [item]))
+            elif _is_node(item):  # a workflow or function node: the model calls it (runtime.workflow.node_tool)
+                from runtime.workflow.node_tool import NodeTool
+
+                wrapped = self._wrapped_tools.get(id(item))
+                if wrapped is None or wrapped.given is not item:  # type: ignore[attr-defined]
+                    wrapped = self._wrapped_tools[id(item)] = NodeTool(item)
+                groups.append((None, [wrapped]))
             elif isinstance(item, BaseToolset) or (hasattr(item, "get_tools") and not callable(item)):
                 groups.append((item, await getattr(item, "get_tools_with_prefix", item.get_tools)(ctx)))
             elif callable(item):
@@ -595,6 +613,8 @@ class LlmAgent(BaseAgent):
     def _maybe_save_output_to_state(self, event: Event) -> None:
         if not self.output_key or event.author != self.name or not event.is_final_response():
             return
+        if self.mode == "task":
+            return  # a task's result is finish_task's, not a text turn's (runtime.agents.task_mode)
         if not event.content or not event.content.parts:
             return
         if not any(p.text is not None and not p.thought for p in event.content.parts):
@@ -622,6 +642,12 @@ async def _load_supplied_credential(ctx: InvocationContext, auth_config: Any) ->
     credential = await ctx.credential_service.load_credential(auth_config, CallbackContext(ctx))
     if credential is not None:
         ctx.session.state[auth_response_state_key(auth_config)] = credential.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+def _is_node(item: Any) -> bool:
+    from runtime.workflow.node_tool import is_node
+
+    return is_node(item)
 
 
 def _checked_default(model: Any, what: str) -> Union[str, BaseLlm]:

@@ -144,6 +144,8 @@ def fold_llm_context(
     content = event.content
     if not _has_content(content) or not belongs_to_branch(branch, event) or _is_internal(content):
         return view
+    if _on_own_tool_branch(view, branch, event):
+        return view  # a node run as this agent's tool: the model gets its result, not its messages
 
     if is_other_agent_reply(agent_name, event):
         reframed = present_other_agent_message(event)
@@ -292,6 +294,17 @@ def _without_unanswered_calls(view: LlmContextView, start: int, contents: list[t
 
 
 # -- the rules -------------------------------------------------------------------------------
+
+
+def _on_own_tool_branch(view: LlmContextView, branch: Optional[str], event: Event) -> bool:
+    """Whether `event` lies below `branch` on the branch `<tool>@<call id>` of a call in this view
+    (runtime.workflow.node_tool), as google-adk 2.13 leaves such events out."""
+    if not event.branch or event.branch == branch:
+        return False
+    below = event.branch[len(branch) + 1 :] if branch else event.branch
+    if branch and not event.branch.startswith(branch + "."):
+        return False
+    return any(segment.partition("@")[2] in view.call_at for segment in below.split("."))
 
 
 def belongs_to_branch(branch: Optional[str], event: Event) -> bool:
@@ -562,6 +575,11 @@ class LlmContextTracker:
 
     def clear(self) -> None:
         self._views.clear()
+
+    def forget(self, agent_name: str, branch: Optional[str]) -> None:
+        """Drops one view: its events are not a log that grows (a task-mode node's talk, whose
+        first turn changes with each reply: runtime.workflow.agent_node)."""
+        self._views.pop((agent_name, branch), None)
 
 
 def _resume_position(view: LlmContextView, events: Sequence[Event]) -> Optional[int]:

@@ -35,8 +35,10 @@ async def build_request(agent: Any, ctx: InvocationContext) -> LlmRequest:
         else types.GenerateContentConfig()
     )
     request = LlmRequest(model=llm.model, config=config)
-    schema_tool = agent.output_schema is not None and bool(agent.tools) and not sends_schema_with_tools(llm)
-    if agent.output_schema is not None and not schema_tool:
+    # a task-mode agent's output_schema shapes its finish_task call, not its answers (runtime.agents.task_mode)
+    answer_schema = agent.output_schema if agent.mode != "task" else None
+    schema_tool = answer_schema is not None and bool(agent.tools) and not sends_schema_with_tools(llm)
+    if answer_schema is not None and not schema_tool:
         request.set_output_schema(agent.output_schema)
 
     readonly = ReadonlyContext(ctx)

@@ -15,6 +15,7 @@ from domain.events import Event, EventActions
 from runtime.agents.llm_context import CLIENT_FUNCTION_CALL_ID_PREFIX
 from runtime.callbacks import call_user
 from runtime.telemetry import live as telemetry
+from runtime.tools import tool_events
 from runtime.tools.base_tool import BaseTool
 from runtime.tools.tool_confirmation import ToolConfirmation
 from runtime.tools.tool_context import ToolContext
@@ -73,21 +74,27 @@ async def _run_calls(
     tools: dict[str, BaseTool],
     confirmations: dict[str, ToolConfirmation],
 ) -> AsyncGenerator[Event, None]:
-    if len(calls) == 1:
+    if len(calls) == 1 and not _emits_events(calls, tools):
         results = [await _run_one(ctx, agent, calls[0], tools, confirmations.get(calls[0].id or ""))]
     else:
-        tasks = [
-            asyncio.ensure_future(_run_one(ctx, agent, call, tools, confirmations.get(call.id or "")))
-            for call in calls
-        ]
+        tasks, emitted = tool_events.start(
+            [_run_one(ctx, agent, call, tools, confirmations.get(call.id or "")) for call in calls]
+        )
+        gathered = asyncio.ensure_future(_gather_or_cancel(tasks))
         try:
-            results = await _gather_or_cancel(tasks)
+            async for event in tool_events.relay(emitted, gathered):  # what the tools say as they run
+                yield event
+            results = await gathered
         except Exception:
             finished = [t.result() for t in tasks if t.done() and not t.cancelled() and t.exception() is None]
             kept = [e for e in finished if e is not None and _is_plain_result(e)]
             if kept:
                 yield kept[0] if len(kept) == 1 else merge_function_response_events(kept)
             raise
+        finally:
+            if not gathered.done():
+                gathered.cancel()
+                await asyncio.gather(gathered, return_exceptions=True)
     events = [e for e in results if e is not None]
     if events:
         yield events[0] if len(events) == 1 else merge_function_response_events(events)
@@ -106,6 +113,11 @@ async def _gather_or_cancel(tasks: list[asyncio.Future]) -> list[Any]:
         raise
 
 
+def _emits_events(calls: list[types.FunctionCall], tools: dict[str, BaseTool]) -> bool:
+    """Whether a called tool makes events of its own as it runs (runtime.tools.tool_events)."""
+    return any(getattr(tools.get(c.name or ""), "emits_events", False) for c in calls)
+
+
 def _is_plain_result(event: Event) -> bool:
     """A tool's result with no instruction in it besides its state and artifact changes: a
     transfer, an escalation or a request to a person belongs to a step that failed, and is not kept."""
@@ -119,12 +131,23 @@ async def run_function_calls_as_completed(
     """Runs the calls of `call_event` concurrently and yields each result event as soon as its
     tool returns (resumable apps commit each one on its own). If a tool raises, the others are
     cancelled and the error propagates."""
-    tasks = [asyncio.ensure_future(_run_one(ctx, agent, call, tools)) for call in call_event.get_function_calls()]
+    tasks, emitted = tool_events.start([_run_one(ctx, agent, call, tools) for call in call_event.get_function_calls()])
+    running = list(tasks)
     try:
-        for next_done in asyncio.as_completed(tasks):
-            event = await next_done
-            if event is not None:
-                yield event
+        while running:
+            some_done = asyncio.ensure_future(asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED))
+            try:
+                async for event in tool_events.relay(emitted, some_done):  # what the tools say as they run
+                    yield event
+            finally:
+                if not some_done.done():
+                    some_done.cancel()
+            done, _ = await some_done
+            for task in [t for t in running if t in done]:
+                running.remove(task)
+                event = task.result()
+                if event is not None:
+                    yield event
     finally:
         for task in tasks:
             if not task.done():
@@ -252,6 +275,9 @@ async def _run_call(
             if response is None:
                 with telemetry.tool_running(span):
                     response = await tool.run_async(args=args, tool_context=tool_context)
+                if response is tool_events.WAITING:  # it asked a person: no result yet, the agent stops
+                    ctx.paused_agents.add(agent.name)
+                    return None
         except asyncio.CancelledError as cancelled:
             await _notify_cancelled(ctx, agent, tool, args, tool_context, cancelled)
             raise

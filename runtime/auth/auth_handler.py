@@ -29,6 +29,16 @@ def redacted(value: Any) -> Any:
     return value
 
 
+def without_secrets(value: Any) -> Any:
+    """A JSON copy of `value` without its secret fields (what google-adk sends a client that is
+    asked for a credential)."""
+    if isinstance(value, dict):
+        return {k: without_secrets(v) for k, v in value.items() if _snake(k) not in SECRET_FIELDS}
+    if isinstance(value, list):
+        return [without_secrets(v) for v in value]
+    return value
+
+
 def credential_reference(auth_config: AuthConfig) -> dict[str, Any]:
     """What the log records of a credential the client supplied: its key and a digest."""
     credential = auth_config.exchanged_auth_credential

@@ -8,7 +8,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any, Optional
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from runtime.auth.auth_credential import BaseModelWithConfig
 
@@ -35,6 +35,15 @@ OAUTH_SCHEME_TYPES = (AuthSchemeType.oauth2.value, AuthSchemeType.openIdConnect.
 
 class AuthScheme(BaseModelWithConfig):
     type_: str = Field(alias="type")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_openapi_model(cls, data: Any) -> Any:
+        """FastAPI's scheme models (`APIKey(in_=..., name=...)`, as ADK's samples write them) are
+        taken by their OpenAPI fields."""
+        if isinstance(data, BaseModel) and not isinstance(data, AuthScheme):
+            return data.model_dump(mode="json", by_alias=True, exclude_none=True)
+        return data
 
 
 class CustomAuthScheme(AuthScheme):

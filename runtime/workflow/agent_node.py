@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any, AsyncGenerator
+from typing import Any, AsyncGenerator, Optional
 
 from google.genai import types
 from pydantic import BaseModel, TypeAdapter
@@ -24,12 +24,16 @@ class AgentNode(BaseNode):
     agent: Any
 
     async def _run_impl(self, *, ctx: Context, node_input: Any) -> AsyncGenerator[Any, None]:
+        if getattr(self.agent, "mode", None) == "task":
+            async for item in self._run_task(ctx, node_input):
+                yield item
+            return
         update: dict[str, Any] = {"agent": self.agent}
         if _works_alone(self.agent):
-            # Only the node's own events, after its input (none when it runs again after an answer;
-            # the invocation's message when the node got no input).
+            # Only the node's own events, after its input (the invocation's message when the node
+            # got no input), also when it runs again after a person's answer.
             seen = _invocation_message(ctx) if node_input is None else node_input
-            first = None if seen is None or ctx.resume_inputs else _input_event(ctx, seen)
+            first = None if seen is None else _input_event(ctx, seen)
             update["single_turn"] = True
             update["session"] = NodeSessionView(
                 ctx.invocation_context.session, ctx.node_path, first, ctx.invocation_context.invocation_id
@@ -40,6 +44,13 @@ class AgentNode(BaseNode):
         agen = self.agent.run_async(invocation)
         try:
             async for event in agen:
+                asked = _asks_a_person(event)
+                if asked:  # the node waits with its agent; the answer runs the agent again (as ADK)
+                    ctx.interrupts.extend(asked)
+                    ctx.waiting_told = list(ctx.interrupts)
+                    event.custom_metadata = {
+                        **(event.custom_metadata or {}), NODE_FACT_KEY: {"status": "waiting", "interrupts": list(ctx.interrupts)},
+                    }
                 if _is_answer(event):
                     answered = True
                     _record_answer(event, schema)
@@ -49,6 +60,97 @@ class AgentNode(BaseNode):
         if not answered:  # no answer (an agent that only transferred, say): the value it stored
             output_key = getattr(self.agent, "output_key", None)
             yield ctx.state.get(output_key) if output_key else None
+
+
+    async def _run_task(self, ctx: Context, node_input: Any) -> AsyncGenerator[Any, None]:
+        """A task-mode agent (runtime.agents.task_mode): each run is one turn of its talk with the
+        user, who speaks first (the message the turn came with; as ADK). A text answer waits for
+        the user's next message (USER_TURN), which continues the invocation; finish_task's
+        arguments are the node's output, on that call's result event."""
+        from runtime.agents.task_mode import FINISH_TASK, finish_tool, finished
+
+        message = ctx.resume_inputs.get(USER_TURN)
+        first = _input_event(ctx, message if message is not None else node_input)
+        view = TaskSessionView(ctx.invocation_context.session, ctx.node_path, first)
+        invocation = ctx.invocation_context.model_copy(update={"agent": self.agent, "session": view})
+        invocation.llm_context.forget(self.agent.name, invocation.branch)
+        invocation.reset_agent_states(self.agent)  # each turn runs afresh on its talk (not a resumable pick-up)
+        finish = finish_tool(self.agent)
+        handed_in: Optional[dict[str, Any]] = None
+        agen = self.agent.run_async(invocation)
+        try:
+            async for event in agen:
+                calls = [c for c in event.get_function_calls() if c.name == FINISH_TASK]
+                if calls:
+                    handed_in = dict(calls[-1].args or {})
+                elif handed_in is not None and finish is not None and finished(event):
+                    event.output = _plain(finish.result_of(handed_in))
+                    output_key = getattr(self.agent, "output_key", None)
+                    if output_key:
+                        event.actions.state_delta[output_key] = event.output
+                    event.custom_metadata = {**(event.custom_metadata or {}), NODE_FACT_KEY: {"status": "completed"}}
+                    yield event
+                    return  # done: the agent does not answer its own result
+                elif _is_answer(event):  # its turn ends: the node waits for the user's reply
+                    ctx.interrupts.append(USER_TURN)
+                    ctx.waiting_told = list(ctx.interrupts)
+                    event.custom_metadata = {
+                        **(event.custom_metadata or {}), NODE_FACT_KEY: {"status": "waiting", "interrupts": [USER_TURN]},
+                    }
+                yield event
+        finally:
+            await agen.aclose()
+
+
+USER_TURN = "adk_user_turn"
+"""What a task-mode agent node waits on between its turns: the user's next message."""
+
+
+def waiting_for_user(session: Any) -> Optional[str]:
+    """The invocation a task-mode agent node waits in for the user's reply, if the session's last
+    event is that agent's turn; the user's next message continues it (as google-adk 2.13)."""
+    from projections.workflow import node_fact
+    from runtime.resume import is_state_marker
+
+    events = session.events
+    at = len(events) - 1
+    while at >= 0 and is_state_marker(events[at]):  # a resumable app's checkpoints after the turn
+        at -= 1
+    fact = node_fact(events[at]) if at >= 0 else None
+    if fact is not None and fact.get("status") == "waiting" and USER_TURN in fact.get("interrupts", ()):
+        return events[at].invocation_id
+    return None
+
+
+class TaskSessionView(NodeSessionView):
+    """A task-mode agent's talk: its events at its path (in every invocation), and the user's
+    messages in an invocation after it spoke there, after `first` (the message it answers now)."""
+
+    def __init__(self, session: Any, path: str, first: Event) -> None:
+        super().__init__(session, path, first, "")
+
+    @property
+    def events(self) -> list[Event]:
+        path, inside = self._path, self._path + "/"
+        spoke_in: set[str] = set()
+        talk: list[Event] = []
+        for event in self._session.events:
+            at = event.node_info.path
+            if at == path or at.startswith(inside):
+                spoke_in.add(event.invocation_id)
+                talk.append(event)
+            elif event.author == "user" and event.invocation_id in spoke_in and not event.get_function_responses():
+                talk.append(event)
+        return self._first + talk
+
+
+def _asks_a_person(event: Event) -> list[str]:
+    """The ids of the confirmation and credential requests an agent's event makes."""
+    from runtime.resume import asks_a_person
+
+    if not event.long_running_tool_ids or not asks_a_person(event):
+        return []
+    return [c.id for c in event.get_function_calls() if c.id in event.long_running_tool_ids]
 
 
 def _works_alone(agent: Any) -> bool:

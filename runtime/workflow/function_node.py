@@ -9,7 +9,8 @@ from typing import Any, AsyncGenerator, Callable, Generator, Literal, Optional
 
 from pydantic import ConfigDict, PrivateAttr, TypeAdapter, ValidationError
 
-from runtime.workflow import confirmation
+from runtime.auth.auth_tool import AuthConfig
+from runtime.workflow import confirmation, node_auth
 from runtime.workflow.base_node import BaseNode
 from runtime.workflow.context import Context
 from runtime.workflow.errors import WorkflowConfigurationError, WorkflowDataError
@@ -34,6 +35,8 @@ class FunctionNode(BaseNode):
     func: Callable[..., Any]
     parameter_binding: Literal["state", "node_input"] = "state"
     require_confirmation: confirmation.ConfirmationPolicy = False
+    auth_config: Optional[AuthConfig] = None
+    """A credential the client must supply before the function runs (runtime.workflow.node_auth)."""
     _signature: inspect.Signature = PrivateAttr()
     _adapters: dict[str, TypeAdapter] = PrivateAttr(default_factory=dict)
 
@@ -47,6 +50,8 @@ class FunctionNode(BaseNode):
                 f"FunctionNode {data.get('name')!r} has require_confirmation, which needs rerun_on_resume=True: the "
                 "node runs again once the person has answered (@node sets it for you)."
             )
+        if data.get("auth_config") is not None and not data.get("rerun_on_resume"):
+            raise WorkflowConfigurationError(f"FunctionNode {data.get('name')!r} with auth_config requires rerun_on_resume=True.")
         super().__init__(**data)
 
     def model_post_init(self, __context: Any) -> None:
@@ -111,6 +116,11 @@ class FunctionNode(BaseNode):
                 if await confirmation.required(self.require_confirmation, ctx, args, node_input):
                     yield confirmation.request(ctx.node_path, self.name, as_json(args))
                     return
+        if self.auth_config is not None:
+            request = await node_auth.gate(ctx, self.auth_config)
+            if request is not None:
+                yield request  # the node waits for the credential
+                return
         if inspect.isasyncgenfunction(self.func):
             async for item in self.func(**arguments):
                 yield item
@@ -145,6 +155,7 @@ def node(
     max_parallel_workers: Optional[int] = None,
     require_confirmation: Optional[confirmation.ConfirmationPolicy] = None,
     parameter_binding: Literal["state", "node_input"] = "state",
+    auth_config: Optional[AuthConfig] = None,
 ) -> Any:
     """`@node`, `@node(...)` on a function, or `node(x, name=...)` on a function, node, agent or
     tool: returns the node, with the given settings. `parallel_worker=True` wraps it in a node that
@@ -160,7 +171,7 @@ def node(
         key: value
         for key, value in dict(
             name=name, rerun_on_resume=rerun_on_resume, retry_config=retry_config, timeout=timeout,
-            require_confirmation=require_confirmation,
+            require_confirmation=require_confirmation, auth_config=auth_config,
         ).items()
         if value is not None
     }
@@ -173,10 +184,11 @@ def node(
             built: BaseNode = FunctionNode(target, parameter_binding=parameter_binding, **settings)
         else:
             built = as_node(target)
-            if "require_confirmation" in settings and "require_confirmation" not in type(built).model_fields:
-                raise WorkflowConfigurationError(
-                    f"require_confirmation applies to function and tool nodes, not to {type(built).__name__} {built.name!r}."
-                )
+            for setting, applies_to in (("require_confirmation", "function and tool nodes"), ("auth_config", "function nodes")):
+                if setting in settings and setting not in type(built).model_fields:
+                    raise WorkflowConfigurationError(
+                        f"{setting} applies to {applies_to}, not to {type(built).__name__} {built.name!r}."
+                    )
             built = built.model_copy(update=settings) if settings else built
         return ParallelWorker(node=built, max_parallel_workers=max_parallel_workers) if parallel_worker else built
 

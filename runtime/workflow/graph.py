@@ -47,7 +47,8 @@ def as_node(node_like: Any) -> BaseNode:
         return START
     if isinstance(node_like, BaseAgent):
         built = AgentNode(name=node_like.name, description=node_like.description, agent=node_like,
-                          rerun_on_resume=node_like.rerun_on_resume)
+                          # a task-mode agent runs again for each reply of the user's
+                          rerun_on_resume=node_like.rerun_on_resume or getattr(node_like, "mode", None) == "task")
         if getattr(node_like, "parallel_worker", None):  # as ADK: the agent once per item of its list input
             from runtime.workflow.parallel_worker import ParallelWorker
 

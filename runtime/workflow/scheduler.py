@@ -27,7 +27,7 @@ from runtime.workflow.base_node import START, BaseNode
 from runtime.workflow.context import Context
 from runtime.workflow.errors import NodeInterruptedError, NodeTimeoutError
 from runtime.workflow.facts import as_json, describe, fact_event, hide_if_silent
-from runtime.workflow.interrupts import is_request_input, request_event
+from runtime.workflow.interrupts import credential_requests, is_request_input, request_event
 from runtime.workflow.state_schema import check_state_delta
 
 if TYPE_CHECKING:
@@ -44,7 +44,7 @@ class GraphRun:
 
     def __init__(
         self,
-        graph: Graph,
+        graph: Optional[Graph],
         *,
         ctx: InvocationContext,
         path: str,
@@ -124,6 +124,27 @@ class GraphRun:
             if tasks:
                 await asyncio.gather(*tasks, return_exceptions=True)
 
+    async def run_alone(
+        self, node: BaseNode, path: str, node_input: Any, send: Callable[[Event], Any]
+    ) -> tuple[Any, Any]:
+        """Runs one node at `path` outside a graph (a node an agent calls as a tool): each event
+        goes to `send`, which returns once it is committed. Returns (output, route), or (WAITING,
+        None) while the node waits for a person's answer."""
+        task = asyncio.ensure_future(self.run_node(node, path, node_input, []))
+        task.add_done_callback(lambda t: self._queue.put_nowait(("done", t)))
+        try:
+            while True:
+                kind, item = await self._queue.get()
+                if kind == "done":
+                    return item.result()
+                event, committed = item
+                await send(event)
+                committed.set_result(None)
+        finally:
+            if not task.done():
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+
     def _successors(
         self, name: str, path: str, output: Any, route: Any, arrivals: dict[str, dict[str, tuple[str, Any]]]
     ) -> list[tuple[str, Any, list[str], tuple[str, bool]]]:
@@ -196,7 +217,8 @@ class GraphRun:
             if not resume_inputs:
                 self._wait_on(path, earlier.interrupts)
                 return WAITING, None  # still unanswered
-            if not node.rerun_on_resume:  # the answer is the node's output
+            # the answer is the node's output; an agent's answers are its own to read (it runs again)
+            if not node.rerun_on_resume and getattr(node, "agent", None) is None:
                 answer = next(iter(resume_inputs.values())) if len(resume_inputs) == 1 else resume_inputs
                 # as ADK, no event: the answer's own (the client's) said it; the log keeps the fact
                 answered = fact_event(invocation, author=self._author(node), path=path, status="completed")
@@ -292,9 +314,10 @@ class GraphRun:
         agen = node.run(ctx=ctx, node_input=node_input)
         try:
             async for item in agen:
-                if is_request_input(item):
-                    ctx.interrupts.append(item.interrupt_id)
-                    item = request_event(item)
+                asked = [item.interrupt_id] if is_request_input(item) else credential_requests(item)
+                if asked:
+                    ctx.interrupts.extend(asked)
+                    item = request_event(item) if is_request_input(item) else item
                     # the run waits on it: said on the request's event (ADK's only event for it)
                     item.custom_metadata = {NODE_FACT_KEY: {"status": "waiting", "interrupts": list(ctx.interrupts)}}
                     ctx.waiting_told = list(ctx.interrupts)

@@ -10,6 +10,7 @@ from domain.events import Event
 from projections.workflow import WorkflowRuns, fold_all
 from runtime.agents.base_agent import BaseAgent
 from runtime.invocation_context import InvocationContext
+from runtime.workflow.agent_node import USER_TURN
 from runtime.workflow.base_node import BaseNode
 from runtime.workflow.context import Context
 from runtime.workflow.graph import Graph
@@ -52,12 +53,17 @@ class Workflow(BaseAgent, BaseNode):
             return
         # A resumed invocation, or one whose message answers a node's request, goes on from its log.
         answering = ctx.user_content is not None and any(p.function_response for p in ctx.user_content.parts or [])
-        events = ctx.invocation_events(log_only=True) if ctx.resuming or answering else []
+        replying = not answering and _continued(ctx)  # the user replies to a task-mode agent that waits
+        events = ctx.invocation_events(log_only=True) if ctx.resuming or answering or replying else []
         log, found = fold_all(events), answers(events)
+        if replying:
+            found[USER_TURN] = ctx.user_content
         # The workflow's input is the invocation's message, not an answer that resumes it.
         message = next((e.content for e in events if e.author == "user" and e.content and not e.get_function_responses()),
                        ctx.user_content)
         text = "".join(p.text or "" for p in message.parts or []) if message is not None else None
+        if replying:  # the invocation's message stays its first one (an agent node without input sees it)
+            ctx = ctx.model_copy(update={"user_content": message})
         run = self._graph_run(ctx, f"{self.name}@1", log, found, None)  # as ADK: the root's run id too
         async for event in run.events(text):
             yield event
@@ -78,6 +84,13 @@ class Workflow(BaseAgent, BaseNode):
         outputs = run.terminal_outputs
         ctx.output = next(iter(outputs.values())) if len(outputs) == 1 else (outputs or None)
         ctx.output_said = True  # as ADK: its terminal nodes' events said it; no event of its own (its end fact has it)
+
+
+def _continued(ctx: InvocationContext) -> bool:
+    """Whether the message just stored continues an invocation that has events already (the
+    Runner gives a reply to a waiting task-mode agent its invocation: agent_node.waiting_for_user)."""
+    events = ctx.session.events
+    return ctx.user_content is not None and len(events) >= 2 and events[-2].invocation_id == ctx.invocation_id
 
 
 def as_root_agent(node_like: Any) -> BaseAgent:

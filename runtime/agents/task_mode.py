@@ -1,0 +1,94 @@
+"""Task-mode agents (`LlmAgent(mode="task")`, google-adk 2.13's): an agent that works on a task
+over as many turns with the user as it needs, and says it is done by calling `finish_task` with
+its result (shaped by its output_schema, else `{"result": text}`). As a workflow node its text
+answers wait for the user's next message (runtime.workflow.agent_node) and finish_task's
+arguments are its output.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Optional
+
+from google.genai import types
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError
+
+from runtime.tools.base_tool import BaseTool
+
+if TYPE_CHECKING:
+    from runtime.models import LlmRequest
+    from runtime.tools.tool_context import ToolContext
+
+FINISH_TASK = "finish_task"
+FINISHED = "Task completed."  # the call's result when its arguments fit: the task is done
+WRAPPER_KEY = "result"  # a result that is not an object is this parameter of the call
+
+INSTRUCTION = """\
+Do NOT call `finish_task` prematurely. Use your available tools to
+fully complete every aspect of the delegated task first. If the
+task is unclear, ask the user for clarification before proceeding.
+Once the task is fully complete, call `finish_task` by itself with
+no accompanying text output."""
+
+
+class DefaultTaskOutput(BaseModel):
+    """A task's result when its agent sets no output_schema."""
+
+    result: str = Field(description="The result of the task.")
+
+
+class FinishTaskTool(BaseTool):
+    """The tool a task-mode agent calls to hand in its result."""
+
+    def __init__(self, agent: Any) -> None:
+        schema = agent.output_schema if agent.output_schema is not None else DefaultTaskOutput
+        self.adapter: TypeAdapter = TypeAdapter(schema)
+        self.wrapper_key: Optional[str] = None if self.adapter.json_schema().get("type") == "object" else WRAPPER_KEY
+        description = (
+            "Signal that this agent has completed its delegated task. Call this when you have finished your "
+            "delegated task."
+        )
+        if agent.output_schema is not None:
+            description += " Pass the required output data in the parameters."
+        super().__init__(name=FINISH_TASK, description=description)
+
+    def _get_declaration(self) -> types.FunctionDeclaration:
+        schema = self.adapter.json_schema()
+        if self.wrapper_key:
+            defs = schema.pop("$defs", None)
+            schema = {"type": "object", "properties": {self.wrapper_key: schema}, "required": [self.wrapper_key]}
+            if defs:
+                schema["$defs"] = defs
+        return types.FunctionDeclaration(name=self.name, description=self.description, parameters_json_schema=schema)
+
+    async def process_llm_request(self, *, tool_context: ToolContext, llm_request: LlmRequest) -> None:
+        await super().process_llm_request(tool_context=tool_context, llm_request=llm_request)
+        llm_request.append_instructions([INSTRUCTION])
+
+    async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
+        try:
+            self.adapter.validate_python(args.get(self.wrapper_key) if self.wrapper_key else args)
+        except ValidationError as error:
+            return {
+                "error": (
+                    f"Invoking `{self.name}()` failed due to validation errors:\n{error}\nYou could retry calling "
+                    "this tool, but it is IMPORTANT for you to provide all the mandatory parameters with correct types."
+                )
+            }
+        return FINISHED
+
+    def result_of(self, args: dict[str, Any]) -> Any:
+        """The task's result, from the arguments of a finish_task call that succeeded."""
+        if self.wrapper_key and self.wrapper_key in args:
+            return args[self.wrapper_key]
+        return args
+
+
+def finish_tool(agent: Any) -> Optional[FinishTaskTool]:
+    return next((t for t in getattr(agent, "tools", ()) if isinstance(t, FinishTaskTool)), None)
+
+
+def finished(event: Any) -> bool:
+    """Whether `event` holds finish_task's success (the task is done)."""
+    return any(
+        r.name == FINISH_TASK and r.response == {"result": FINISHED} for r in event.get_function_responses()
+    )

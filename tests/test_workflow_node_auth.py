@@ -1,0 +1,91 @@
+"""auth_config on a workflow node, persisted: the node asks for a credential and waits; the
+answer (to another Runner over the same store) runs it again with the credential, which the
+stored log never holds; a malformed answer is refused with nothing written.
+(tools/parity/apps/workflow_node_auth.py compares the run with google-adk itself.)"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from google.genai import types
+
+from domain.errors import InvalidAnswerError
+from projections.workflow import fold_all
+from runtime import Runner, session_service_from_url
+from runtime.auth.auth_credential import AuthCredential, AuthCredentialTypes
+from runtime.auth.auth_tool import AuthConfig
+from runtime.auth.credential_service import InMemoryCredentialService
+from runtime.events import Event
+from runtime.workflow import START, Context, Workflow, WorkflowConfigurationError, node
+
+APP, USER = "bank", "u1"
+SECRET = "sk-live-0042"
+
+bank_key = AuthConfig(
+    auth_scheme={"type": "apiKey", "in": "query", "name": "key"},
+    raw_auth_credential=AuthCredential(auth_type=AuthCredentialTypes.API_KEY, api_key="unset"),
+    credential_key="bank_key",
+)
+
+
+def workflow(ran: list[str]) -> Workflow:
+    @node(auth_config=bank_key, rerun_on_resume=True)
+    def balance(ctx: Context):
+        ran.append("balance")
+        return {"balance": 120, "key_ends": ctx.get_auth_response(bank_key).api_key[-2:]}
+
+    def report(node_input: dict):
+        return Event(message=f"balance {node_input['balance']} (key …{node_input['key_ends']})")
+
+    return Workflow(name="banking", edges=[(START, balance, report)])
+
+
+def answer(response: dict) -> types.Content:
+    return types.Content(role="user", parts=[types.Part(function_response=types.FunctionResponse(
+        id="wf_auth:banking@1/balance@1", name="adk_request_credential", response=response))])
+
+
+async def run(runner: Runner, session_id: str, message: types.Content) -> list[Event]:
+    return [e async for e in runner.run_async(user_id=USER, session_id=session_id, new_message=message)]
+
+
+async def test_a_node_waits_for_its_credential_and_runs_with_it(store_url):
+    sessions = session_service_from_url(store_url)
+    session = await sessions.create_session(app_name=APP, user_id=USER)
+    ran: list[str] = []
+    runner = Runner(app_name=APP, node=workflow(ran), session_service=sessions, credential_service=InMemoryCredentialService())
+    first = await run(runner, session.id, types.Content(role="user", parts=[types.Part(text="balance?")]))
+    request = first[-1].get_function_calls()[0]
+    assert (request.name, request.id) == ("adk_request_credential", "wf_auth:banking@1/balance@1")
+    assert request.args["message"] == "Please provide your API key for key."
+    assert "apiKey" not in request.args["authConfig"]["rawAuthCredential"]  # no secret in the request
+    assert ran == []  # the function waits for the credential
+
+    runner = Runner(app_name=APP, node=workflow(ran), session_service=sessions, credential_service=InMemoryCredentialService())
+    second = await run(runner, session.id, answer({"result": SECRET}))
+    assert ran == ["balance"]
+    assert second[-1].content.parts[0].text == "balance 120 (key …42)"
+    stored = await sessions.get_session(app_name=APP, user_id=USER, session_id=session.id)
+    assert SECRET not in json.dumps([e.model_dump(mode="json") for e in stored.log_events()])
+    assert fold_all(stored.log_events()).nodes["banking@1/balance@1"].status == "completed"
+    await sessions.close()
+
+
+async def test_an_answer_that_is_no_credential_is_refused_and_nothing_is_written(store_url):
+    sessions = session_service_from_url(store_url)
+    session = await sessions.create_session(app_name=APP, user_id=USER)
+    ran: list[str] = []
+    runner = Runner(app_name=APP, node=workflow(ran), session_service=sessions, credential_service=InMemoryCredentialService())
+    await run(runner, session.id, types.Content(role="user", parts=[types.Part(text="balance?")]))
+    before = len((await sessions.get_session(app_name=APP, user_id=USER, session_id=session.id)).log_events())
+    with pytest.raises(InvalidAnswerError):
+        await run(runner, session.id, answer({"result": True}))
+    after = (await sessions.get_session(app_name=APP, user_id=USER, session_id=session.id)).log_events()
+    assert len(after) == before and ran == []
+    await sessions.close()
+
+
+def test_auth_config_needs_rerun_on_resume():
+    with pytest.raises(WorkflowConfigurationError, match="rerun_on_resume"):
+        node(lambda: 1, name="fetch", auth_config=bank_key, rerun_on_resume=False)
