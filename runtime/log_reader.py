@@ -74,6 +74,10 @@ class LogReader:
         ]
         return live_events(events) if live else events
 
+    def invocation_ids(self, row: CatalogRow) -> list[str]:
+        """The session's invocation ids in the order they began, rewound ones too."""
+        return list(dict.fromkeys(e.invocation_id for e in self.events(row, live=False) if e.invocation_id))
+
     def open_requests(self, row: CatalogRow) -> dict[str, PendingRequest]:
         """The session's requests still waiting for a person, by request id: what the Runner accepts
         an answer to, read from the sessions read model (``projections.pending``'s fold of its log,

@@ -149,10 +149,12 @@ def expand_invocation(store: Store, row: CatalogRow, text: str | None) -> str | 
     """A unique prefix of one of the session's invocation ids stands for it (as git's short ids do)."""
     if not text:
         return text
-    log = store.application.repository.get(row.log_id)
-    if text in log.invocations:
+    from runtime.log_reader import LogReader
+
+    known = LogReader(store).invocation_ids(row)
+    if text in known:
         return text
-    matches = [i for i in log.invocations if i.startswith(text)]
+    matches = [i for i in known if i.startswith(text)]
     return matches[0] if len(matches) == 1 else text
 
 

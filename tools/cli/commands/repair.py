@@ -51,11 +51,12 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
 
 
 def _invocation_hint(store: Store, row: CatalogRow, invocation_id: str) -> str:
-    log = store.application.repository.get(row.log_id)
-    if invocation_id in log.invocations:
+    from runtime.log_reader import LogReader
+
+    known = LogReader(store).invocation_ids(row)
+    if invocation_id in known:
         return (" That invocation was taken back by a rewind (it is hidden): pick one still in the session, "
                 "or rewind the rewind's own invocation to bring it back.")
-    known = list(log.invocations)
     close = difflib.get_close_matches(invocation_id, known, n=3, cutoff=0.5)
     if close:
         return f" Did you mean: {', '.join(close)}?"
