@@ -14,7 +14,7 @@ from google.genai import types
 from domain import Event, EventActions
 from domain.session_log import session_log_id
 from runtime.artifacts import LogArtifactService
-from runtime.artifacts.blobs import sha256_hex
+from runtime.stores.blobs import sha256_hex
 from runtime.memory import LogMemoryService
 from domain.purge_log import PURGE_LOG_ID
 from runtime.operations.purge import plan_purge

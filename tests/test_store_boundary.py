@@ -63,6 +63,33 @@ def test_no_module_above_the_stores_imports_a_backend():
     assert offenders == {}
 
 
+# The stores are the bottom of the runtime: they import the domain and projections (the layers below
+# the runtime), libraries and each other, never another runtime package or the tools (counting imports
+# made for annotations only, or inside a function).
+STORES_MAY_IMPORT_FROM_THE_RUNTIME = re.compile(r"^runtime\.stores(\.|$)")
+
+
+def _absolute_imports(path: Path) -> list[str]:
+    """The modules a file imports, its relative imports (``from ..x import y``) made absolute."""
+    package = path.relative_to(ROOT).with_suffix("").parts[:-1]
+    tree = ast.parse(path.read_text())
+    relative = [
+        ".".join([*package[: len(package) - node.level + 1], *([node.module] if node.module else [])])
+        for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level
+    ]
+    return _imports(tree) + relative
+
+
+def test_the_stores_import_nothing_from_above_them():
+    offenders = {
+        f"{path.relative_to(ROOT)}: {module}"
+        for path in STORES.rglob("*.py")
+        for module in _absolute_imports(path)
+        if module.split(".")[0] in ("runtime", "tools") and not STORES_MAY_IMPORT_FROM_THE_RUNTIME.match(module)
+    }
+    assert offenders == set()
+
+
 def test_no_module_above_the_stores_names_a_backend_class_or_a_library_internal():
     classes = _backend_classes()
     assert {"MemoryStore", "SqliteStore", "PostgresStore"} <= classes

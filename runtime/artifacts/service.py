@@ -27,7 +27,7 @@ from domain.state import check_json_value
 from domain.validation import check_ids
 from runtime.artifacts.artifact_util import is_artifact_ref
 from runtime.artifacts.base import BaseArtifactService, ensure_part
-from runtime.artifacts.blobs import BlobStore, FileBlobStore, check_blob, store_bytes
+from runtime.stores.blobs import BlobStore, FileBlobStore, check_blob, store_bytes
 from domain.artifact_log import ArtifactLog
 from domain.artifact_names import ArtifactScope, artifact_scope
 from domain.artifact_versions import (

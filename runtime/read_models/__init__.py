@@ -13,7 +13,7 @@ from projections.log_event import LogEvent
 from runtime.read_models.projector import Projector, builtin_projections
 from runtime.read_models.follower import ProjectionFollower, runner_for
 from runtime.read_models.source import LogSource
-from runtime.read_models.storage import ProjectionStorage, storage_for
+from runtime.stores.projection_storage import ProjectionStorage, storage_for
 from runtime.read_models.time_travel import MISSING, At, Change, Diff, StateAt, TimeTravel, Write
 
 __all__ = [

@@ -37,10 +37,10 @@ from runtime.stores.io_threads import IoThreads
 from runtime.stores.rows import CatalogRow, Listing, SideRows
 
 if TYPE_CHECKING:
-    from runtime.artifacts.blobs import BlobStore
-    from runtime.auth.credential_service import CredentialTable
+    from runtime.stores.blobs import BlobStore
+    from runtime.stores.credentials import CredentialTable
     from runtime.stores.memory_index import MemoryIndex
-    from runtime.read_models.storage import ProjectionStorage
+    from runtime.stores.projection_storage import ProjectionStorage
     from runtime.stores.purge_sql import PurgeSql
 
 T = TypeVar("T")
