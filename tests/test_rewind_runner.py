@@ -300,6 +300,7 @@ async def test_state_before_a_target_is_read_past_snapshots_without_the_invocati
     every version, rewinds (and rewound rewinds) in between included."""
     from domain import Event, EventActions
     from domain.session_log import session_log_id
+    from runtime.sessions.session_logs import SessionLogs
 
     sessions = session_service_from_url(store_url)
     session = await sessions.create_session(app_name=APP, user_id=USER, session_id="long", state={"init": 0})
@@ -320,9 +321,10 @@ async def test_state_before_a_target_is_read_past_snapshots_without_the_invocati
     log_id = session_log_id(APP, USER, "long")
     app = sessions.store.application
     live = app.repository.get(log_id)
+    logs = SessionLogs(sessions.store)
     assert live.version > 2 * 100  # past two snapshots
     for version in range(2, live.version + 1, 3):
-        fast = sessions._state_at(live, version)
+        fast = logs.state_at(live, version)
         slow = app.repository.get(log_id, version=version)
         assert (fast.state, fast.artifacts) == (slow.state, slow.artifacts), version
     await sessions.close()
