@@ -39,7 +39,7 @@ from domain.artifact_versions import (
     find_version,
     live_filenames,
 )
-from runtime.stores import Store, open_store
+from runtime.stores import Store, open_store, postgres_store, service_from_url, sqlite_store
 
 DEFAULT_MAX_ARTIFACT_BYTES = 64 * 1024 * 1024
 SAVE_ATTEMPTS = 64  # optimistic-concurrency retries before a save gives up
@@ -468,17 +468,15 @@ class SqliteArtifactService(LogArtifactService):
     """Artifacts in one SQLite file: versions in its log, bytes in its ``chronicle_blobs`` table."""
 
     def __init__(self, path_or_url: str = "chronicle.db", *, max_artifact_bytes: int = DEFAULT_MAX_ARTIFACT_BYTES):
-        url = path_or_url if path_or_url.startswith("sqlite:") else f"sqlite:///{path_or_url}"
-        super().__init__(open_store(url), max_artifact_bytes=max_artifact_bytes, owns_store=True)
+        super().__init__(sqlite_store(path_or_url), max_artifact_bytes=max_artifact_bytes, owns_store=True)
 
 
 class PostgresArtifactService(LogArtifactService):
     """Artifacts in PostgreSQL, shared by runner processes on many machines."""
 
     def __init__(self, url: str, *, max_artifact_bytes: int = DEFAULT_MAX_ARTIFACT_BYTES):
-        if not url.startswith(("postgresql:", "postgres:")):
-            raise InvalidArgumentError(f"PostgresArtifactService needs a postgresql:// URL, got {url!r}")
-        super().__init__(open_store(url), max_artifact_bytes=max_artifact_bytes, owns_store=True)
+        store = postgres_store(url, needed_by="PostgresArtifactService")
+        super().__init__(store, max_artifact_bytes=max_artifact_bytes, owns_store=True)
 
 
 class FileArtifactService(LogArtifactService):
@@ -511,4 +509,5 @@ def artifact_service_from_url(url: str, *, max_artifact_bytes: int = DEFAULT_MAX
     """An artifact service for memory://, sqlite:///path.db, postgresql://… or file:///dir URLs."""
     if url.startswith("file://"):
         return FileArtifactService(url[len("file://"):] or ".", max_artifact_bytes=max_artifact_bytes)
-    return LogArtifactService(open_store(url), max_artifact_bytes=max_artifact_bytes, owns_store=True)
+    return service_from_url(url, lambda store: LogArtifactService(
+        store, max_artifact_bytes=max_artifact_bytes, owns_store=True))

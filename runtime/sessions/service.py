@@ -31,7 +31,7 @@ from runtime.gc_pause import gc_paused
 from runtime.sessions.base import BaseSessionService, GetSessionConfig, ListSessionsResponse
 from runtime.sessions.session_logs import SessionLogs, catalog_row, copy_state, parse_recorded, parse_recorded_state
 from runtime.sessions.session_rewind import RewindPoint, SessionRewinds
-from runtime.stores import SideRows, Store, open_store
+from runtime.stores import SideRows, Store, open_store, postgres_store, service_from_url, sqlite_store
 
 _PAGE = 64  # events read per round trip when only the newest are wanted
 
@@ -435,19 +435,16 @@ class SqliteSessionService(LogSessionService):
 
     def __init__(self, path_or_url: str = "chronicle.db"):
         """A path, or a sqlite URL (``sqlite:///app.db``, ``sqlite+aiosqlite:///app.db``, as in ADK)."""
-        is_url = path_or_url.startswith(("sqlite:", "sqlite+"))
-        super().__init__(open_store(path_or_url if is_url else f"sqlite:///{path_or_url}"))
+        super().__init__(sqlite_store(path_or_url))
 
 
 class PostgresSessionService(LogSessionService):
     """Sessions in PostgreSQL, shared by runner processes on many machines."""
 
     def __init__(self, url: str):
-        if not url.startswith(("postgresql:", "postgres:")):
-            raise InvalidArgumentError(f"PostgresSessionService needs a postgresql:// URL, got {url!r}")
-        super().__init__(open_store(url))
+        super().__init__(postgres_store(url, needed_by="PostgresSessionService"))
 
 
 def session_service_from_url(url: str) -> LogSessionService:
     """A session service for memory://, sqlite:///path.db or postgresql://… URLs."""
-    return LogSessionService(open_store(url))
+    return service_from_url(url, LogSessionService)

@@ -73,6 +73,6 @@ class StoreCredentialService(TableCredentialService):
 
 def credential_service_from_url(url: str) -> StoreCredentialService:
     """A credential service for memory://, sqlite:///path.db or postgresql://… URLs."""
-    from runtime.stores import open_store
+    from runtime.stores import service_from_url
 
-    return StoreCredentialService(open_store(url), owns_store=True)
+    return service_from_url(url, lambda store: StoreCredentialService(store, owns_store=True))
