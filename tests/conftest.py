@@ -14,6 +14,7 @@ from typing import Iterator
 
 import pytest
 
+from runtime.sessions import session_service_from_url
 from runtime.stores import open_store
 from tests.adk_env import adk_python_or_skip
 from tools.pg_server import PostgresUnavailable, start_postgres
@@ -74,6 +75,14 @@ def store_url(request, tmp_path) -> str:
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path}/chronicle.db"
     return request.getfixturevalue("postgres_url")
+
+
+@pytest.fixture
+async def service(store_url):
+    """A session service on a fresh store of each kind (closed after the test)."""
+    svc = session_service_from_url(store_url)
+    yield svc
+    await svc.close()
 
 
 # Whole files left out of the quick subset: google-adk's environment side by side (parity, the

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import Any, Optional
 
 import pytest
@@ -10,6 +11,8 @@ from google.genai import types
 
 from runtime import App, LlmAgent, ResumabilityConfig, Runner, ScriptedLlm, session_service_from_url
 from runtime.models import LlmRequest
+from tests.rt_helpers import collect, texts  # texts, text: for the human-in-the-loop tests too
+from tests.rt_helpers import user_msg as text
 
 APP, USER, SESSION = "hitl_app", "ana", "s1"
 
@@ -21,10 +24,6 @@ async def sessions(store_url):
     await svc.create_session(app_name=APP, user_id=USER, session_id=SESSION)
     yield svc
     await svc.close()
-
-
-def text(value: str) -> types.Content:
-    return types.Content(role="user", parts=[types.Part(text=value)])
 
 
 def confirm(request_id: str, confirmed: bool, payload: Any = None, *, web_client: bool = False) -> types.Content:
@@ -62,13 +61,8 @@ def make_runner(sessions: Any, tools: list, *, model: Optional[ScriptedLlm] = No
     return Runner(app=app, session_service=sessions, **kwargs)
 
 
-async def run(runner: Runner, message: Optional[types.Content] = None, **kwargs: Any) -> list:
-    return [e async for e in runner.run_async(user_id=USER, session_id=SESSION, new_message=message, **kwargs)]
+run = partial(collect, user_id=USER, session_id=SESSION)
 
 
 def request_of(events: list, name: str = "adk_request_confirmation") -> types.FunctionCall:
     return next(c for e in events for c in e.get_function_calls() if c.name == name)
-
-
-def texts(events: list) -> list[str]:
-    return [e.text() for e in events if e.text()]

@@ -23,6 +23,7 @@ from runtime import (
 )
 from runtime.artifacts import LogArtifactService
 from runtime.models import LlmRequest
+from tests.rt_helpers import collect, user_msg
 
 APP, USER, SESSION = "replay_app", "dee", "s1"
 
@@ -84,8 +85,7 @@ def runner_for(sessions: Any, style: str, *, resumable: bool = False) -> Runner:
 
 
 async def say(runner: Runner, text: str, **kwargs: Any) -> list:
-    message = types.Content(role="user", parts=[types.Part(text=text)])
-    return [e async for e in runner.run_async(user_id=USER, session_id=SESSION, new_message=message, **kwargs)]
+    return await collect(runner, user_msg(text), user_id=USER, session_id=SESSION, **kwargs)
 
 
 @pytest.fixture
