@@ -258,14 +258,6 @@ class LogArtifactService(BaseArtifactService):
         except AggregateNotFoundError:
             return None
 
-    def _evict(self, log_id: UUID) -> None:
-        cache = self._application.repository.cache
-        if cache is not None:
-            try:
-                cache.get(log_id, evict=True)
-            except KeyError:
-                pass
-
     def _record(
         self, scope: ArtifactScope, filename: str, version: Optional[int], include_deleted: bool
     ) -> Optional[VersionRecord]:
@@ -322,7 +314,7 @@ class LogArtifactService(BaseArtifactService):
                     return version
                 except IntegrityError:
                     # Another process saved to this log first: reload and take the next number.
-                    self._evict(log_id)
+                    self.store.forget_cached(log_id)
             time.sleep(random.uniform(0, 0.002 * min(attempt + 1, 10)))
         raise StoreError(
             f"Could not save artifact {filename!r}: {SAVE_ATTEMPTS} attempts each lost a race with "
@@ -364,7 +356,7 @@ class LogArtifactService(BaseArtifactService):
                     self._application.save(log)
                     return changed
                 except IntegrityError:
-                    self._evict(log_id)
+                    self.store.forget_cached(log_id)
             time.sleep(random.uniform(0, 0.002 * min(attempt + 1, 10)))
         raise StoreError("Could not restore artifacts: too many concurrent writers. Try again.")
 
@@ -404,7 +396,7 @@ class LogArtifactService(BaseArtifactService):
                     self._application.save(log)
                     return
                 except IntegrityError:
-                    self._evict(log_id)
+                    self.store.forget_cached(log_id)
             time.sleep(random.uniform(0, 0.002 * min(attempt + 1, 10)))
         raise StoreError(f"Could not delete artifact {filename!r}: too many concurrent writers. Try again.")
 

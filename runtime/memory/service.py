@@ -176,7 +176,7 @@ class LogMemoryService(BaseMemoryService):
                     self._application.save(log)
                     break
                 except IntegrityError:
-                    _evict(self._application, log_id)
+                    self.store.forget_cached(log_id)
             time.sleep(random.uniform(0, 0.002 * min(attempt + 1, 10)))
         else:
             raise StoreError(f"Could not add session {session_id!r} to memory: too many concurrent writers. Try again.")
@@ -245,15 +245,6 @@ class LogMemoryService(BaseMemoryService):
             if len(page) < 1000:
                 return total
             start = page[-1].id + 1
-
-
-def _evict(application: Any, log_id: UUID) -> None:
-    cache = application.repository.cache
-    if cache is not None:
-        try:
-            cache.get(log_id, evict=True)
-        except KeyError:
-            pass
 
 
 def _compact(event: Event) -> Optional[dict[str, Any]]:

@@ -102,16 +102,8 @@ class SessionLogs:
         try:
             self.store.save(log, side)
         except BaseException:
-            self._evict(log.id)
+            self.store.forget_cached(log.id)
             raise
-
-    def _evict(self, log_id: UUID) -> None:
-        cache = self._repository.cache
-        if cache is not None:
-            try:
-                cache.get(log_id, evict=True)
-            except KeyError:
-                pass
 
     def state_at(self, log: SessionLog, version: int) -> SessionAt:
         """The session's own state and artifact view at ``version`` (``projections.session_at``):

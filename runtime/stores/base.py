@@ -231,6 +231,16 @@ class Store(ABC):
         the library's IntegrityError when another writer took one of their versions first."""
         self.recorder.insert_events([self.application.mapper.to_stored_event(e) for e in events])
 
+    def forget_cached(self, log_id: UUID) -> None:
+        """Drops a log from the application's cache, so its next use reloads what is stored (after a
+        save that failed with the cached log already changed, or rows rewritten underneath it)."""
+        cache = self.application.repository.cache
+        if cache is not None:
+            try:
+                cache.get(log_id, evict=True)
+            except KeyError:
+                pass
+
     def close(self) -> None:
         if self._threads is not None:
             self._threads.close()
