@@ -19,9 +19,6 @@ from runtime.stores import open_store
 from tests.adk_env import adk_python_or_skip
 from tools.pg_server import PostgresUnavailable, start_postgres
 
-# The human-in-the-loop tests' `sessions` fixture (a service per store with their session made).
-pytest_plugins = ["tests.hitl_helpers"]
-
 STORE_KINDS = ["memory", "sqlite", "postgres"]
 
 # The bridge for stock google-adk (tests/adk_bridge) runs where google-adk is installed: CI's
@@ -81,6 +78,18 @@ def store_url(request, tmp_path) -> str:
 async def service(store_url):
     """A session service on a fresh store of each kind (closed after the test)."""
     svc = session_service_from_url(store_url)
+    yield svc
+    await svc.close()
+
+
+@pytest.fixture
+async def sessions(request, store_url):
+    """A session service on a fresh store of each kind with the test module's session made: the one its
+    ``APP``, ``USER`` and ``SESSION`` name, with its ``INITIAL_STATE`` if it has one."""
+    module = request.module
+    svc = session_service_from_url(store_url)
+    await svc.create_session(app_name=module.APP, user_id=module.USER, session_id=module.SESSION,
+                             state=getattr(module, "INITIAL_STATE", None))
     yield svc
     await svc.close()
 

@@ -6,24 +6,14 @@ import json
 from functools import partial
 from typing import Any, Optional
 
-import pytest
 from google.genai import types
 
-from runtime import App, LlmAgent, ResumabilityConfig, Runner, ScriptedLlm, session_service_from_url
+from runtime import App, LlmAgent, ResumabilityConfig, Runner, ScriptedLlm
 from runtime.models import LlmRequest
 from tests.rt_helpers import collect, texts  # texts, text: for the human-in-the-loop tests too
 from tests.rt_helpers import user_msg as text
 
 APP, USER, SESSION = "hitl_app", "ana", "s1"
-
-
-@pytest.fixture
-async def sessions(store_url):
-    """A session service on each store, with the tests' session created (a plugin of conftest)."""
-    svc = session_service_from_url(store_url)
-    await svc.create_session(app_name=APP, user_id=USER, session_id=SESSION)
-    yield svc
-    await svc.close()
 
 
 def confirm(request_id: str, confirmed: bool, payload: Any = None, *, web_client: bool = False) -> types.Content:

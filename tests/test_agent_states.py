@@ -46,14 +46,6 @@ def checkpoints(events: list) -> list[tuple[str, Any]]:
     ]
 
 
-@pytest.fixture
-async def sessions(store_url):
-    svc = session_service_from_url(store_url)
-    await svc.create_session(app_name=APP, user_id=USER, session_id=SESSION)
-    yield svc
-    await svc.close()
-
-
 async def stored_events(sessions) -> list:
     return (await sessions.get_session(app_name=APP, user_id=USER, session_id=SESSION)).events
 
