@@ -17,9 +17,8 @@ import pytest
 from runtime.sessions import session_service_from_url
 from runtime.stores import open_store
 from tests.adk_env import adk_python_or_skip
+from tests.store_helpers import STORE_KINDS, fresh_store_url
 from tools.pg_server import PostgresUnavailable, start_postgres
-
-STORE_KINDS = ["memory", "sqlite", "postgres"]
 
 # The bridge for stock google-adk (tests/adk_bridge) runs where google-adk is installed: CI's
 # second environment (.ci/run runs it there, and .ci/check_report.py fails CI if it did not).
@@ -67,11 +66,7 @@ def sqlite_url(tmp_path) -> str:
 @pytest.fixture(params=STORE_KINDS)
 def store_url(request, tmp_path) -> str:
     """The URL of a fresh store of each kind; tests using it run once per store."""
-    if request.param == "memory":
-        return "memory://"
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path}/chronicle.db"
-    return request.getfixturevalue("postgres_url")
+    return fresh_store_url(request, request.param, tmp_path)
 
 
 @pytest.fixture
