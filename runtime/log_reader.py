@@ -151,6 +151,6 @@ class LogReader:
 
 
 def _event(state: bytes) -> Event:
-    from runtime.sessions.service import parse_recorded_state  # the event model: not for every import
+    from runtime.sessions.session_logs import parse_recorded_state  # the event model: not for every import
 
     return parse_recorded_state(state)

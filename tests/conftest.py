@@ -14,14 +14,11 @@ from typing import Iterator
 
 import pytest
 
+from runtime.sessions import session_service_from_url
 from runtime.stores import open_store
 from tests.adk_env import adk_python_or_skip
+from tests.store_helpers import STORE_KINDS, fresh_store_url
 from tools.pg_server import PostgresUnavailable, start_postgres
-
-# The human-in-the-loop tests' `sessions` fixture (a service per store with their session made).
-pytest_plugins = ["tests.hitl_helpers"]
-
-STORE_KINDS = ["memory", "sqlite", "postgres"]
 
 # The bridge for stock google-adk (tests/adk_bridge) runs where google-adk is installed: CI's
 # second environment (.ci/run runs it there, and .ci/check_report.py fails CI if it did not).
@@ -69,11 +66,27 @@ def sqlite_url(tmp_path) -> str:
 @pytest.fixture(params=STORE_KINDS)
 def store_url(request, tmp_path) -> str:
     """The URL of a fresh store of each kind; tests using it run once per store."""
-    if request.param == "memory":
-        return "memory://"
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path}/chronicle.db"
-    return request.getfixturevalue("postgres_url")
+    return fresh_store_url(request, request.param, tmp_path)
+
+
+@pytest.fixture
+async def service(store_url):
+    """A session service on a fresh store of each kind (closed after the test)."""
+    svc = session_service_from_url(store_url)
+    yield svc
+    await svc.close()
+
+
+@pytest.fixture
+async def sessions(request, store_url):
+    """A session service on a fresh store of each kind with the test module's session made: the one its
+    ``APP``, ``USER`` and ``SESSION`` name, with its ``INITIAL_STATE`` if it has one."""
+    module = request.module
+    svc = session_service_from_url(store_url)
+    await svc.create_session(app_name=module.APP, user_id=module.USER, session_id=module.SESSION,
+                             state=getattr(module, "INITIAL_STATE", None))
+    yield svc
+    await svc.close()
 
 
 # Whole files left out of the quick subset: google-adk's environment side by side (parity, the

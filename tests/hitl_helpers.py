@@ -3,28 +3,17 @@
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import Any, Optional
 
-import pytest
 from google.genai import types
 
-from runtime import App, LlmAgent, ResumabilityConfig, Runner, ScriptedLlm, session_service_from_url
+from runtime import App, LlmAgent, ResumabilityConfig, Runner, ScriptedLlm
 from runtime.models import LlmRequest
+from tests.rt_helpers import collect, texts  # texts, text: for the human-in-the-loop tests too
+from tests.rt_helpers import user_msg as text
 
 APP, USER, SESSION = "hitl_app", "ana", "s1"
-
-
-@pytest.fixture
-async def sessions(store_url):
-    """A session service on each store, with the tests' session created (a plugin of conftest)."""
-    svc = session_service_from_url(store_url)
-    await svc.create_session(app_name=APP, user_id=USER, session_id=SESSION)
-    yield svc
-    await svc.close()
-
-
-def text(value: str) -> types.Content:
-    return types.Content(role="user", parts=[types.Part(text=value)])
 
 
 def confirm(request_id: str, confirmed: bool, payload: Any = None, *, web_client: bool = False) -> types.Content:
@@ -62,13 +51,8 @@ def make_runner(sessions: Any, tools: list, *, model: Optional[ScriptedLlm] = No
     return Runner(app=app, session_service=sessions, **kwargs)
 
 
-async def run(runner: Runner, message: Optional[types.Content] = None, **kwargs: Any) -> list:
-    return [e async for e in runner.run_async(user_id=USER, session_id=SESSION, new_message=message, **kwargs)]
+run = partial(collect, user_id=USER, session_id=SESSION)
 
 
 def request_of(events: list, name: str = "adk_request_confirmation") -> types.FunctionCall:
     return next(c for e in events for c in e.get_function_calls() if c.name == name)
-
-
-def texts(events: list) -> list[str]:
-    return [e.text() for e in events if e.text()]

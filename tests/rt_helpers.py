@@ -25,11 +25,23 @@ async def new_runner(agent: BaseAgent, *, state: Optional[dict[str, Any]] = None
     return runner
 
 
+async def collect(
+    runner: Runner, message: Optional[types.Content] = None, *, user_id: str = USER, session_id: str = SESSION,
+    **kwargs: Any,
+) -> list[Event]:
+    """Every event one run yields (``run_async`` collected). A file with its own user binds it once:
+    ``run = functools.partial(collect, user_id=USER)``."""
+    return [e async for e in runner.run_async(user_id=user_id, session_id=session_id, new_message=message, **kwargs)]
+
+
 async def send(runner: Runner, text: str, *, session_id: str = SESSION, **kwargs: Any) -> list[Event]:
-    return [
-        e
-        async for e in runner.run_async(user_id=USER, session_id=session_id, new_message=user_msg(text), **kwargs)
-    ]
+    return await collect(runner, user_msg(text), session_id=session_id, **kwargs)
+
+
+async def answered(runner: Runner, text: str, *, user_id: str = USER, session_id: str = SESSION) -> tuple[str, list[str]]:
+    """Sends a message; returns the invocation id and the texts of the answers."""
+    events = await collect(runner, user_msg(text), user_id=user_id, session_id=session_id)
+    return events[0].invocation_id, texts(events)
 
 
 async def stored(runner: Runner, session_id: str = SESSION):

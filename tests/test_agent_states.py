@@ -3,7 +3,8 @@ ADK's shape and order, and a resumed invocation goes on from them -- on every st
 
 from __future__ import annotations
 
-from typing import Any, AsyncGenerator, Optional
+from functools import partial
+from typing import Any, AsyncGenerator
 
 import pytest
 from google.genai import types
@@ -14,6 +15,7 @@ from runtime.agents.loop_agent import LoopAgent, LoopAgentState
 from runtime.agents.parallel_agent import ParallelAgent
 from runtime.agents.sequential_agent import SequentialAgent, SequentialAgentState
 from runtime.models import LlmRequest
+from tests.rt_helpers import collect
 
 APP, USER, SESSION = "states_app", "ann", "s1"
 
@@ -32,8 +34,7 @@ def make(sessions: Any, agent: BaseAgent) -> Runner:
     return Runner(app=app, session_service=sessions)
 
 
-async def run(runner: Runner, message: Optional[types.Content] = None, **kwargs: Any) -> list:
-    return [e async for e in runner.run_async(user_id=USER, session_id=SESSION, new_message=message, **kwargs)]
+run = partial(collect, user_id=USER, session_id=SESSION)
 
 
 def checkpoints(events: list) -> list[tuple[str, Any]]:
@@ -43,14 +44,6 @@ def checkpoints(events: list) -> list[tuple[str, Any]]:
         for e in events
         if e.actions.end_of_agent or e.actions.agent_state is not None
     ]
-
-
-@pytest.fixture
-async def sessions(store_url):
-    svc = session_service_from_url(store_url)
-    await svc.create_session(app_name=APP, user_id=USER, session_id=SESSION)
-    yield svc
-    await svc.close()
 
 
 async def stored_events(sessions) -> list:

@@ -11,18 +11,10 @@ import pytest
 from projections import ANALYTICS, AnalyticsView, fold_events, format_analytics
 from projections.analytics import Latency
 from runtime.read_models import Projector
-from runtime.sessions import session_service_from_url
 from tests.test_projections_support import event, reference, stored
 
 DAY = 86_400.0
 T0 = 1_800_000_000.0 - 1_800_000_000.0 % DAY  # midnight UTC
-
-
-@pytest.fixture
-async def service(store_url):
-    svc = session_service_from_url(store_url)
-    yield svc
-    await svc.close()
 
 
 async def shop(service):

@@ -71,7 +71,7 @@ async def test_a_file_saved_without_a_session_is_the_users_under_either_name(ser
 
 
 async def test_a_user_file_an_earlier_chronicle_kept_under_its_bare_name_still_answers(store_url):
-    from runtime.artifacts.blobs import store_bytes
+    from runtime.stores.blobs import store_bytes
 
     svc = LogArtifactService(open_store(store_url), owns_store=True)
     scope = ArtifactScope(APP, USER, None)

@@ -34,21 +34,18 @@ from domain.artifact_names import ArtifactScope
 from domain.artifact_versions import ArtifactDeleted, ArtifactSaved, VersionRecord, fold_all, fold_artifact_event
 from runtime.sessions import LogSessionService, session_service_from_url
 from runtime.stores import open_store
+from tests.store_helpers import STORE_KINDS, fresh_store_url
 
 APP, USER = "app", "u1"
-ARTIFACT_KINDS = ["memory", "sqlite", "postgres", "file"]
+ARTIFACT_KINDS = [*STORE_KINDS, "file"]
 
 
 @pytest.fixture(params=ARTIFACT_KINDS)
 def artifact_url(request, tmp_path) -> str:
     """A fresh artifact store of each kind (file:// is FileArtifactService)."""
-    if request.param == "memory":
-        return "memory://"
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path}/chronicle.db"
     if request.param == "file":
         return f"file://{tmp_path}/artifacts"
-    return request.getfixturevalue("postgres_url")
+    return fresh_store_url(request, request.param, tmp_path)
 
 
 @pytest.fixture

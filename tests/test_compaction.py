@@ -29,6 +29,7 @@ from runtime import (
 from runtime.compaction import EventsCompactionConfig, choose_events, kept_event_ids
 from runtime.models import LlmRequest
 from tests.test_llm_context import call_event, histories, result_event, rewind_event, summary, text_event
+from tests.rt_helpers import collect, user_msg
 
 APP, USER, SESSION = "compact_app", "cat", "s1"
 
@@ -232,8 +233,7 @@ def make_runner(url_or_service: Any, config: EventsCompactionConfig, *, resumabl
 
 
 async def say(runner: Runner, text: Optional[str] = None, message: Optional[types.Content] = None, **kwargs: Any) -> list[Event]:
-    message = message or types.Content(role="user", parts=[types.Part(text=text)])
-    return [e async for e in runner.run_async(user_id=USER, session_id=SESSION, new_message=message, **kwargs)]
+    return await collect(runner, message or user_msg(text), user_id=USER, session_id=SESSION, **kwargs)
 
 
 def seen(runner: Runner) -> list[str]:

@@ -4,12 +4,16 @@ between the two events leaves a call that waits for its answer, never one asked 
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 from google.genai import types
 
 from projections.pending import open_requests
 from runtime import App, BasePlugin, FunctionTool, LlmAgent, ResumabilityConfig, Runner, ScriptedLlm
 from runtime.sessions import session_service_from_url
+from tests.rt_helpers import collect
+from tests.rt_helpers import user_msg as text
 
 APP, USER, SESSION = "order", "kim", "s1"
 
@@ -45,12 +49,7 @@ def runner(sessions, agent, resumable: bool, plugins=()) -> Runner:
                   session_service=sessions)
 
 
-def text(value: str) -> types.Content:
-    return types.Content(role="user", parts=[types.Part(text=value)])
-
-
-async def run(r: Runner, message: types.Content) -> list:
-    return [e async for e in r.run_async(user_id=USER, session_id=SESSION, new_message=message)]
+run = partial(collect, user_id=USER, session_id=SESSION)
 
 
 @pytest.mark.parametrize("resumable", [True, False])

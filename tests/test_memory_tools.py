@@ -3,23 +3,20 @@
 from __future__ import annotations
 
 import pytest
-from google.genai import types
 
 from runtime import InMemoryRunner, LlmAgent, Runner, ScriptedLlm, ServiceNotConfiguredError
 from runtime.memory import LogMemoryService
 from runtime.sessions import session_service_from_url
 from runtime.tools.load_memory import MEMORY_INSTRUCTION, load_memory_tool
 from runtime.tools.preload_memory import preload_memory_tool
+from tests.rt_helpers import collect
+from tests.rt_helpers import user_msg as msg
 
 APP, USER = "memory_app", "u1"
 
 
-def msg(text: str) -> types.Content:
-    return types.Content(role="user", parts=[types.Part(text=text)])
-
-
 async def run(runner, session_id: str, text: str):
-    return [e async for e in runner.run_async(user_id=USER, session_id=session_id, new_message=msg(text))]
+    return await collect(runner, msg(text), user_id=USER, session_id=session_id)
 
 
 def system_text(request) -> str:

@@ -7,6 +7,7 @@ app and the Runner it serves."""
 from __future__ import annotations
 
 import textwrap
+from functools import partial
 
 import httpx
 import pytest
@@ -17,6 +18,8 @@ from projections.pending import open_requests
 from runtime.server.app import create_app
 from runtime.server.config import ServerConfig
 from tools.cli.commands.pending import pending_requests
+from tests.rt_helpers import collect
+from tests.rt_helpers import user_msg as _message
 
 APP, USER, SESSION = "booker", "ann", "s1"
 PATH = f"/apps/{APP}/users/{USER}/sessions/{SESSION}"
@@ -37,17 +40,12 @@ AGENT = textwrap.dedent('''
 ''')
 
 
-def _message(text: str) -> types.Content:
-    return types.Content(role="user", parts=[types.Part(text=text)])
-
-
 def _answer(request_id: str) -> types.Content:
     reply = types.FunctionResponse(id=request_id, name="adk_request_input", response={"answer": "Monday"})
     return types.Content(role="user", parts=[types.Part(function_response=reply)])
 
 
-async def _run(runner, message: types.Content) -> list:
-    return [e async for e in runner.run_async(user_id=USER, session_id=SESSION, new_message=message)]
+_run = partial(collect, user_id=USER, session_id=SESSION)
 
 
 async def _open_everywhere(services, client) -> dict[str, list[str]]:

@@ -139,13 +139,6 @@ def test_projection_names_and_folds_are_checked():
 # -- read models on every store -------------------------------------------------------------
 
 
-@pytest.fixture
-async def service(store_url):
-    svc = session_service_from_url(store_url)
-    yield svc
-    await svc.close()
-
-
 async def test_scoped_state_read_model_equals_what_the_session_service_reports(service):
     a = await service.create_session(app_name="shop", user_id="ann", state={"app:plan": "pro", "user:name": "Ann", "n": 0})
     b = await service.create_session(app_name="shop", user_id="bob", state={"user:name": "Bob"})

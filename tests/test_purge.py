@@ -14,7 +14,7 @@ from google.genai import types
 from domain import Event, EventActions
 from domain.session_log import session_log_id
 from runtime.artifacts import LogArtifactService
-from runtime.artifacts.blobs import sha256_hex
+from runtime.stores.blobs import sha256_hex
 from runtime.memory import LogMemoryService
 from domain.purge_log import PURGE_LOG_ID
 from runtime.operations.purge import plan_purge
@@ -27,10 +27,11 @@ from tools.demo import run_demo
 SECRET = b"ann's passport scan, only in session s1"
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def store_url(request, tmp_path):
-    """ann has s1 (forked into s1-fork) and s2; bob has s3. s1 holds a file nobody else has."""
-    url = f"sqlite:///{tmp_path}/chronicle.db" if request.param == "sqlite" else request.getfixturevalue("postgres_url")
+@pytest.fixture
+def purge_url(shared_store_url):
+    """A SQLite or PostgreSQL store: ann has s1 (forked into s1-fork) and s2; bob has s3. s1 holds a
+    file nobody else has."""
+    url = shared_store_url
 
     async def build() -> None:
         store = open_store(url)
@@ -95,48 +96,48 @@ def memory_sessions(url: str, user: str, query: str) -> set[str]:
     return asyncio.run(sessions())
 
 
-def test_without_yes_nothing_is_deleted(store_url):
-    done = cli("purge", "--app", "demo", "--user", "ann", store=store_url, expect=1)
+def test_without_yes_nothing_is_deleted(purge_url):
+    done = cli("purge", "--app", "demo", "--user", "ann", store=purge_url, expect=1)
     assert "permanently destroys" in done.stdout and "session s1-fork" in done.stdout
     assert "Nothing was deleted" in done.stderr and "--yes" in done.stderr
-    assert len(cli_json("sessions", store=store_url)) == 4
-    assert "Name the app" in cli("purge", "--user", "ann", "--yes", store=store_url, expect=1).stderr
-    assert "Say what to purge" in cli("purge", "--yes", store=store_url, expect=2).stderr
+    assert len(cli_json("sessions", store=purge_url)) == 4
+    assert "Name the app" in cli("purge", "--user", "ann", "--yes", store=purge_url, expect=1).stderr
+    assert "Say what to purge" in cli("purge", "--yes", store=purge_url, expect=2).stderr
 
 
-def test_purge_a_user(store_url):
-    assert memory_search(store_url, "ann", "table")
+def test_purge_a_user(purge_url):
+    assert memory_search(purge_url, "ann", "table")
     report = cli_json("purge", "--app", "demo", "--user", "ann", "--by", "alice", "--reason", "GDPR #42", "--yes",
-                      store=store_url)
+                      store=purge_url)
     assert sorted(s["session_id"] for s in report["sessions"]) == ["s1", "s1-fork", "s2"]
     assert report["counts"]["catalog_rows"] == 3 and report["counts"]["blobs"] >= 1
     assert all(len(s["chain_head"]) == 64 for s in report["sessions"])
 
     # Gone from the log, the catalog, the scoped state, the memory index, the read models and the blobs.
-    ann = log_ids(store_url, "ann", "s1", "s1-fork", "s2")
+    ann = log_ids(purge_url, "ann", "s1", "s1-fork", "s2")
     for table, column in (("chronicle_events", "originator_id"), ("chronicle_event_ids", "log_id"),
                           ("chronicle_sessions", "log_id")):
         for log_id in ann:
-            assert rows(store_url, f"SELECT count(*) FROM {table} WHERE {column} = %s", (log_id,)) == [(0,)]
-    assert rows(store_url, "SELECT count(*) FROM chronicle_scoped_state WHERE user_id = 'ann'") == [(0,)]
-    assert rows(store_url, "SELECT count(*) FROM chronicle_memory_docs WHERE user_id = 'ann'") == [(0,)]
-    assert rows(store_url, "SELECT count(*) FROM chronicle_projection_items WHERE key LIKE %s", ("demo/ann%",)) == [(0,)]
-    assert rows(store_url, "SELECT count(*) FROM chronicle_projection_history WHERE session LIKE %s",
+            assert rows(purge_url, f"SELECT count(*) FROM {table} WHERE {column} = %s", (log_id,)) == [(0,)]
+    assert rows(purge_url, "SELECT count(*) FROM chronicle_scoped_state WHERE user_id = 'ann'") == [(0,)]
+    assert rows(purge_url, "SELECT count(*) FROM chronicle_memory_docs WHERE user_id = 'ann'") == [(0,)]
+    assert rows(purge_url, "SELECT count(*) FROM chronicle_projection_items WHERE key LIKE %s", ("demo/ann%",)) == [(0,)]
+    assert rows(purge_url, "SELECT count(*) FROM chronicle_projection_history WHERE session LIKE %s",
                 ("demo/ann/%",)) == [(0,)]
-    assert not blob_exists(store_url, SECRET)
-    assert memory_search(store_url, "ann", "table") == []
-    assert memory_search(store_url, "bob", "table")
-    analytics = cli_json("analytics", "--app", "demo", store=store_url) if _has("analytics") else None
+    assert not blob_exists(purge_url, SECRET)
+    assert memory_search(purge_url, "ann", "table") == []
+    assert memory_search(purge_url, "bob", "table")
+    analytics = cli_json("analytics", "--app", "demo", store=purge_url) if _has("analytics") else None
     if analytics is not None:
         assert "ann" not in json.dumps(analytics["demo"]["users"])
 
     # bob is untouched (his booking.txt shares its bytes with ann's, so those stay).
-    assert [r["session_id"] for r in cli_json("sessions", store=store_url)] == ["s3"]
-    assert cli_json("state-at", "s3", store=store_url)["artifacts"] == {"booking.txt": 1}
+    assert [r["session_id"] for r in cli_json("sessions", store=purge_url)] == ["s3"]
+    assert cli_json("state-at", "s3", store=purge_url)["artifacts"] == {"booking.txt": 1}
 
     # Every remaining chain verifies, the purge audit log included, and it says who and why.
-    assert "every chain holds" in cli("verify", store=store_url).stdout
-    audit = [json.loads(line) for line in cli("export", "--all", store=store_url).stdout.splitlines()]
+    assert "every chain holds" in cli("verify", store=purge_url).stdout
+    audit = [json.loads(line) for line in cli("export", "--all", store=purge_url).stdout.splitlines()]
     purged = [r["payload"] for r in audit if r["topic"] == "chronicle:PurgeLog.Purged"]
     assert len(purged) == 1 and purged[0]["by"] == "alice" and purged[0]["reason"] == "GDPR #42"
     assert purged[0]["scope"] == {"app_name": "demo", "user_id": "ann", "session_id": None}
@@ -144,32 +145,32 @@ def test_purge_a_user(store_url):
     assert "Book me a table" not in json.dumps(purged)  # the record names what went, not its content
 
 
-def test_purge_a_session_takes_its_forks_and_keeps_the_rest(store_url):
-    text = cli("purge", "--session", "s1", "--user", "ann", "--yes", "--by", "ops", store=store_url).stdout
+def test_purge_a_session_takes_its_forks_and_keeps_the_rest(purge_url):
+    text = cli("purge", "--session", "s1", "--user", "ann", "--yes", "--by", "ops", store=purge_url).stdout
     assert "purged session s1 of app demo: s1, s1-fork" in text and "recorded as event" in text
-    assert sorted(r["session_id"] for r in cli_json("sessions", store=store_url)) == ["s2", "s3"]
-    assert not blob_exists(store_url, SECRET)
+    assert sorted(r["session_id"] for r in cli_json("sessions", store=purge_url)) == ["s2", "s3"]
+    assert not blob_exists(purge_url, SECRET)
     # ann's other session, her memory of it and her user: state (recomputed from what remains) stay.
-    s2 = log_ids(store_url, "ann", "s2")[0]
-    assert rows(store_url, "SELECT count(*) FROM chronicle_events WHERE originator_id = %s", (s2,)) == [(11,)]
-    assert memory_sessions(store_url, "ann", "table") == {"s2"}
-    state = cli_json("state-at", "s2", store=store_url)
+    s2 = log_ids(purge_url, "ann", "s2")[0]
+    assert rows(purge_url, "SELECT count(*) FROM chronicle_events WHERE originator_id = %s", (s2,)) == [(11,)]
+    assert memory_sessions(purge_url, "ann", "table") == {"s2"}
+    state = cli_json("state-at", "s2", store=purge_url)
     assert "user:passport" not in state["user_state"]  # only s1 wrote it: the user: state is recomputed
     assert state["user_state"]["user:bookings_made"] == 4  # s2's own writes remain
-    assert "user:passport" not in cli("export", "s2", "-f", "adk", store=store_url).stdout
-    assert rows(store_url, "SELECT count(*) FROM chronicle_scoped_state WHERE key = 'user:passport'") == [(0,)]
-    assert "every chain holds" in cli("verify", store=store_url).stdout
+    assert "user:passport" not in cli("export", "s2", "-f", "adk", store=purge_url).stdout
+    assert rows(purge_url, "SELECT count(*) FROM chronicle_scoped_state WHERE key = 'user:passport'") == [(0,)]
+    assert "every chain holds" in cli("verify", store=purge_url).stdout
 
     # A second purge appends to the same audit log.
-    cli("purge", "--session", "s3", "--yes", store=store_url)
-    audit = [json.loads(line) for line in cli("export", "--all", store=store_url).stdout.splitlines()]
+    cli("purge", "--session", "s3", "--yes", store=purge_url)
+    audit = [json.loads(line) for line in cli("export", "--all", store=purge_url).stdout.splitlines()]
     assert [r["version"] for r in audit if r["topic"].startswith("chronicle:PurgeLog")] == [1, 2, 3]
     # s2, the file it saved, ann's and bob's memory logs and the audit log
-    assert "checked 5 logs" in cli("verify", store=store_url).stdout
+    assert "checked 5 logs" in cli("verify", store=purge_url).stdout
 
 
-def test_the_plan_names_what_would_go(store_url):
-    store = open_store(store_url)
+def test_the_plan_names_what_would_go(purge_url):
+    store = open_store(purge_url)
     try:
         plan = plan_purge(store, "demo", session_id="s1", user_id="ann")
         assert [(s.row.session_id, s.fork_of) for s in plan.sessions] == [("s1", None), ("s1-fork", "s1")]

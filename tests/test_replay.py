@@ -19,12 +19,13 @@ from runtime import (
     Runner,
     ScriptedLlm,
     ToolContext,
-    session_service_from_url,
 )
 from runtime.artifacts import LogArtifactService
 from runtime.models import LlmRequest
+from tests.rt_helpers import collect, user_msg
 
 APP, USER, SESSION = "replay_app", "dee", "s1"
+INITIAL_STATE = {"tier": "gold"}  # the `sessions` fixture's session starts with it
 
 
 def make_brain(style: str):
@@ -84,16 +85,7 @@ def runner_for(sessions: Any, style: str, *, resumable: bool = False) -> Runner:
 
 
 async def say(runner: Runner, text: str, **kwargs: Any) -> list:
-    message = types.Content(role="user", parts=[types.Part(text=text)])
-    return [e async for e in runner.run_async(user_id=USER, session_id=SESSION, new_message=message, **kwargs)]
-
-
-@pytest.fixture
-async def sessions(store_url):
-    svc = session_service_from_url(store_url)
-    await svc.create_session(app_name=APP, user_id=USER, session_id=SESSION, state={"tier": "gold"})
-    yield svc
-    await svc.close()
+    return await collect(runner, user_msg(text), user_id=USER, session_id=SESSION, **kwargs)
 
 
 async def test_the_same_agent_replays_identically_and_the_source_is_untouched(sessions):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import Any, Optional
 
 import pytest
@@ -23,6 +24,8 @@ from runtime import (
 from runtime.models import LlmRequest
 # `sessions`, a service on each store with this session made, is tests/hitl_helpers.py's fixture.
 from tests.hitl_helpers import APP, SESSION, USER
+from tests.rt_helpers import collect
+from tests.rt_helpers import user_msg as text
 
 RESUMABLE = ResumabilityConfig(is_resumable=True)
 
@@ -66,18 +69,13 @@ def shop_brain(request: LlmRequest) -> Any:
     return "?"
 
 
-def text(value: str) -> types.Content:
-    return types.Content(role="user", parts=[types.Part(text=value)])
-
-
 def answer(call_id: str, name: str, response: dict) -> types.Content:
     return types.Content(
         role="user", parts=[types.Part(function_response=types.FunctionResponse(id=call_id, name=name, response=response))]
     )
 
 
-async def run(runner: Runner, message: Optional[types.Content] = None, **kwargs: Any) -> list:
-    return [e async for e in runner.run_async(user_id=USER, session_id=SESSION, new_message=message, **kwargs)]
+run = partial(collect, user_id=USER, session_id=SESSION)
 
 
 def make(sessions: Any, agent: Any, *, resumable: bool = True) -> Runner:

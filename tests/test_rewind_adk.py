@@ -5,6 +5,7 @@ follows); `Session.filter_events()`; and every Chronicle reader still skipping r
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import Any
 
 import pytest
@@ -20,6 +21,7 @@ from runtime.artifacts import LogArtifactService
 from runtime.models import LlmRequest
 from runtime.read_models.time_travel import At, TimeTravel
 from runtime.sessions import GetSessionConfig
+from tests.rt_helpers import answered
 
 APP, USER, SESSION = "rewind_adk", "ann", "s1"
 SCOPE = dict(app_name=APP, user_id=USER, session_id=SESSION)
@@ -81,13 +83,6 @@ def test_filter_events_is_the_timeline_a_rewind_leaves_and_follows_appends(event
 
 
 # -- a session service, every store ---------------------------------------------------------------
-
-
-@pytest.fixture
-async def service(store_url):
-    svc = session_service_from_url(store_url)
-    yield svc
-    await svc.close()
 
 
 async def turn(service, session, invocation_id: str, text: str, delta=None, artifacts=None) -> None:
@@ -245,10 +240,7 @@ async def runner(store_url):
     await runner.session_service.close()
 
 
-async def say(runner: Runner, text: str) -> tuple[str, list[str]]:
-    message = types.Content(role="user", parts=[types.Part(text=text)])
-    events = [e async for e in runner.run_async(user_id=USER, session_id=SESSION, new_message=message)]
-    return events[0].invocation_id, [e.text() for e in events if e.text()]
+say = partial(answered, user_id=USER, session_id=SESSION)
 
 
 def seen(runner: Runner) -> list[str]:

@@ -10,13 +10,6 @@ from domain import Event, EventActions, InvocationNotFoundError
 from runtime.sessions import GetSessionConfig, SessionNotFoundError, session_service_from_url
 
 
-@pytest.fixture
-async def service(store_url):
-    svc = session_service_from_url(store_url)
-    yield svc
-    await svc.close()
-
-
 async def turn(service, session, invocation_id: str, text: str, delta=None, artifacts=None) -> None:
     await service.append_event(session, Event(author="user", invocation_id=invocation_id))
     await service.append_event(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import Any, Optional
 
 import pytest
@@ -15,6 +16,7 @@ from runtime import GetSessionConfig, LlmAgent, Runner, ScriptedLlm, ToolContext
 from runtime.artifacts import LogArtifactService
 from runtime.models import LlmRequest
 from runtime.read_models.time_travel import At, TimeTravel
+from tests.rt_helpers import answered
 
 APP, USER, SESSION = "rewind_app", "ann", "s1"
 
@@ -58,11 +60,7 @@ def make_runner(url_or_services: Any, model: Optional[ScriptedLlm] = None) -> Ru
     return Runner(app_name=APP, agent=agent, session_service=sessions, artifact_service=artifacts)
 
 
-async def say(runner: Runner, text: str, session_id: str = SESSION) -> tuple[str, list[str]]:
-    """Sends a message; returns the invocation id and the texts of the answers."""
-    message = types.Content(role="user", parts=[types.Part(text=text)])
-    events = [e async for e in runner.run_async(user_id=USER, session_id=session_id, new_message=message)]
-    return events[0].invocation_id, [e.text() for e in events if e.text()]
+say = partial(answered, user_id=USER, session_id=SESSION)
 
 
 def seen_texts(request: LlmRequest) -> list[str]:
@@ -300,6 +298,7 @@ async def test_state_before_a_target_is_read_past_snapshots_without_the_invocati
     every version, rewinds (and rewound rewinds) in between included."""
     from domain import Event, EventActions
     from domain.session_log import session_log_id
+    from runtime.sessions.session_logs import SessionLogs
 
     sessions = session_service_from_url(store_url)
     session = await sessions.create_session(app_name=APP, user_id=USER, session_id="long", state={"init": 0})
@@ -320,9 +319,10 @@ async def test_state_before_a_target_is_read_past_snapshots_without_the_invocati
     log_id = session_log_id(APP, USER, "long")
     app = sessions.store.application
     live = app.repository.get(log_id)
+    logs = SessionLogs(sessions.store)
     assert live.version > 2 * 100  # past two snapshots
     for version in range(2, live.version + 1, 3):
-        fast = sessions._state_at(live, version)
+        fast = logs.state_at(live, version)
         slow = app.repository.get(log_id, version=version)
         assert (fast.state, fast.artifacts) == (slow.state, slow.artifacts), version
     await sessions.close()

@@ -20,13 +20,6 @@ from runtime.sessions import (
 )
 
 
-@pytest.fixture
-async def service(store_url):
-    svc = session_service_from_url(store_url)
-    yield svc
-    await svc.close()
-
-
 def text_event(text: str, author: str = "user", delta: dict | None = None, **kw) -> Event:
     return Event(
         author=author,

@@ -63,6 +63,33 @@ def test_no_module_above_the_stores_imports_a_backend():
     assert offenders == {}
 
 
+# The stores are the bottom of the runtime: they import the domain and projections (the layers below
+# the runtime), libraries and each other, never another runtime package or the tools (counting imports
+# made for annotations only, or inside a function).
+STORES_MAY_IMPORT_FROM_THE_RUNTIME = re.compile(r"^runtime\.stores(\.|$)")
+
+
+def _absolute_imports(path: Path) -> list[str]:
+    """The modules a file imports, its relative imports (``from ..x import y``) made absolute."""
+    package = path.relative_to(ROOT).with_suffix("").parts[:-1]
+    tree = ast.parse(path.read_text())
+    relative = [
+        ".".join([*package[: len(package) - node.level + 1], *([node.module] if node.module else [])])
+        for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level
+    ]
+    return _imports(tree) + relative
+
+
+def test_the_stores_import_nothing_from_above_them():
+    offenders = {
+        f"{path.relative_to(ROOT)}: {module}"
+        for path in STORES.rglob("*.py")
+        for module in _absolute_imports(path)
+        if module.split(".")[0] in ("runtime", "tools") and not STORES_MAY_IMPORT_FROM_THE_RUNTIME.match(module)
+    }
+    assert offenders == set()
+
+
 def test_no_module_above_the_stores_names_a_backend_class_or_a_library_internal():
     classes = _backend_classes()
     assert {"MemoryStore", "SqliteStore", "PostgresStore"} <= classes
@@ -109,13 +136,16 @@ def test_only_the_bridge_imports_google_adk():
 
 
 # Stored rows are read through runtime/log_reader.py (LogReader), never through a store's recorder:
-# `.recorder` appears only in runtime/stores/ and the reader. The session service is the named exception
-# (the Runner's own loads and appends: the hot path goes straight to its recorder). Each entry of
+# `.recorder` appears only in runtime/stores/ and the reader. The session service and its logs are the named
+# exceptions (the Runner's own loads and appends: the hot path goes straight to its recorder). Each entry of
 # NOT_YET_MOVED is a module a later session moves (onto LogReader, or into runtime/stores/ for writes),
 # with what it still does; once moved, its entry goes, and the test fails while a stale entry stays.
 READER = ROOT / "runtime" / "log_reader.py"
-RECORDER = re.compile(r"\.recorder\b")
-HOT_PATH = {"runtime/sessions/service.py": "the session service: the Runner's loads and appends"}
+RECORDER = re.compile(r"\._?recorder\b")  # a store's recorder, or one kept privately (`self._recorder`)
+HOT_PATH = {
+    "runtime/sessions/service.py": "the session service: the Runner's loads and appends",
+    "runtime/sessions/session_logs.py": "the service's logs: an append's duplicate check under the log's lock",
+}
 NOT_YET_MOVED: dict[str, str] = {}
 
 
@@ -142,3 +172,31 @@ def test_no_sql_against_chronicle_tables_outside_the_stores():
         if CHRONICLE_SQL.search(path.read_text())
     ]
     assert offenders == []
+
+
+# The session service and its collaborators (its logs, its rewinds) meet through public methods with
+# keyword arguments: no module of runtime/sessions/ reads another object's private members or imports
+# another module's private names.
+SESSIONS = ROOT / "runtime" / "sessions"
+
+
+def _private_reaches(tree: ast.AST) -> list[str]:
+    def private(name: str) -> bool:
+        return name.startswith("_") and not name.startswith("__")
+
+    reaches = [
+        ast.unparse(node) for node in ast.walk(tree) if isinstance(node, ast.Attribute) and private(node.attr)
+        and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))
+    ]
+    return reaches + [
+        f"import {a.name}" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+        for a in node.names if private(a.name)
+    ]
+
+
+def test_the_session_modules_reach_into_nothing_private():
+    offenders = {
+        str(path.relative_to(ROOT)): reaches for path in SESSIONS.glob("*.py")
+        if (reaches := _private_reaches(ast.parse(path.read_text())))
+    }
+    assert offenders == {}

@@ -16,13 +16,6 @@ from runtime.sessions import session_service_from_url
 from tests.test_projections_support import event
 
 
-@pytest.fixture
-async def service(store_url):
-    svc = session_service_from_url(store_url)
-    yield svc
-    await svc.close()
-
-
 async def conversation(service):
     """Session s (three turns) of user u; session o of the same user writes user: and app: keys in between."""
     s = await service.create_session(app_name="app", user_id="u", session_id="s", state={"mood": "calm", "user:lang": "en"})

@@ -4,7 +4,7 @@ Versions are events in the log; bytes live in a content-addressed blob store.
 """
 
 from runtime.artifacts.base import BaseArtifactService
-from runtime.artifacts.blobs import ArtifactIntegrityError
+from runtime.stores.blobs import ArtifactIntegrityError
 from runtime.artifacts.service import (
     DEFAULT_MAX_ARTIFACT_BYTES,
     FileArtifactService,

@@ -27,7 +27,7 @@ from domain.state import check_json_value
 from domain.validation import check_ids
 from runtime.artifacts.artifact_util import is_artifact_ref
 from runtime.artifacts.base import BaseArtifactService, ensure_part
-from runtime.artifacts.blobs import BlobStore, FileBlobStore, check_blob, store_bytes
+from runtime.stores.blobs import BlobStore, FileBlobStore, check_blob, store_bytes
 from domain.artifact_log import ArtifactLog
 from domain.artifact_names import ArtifactScope, artifact_scope
 from domain.artifact_versions import (
@@ -39,7 +39,7 @@ from domain.artifact_versions import (
     find_version,
     live_filenames,
 )
-from runtime.stores import Store, open_store
+from runtime.stores import Store, open_store, postgres_store, service_from_url, sqlite_store
 
 DEFAULT_MAX_ARTIFACT_BYTES = 64 * 1024 * 1024
 SAVE_ATTEMPTS = 64  # optimistic-concurrency retries before a save gives up
@@ -258,14 +258,6 @@ class LogArtifactService(BaseArtifactService):
         except AggregateNotFoundError:
             return None
 
-    def _evict(self, log_id: UUID) -> None:
-        cache = self._application.repository.cache
-        if cache is not None:
-            try:
-                cache.get(log_id, evict=True)
-            except KeyError:
-                pass
-
     def _record(
         self, scope: ArtifactScope, filename: str, version: Optional[int], include_deleted: bool
     ) -> Optional[VersionRecord]:
@@ -322,7 +314,7 @@ class LogArtifactService(BaseArtifactService):
                     return version
                 except IntegrityError:
                     # Another process saved to this log first: reload and take the next number.
-                    self._evict(log_id)
+                    self.store.forget_cached(log_id)
             time.sleep(random.uniform(0, 0.002 * min(attempt + 1, 10)))
         raise StoreError(
             f"Could not save artifact {filename!r}: {SAVE_ATTEMPTS} attempts each lost a race with "
@@ -364,7 +356,7 @@ class LogArtifactService(BaseArtifactService):
                     self._application.save(log)
                     return changed
                 except IntegrityError:
-                    self._evict(log_id)
+                    self.store.forget_cached(log_id)
             time.sleep(random.uniform(0, 0.002 * min(attempt + 1, 10)))
         raise StoreError("Could not restore artifacts: too many concurrent writers. Try again.")
 
@@ -404,7 +396,7 @@ class LogArtifactService(BaseArtifactService):
                     self._application.save(log)
                     return
                 except IntegrityError:
-                    self._evict(log_id)
+                    self.store.forget_cached(log_id)
             time.sleep(random.uniform(0, 0.002 * min(attempt + 1, 10)))
         raise StoreError(f"Could not delete artifact {filename!r}: too many concurrent writers. Try again.")
 
@@ -468,17 +460,15 @@ class SqliteArtifactService(LogArtifactService):
     """Artifacts in one SQLite file: versions in its log, bytes in its ``chronicle_blobs`` table."""
 
     def __init__(self, path_or_url: str = "chronicle.db", *, max_artifact_bytes: int = DEFAULT_MAX_ARTIFACT_BYTES):
-        url = path_or_url if path_or_url.startswith("sqlite:") else f"sqlite:///{path_or_url}"
-        super().__init__(open_store(url), max_artifact_bytes=max_artifact_bytes, owns_store=True)
+        super().__init__(sqlite_store(path_or_url), max_artifact_bytes=max_artifact_bytes, owns_store=True)
 
 
 class PostgresArtifactService(LogArtifactService):
     """Artifacts in PostgreSQL, shared by runner processes on many machines."""
 
     def __init__(self, url: str, *, max_artifact_bytes: int = DEFAULT_MAX_ARTIFACT_BYTES):
-        if not url.startswith(("postgresql:", "postgres:")):
-            raise InvalidArgumentError(f"PostgresArtifactService needs a postgresql:// URL, got {url!r}")
-        super().__init__(open_store(url), max_artifact_bytes=max_artifact_bytes, owns_store=True)
+        store = postgres_store(url, needed_by="PostgresArtifactService")
+        super().__init__(store, max_artifact_bytes=max_artifact_bytes, owns_store=True)
 
 
 class FileArtifactService(LogArtifactService):
@@ -511,4 +501,5 @@ def artifact_service_from_url(url: str, *, max_artifact_bytes: int = DEFAULT_MAX
     """An artifact service for memory://, sqlite:///path.db, postgresql://… or file:///dir URLs."""
     if url.startswith("file://"):
         return FileArtifactService(url[len("file://"):] or ".", max_artifact_bytes=max_artifact_bytes)
-    return LogArtifactService(open_store(url), max_artifact_bytes=max_artifact_bytes, owns_store=True)
+    return service_from_url(url, lambda store: LogArtifactService(
+        store, max_artifact_bytes=max_artifact_bytes, owns_store=True))

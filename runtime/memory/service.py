@@ -38,7 +38,7 @@ from projections.memory import Folded, MemoryDoc, SourceView, fold_memory_log_ev
 from runtime.stores.memory_index import MemoryIndex
 from domain.memory_log import MemoryLog, memory_log_id
 from runtime.memory import keyword_ranking
-from runtime.stores import Store, open_store
+from runtime.stores import Store, open_store, postgres_store, service_from_url, sqlite_store
 
 DEFAULT_MAX_RESULTS = 10
 Ranking = Literal["adk", "bm25"]
@@ -176,7 +176,7 @@ class LogMemoryService(BaseMemoryService):
                     self._application.save(log)
                     break
                 except IntegrityError:
-                    _evict(self._application, log_id)
+                    self.store.forget_cached(log_id)
             time.sleep(random.uniform(0, 0.002 * min(attempt + 1, 10)))
         else:
             raise StoreError(f"Could not add session {session_id!r} to memory: too many concurrent writers. Try again.")
@@ -247,15 +247,6 @@ class LogMemoryService(BaseMemoryService):
             start = page[-1].id + 1
 
 
-def _evict(application: Any, log_id: UUID) -> None:
-    cache = application.repository.cache
-    if cache is not None:
-        try:
-            cache.get(log_id, evict=True)
-        except KeyError:
-            pass
-
-
 def _compact(event: Event) -> Optional[dict[str, Any]]:
     """What a memory log keeps of an event of another store: ids, author, time, text parts."""
     content = event.content
@@ -308,19 +299,18 @@ class SqliteMemoryService(LogMemoryService):
     """Memory in one SQLite file (ranking="bm25": FTS5's bm25)."""
 
     def __init__(self, path_or_url: str = "chronicle.db", *, max_results: int = DEFAULT_MAX_RESULTS, ranking: Ranking = "adk"):
-        url = path_or_url if path_or_url.startswith("sqlite:") else f"sqlite:///{path_or_url}"
-        super().__init__(open_store(url), max_results=max_results, owns_store=True, ranking=ranking)
+        super().__init__(sqlite_store(path_or_url), max_results=max_results, owns_store=True, ranking=ranking)
 
 
 class PostgresMemoryService(LogMemoryService):
     """Memory in PostgreSQL (ranking="bm25": ts_rank over a tsvector GIN index)."""
 
     def __init__(self, url: str, *, max_results: int = DEFAULT_MAX_RESULTS, ranking: Ranking = "adk"):
-        if not url.startswith(("postgresql:", "postgres:")):
-            raise InvalidArgumentError(f"PostgresMemoryService needs a postgresql:// URL, got {url!r}")
-        super().__init__(open_store(url), max_results=max_results, owns_store=True, ranking=ranking)
+        store = postgres_store(url, needed_by="PostgresMemoryService")
+        super().__init__(store, max_results=max_results, owns_store=True, ranking=ranking)
 
 
 def memory_service_from_url(url: str, *, max_results: int = DEFAULT_MAX_RESULTS, ranking: Ranking = "adk") -> LogMemoryService:
     """A memory service for memory://, sqlite:///path.db or postgresql://… URLs."""
-    return LogMemoryService(open_store(url), max_results=max_results, owns_store=True, ranking=ranking)
+    return service_from_url(url, lambda store: LogMemoryService(
+        store, max_results=max_results, owns_store=True, ranking=ranking))

@@ -18,7 +18,7 @@ from domain.session_log import SessionLog
 from projections.timeline import Timeline
 from runtime.log_reader import LogReader
 from runtime.read_models import TimeTravel
-from runtime.sessions.service import parse_recorded
+from runtime.sessions.session_logs import parse_recorded
 from runtime.stores import CatalogRow, Store
 
 

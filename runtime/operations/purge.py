@@ -357,16 +357,9 @@ def _rebuild_projections(store: Store, plan: PurgePlan) -> tuple[list[str], list
 
 
 def _evict(store: Store, log_ids: Iterable[Optional[UUID]]) -> None:
-    cache = store.application.repository.cache
-    if cache is None:
-        return
     for log_id in log_ids:
-        if log_id is None:
-            continue
-        try:
-            cache.get(log_id, evict=True)
-        except KeyError:
-            pass
+        if log_id is not None:
+            store.forget_cached(log_id)
 
 
 def _erase_free_pages(store: Store) -> None:

@@ -38,7 +38,7 @@ from domain.session_log import RETIRED, SessionLog
 from domain.state import is_user_scoped
 from projections.base import encoded, fold_events
 from projections.memory import Folded, SourceView, fold_memory_log_event, fold_session_event, with_visibility
-from runtime.artifacts.blobs import sha256_hex
+from runtime.stores.blobs import sha256_hex
 from runtime.log_reader import LogReader
 from runtime.read_models.source import LogSource
 from runtime.sessions.verify import ScopedFold

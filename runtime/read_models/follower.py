@@ -31,7 +31,7 @@ from projections.base import Fold, Projection, ViewId
 from projections.log_event import LogEvent
 from runtime.gc_pause import gc_paused
 from runtime.read_models.source import LogSource
-from runtime.read_models.storage import Batch, PositionMoved, ProjectionStorage, _dumps
+from runtime.stores.projection_storage import Batch, PositionMoved, ProjectionStorage, compact_json as _dumps
 from runtime.stores import Store
 
 log = logging.getLogger("chronicle.projections")

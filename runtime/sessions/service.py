@@ -4,16 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import copy
-import threading
 import time
 import uuid
 from typing import Any, Optional, Sequence
 from uuid import UUID
 
-from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import IntegrityError, StoredEvent
-from pydantic import BaseModel, ConfigDict
 from pydantic_core import from_json
 
 from domain.errors import (
@@ -31,30 +27,13 @@ from domain.rewind_ranges import active_ranges, is_hidden
 from domain.session import Session
 from domain.state import USER_PREFIX, ScopedDelta, check_json_state, split_scopes, with_scoped, without_temp
 from domain.validation import check_ids
-from projections.session_at import SessionAt, session_at
 from runtime.gc_pause import gc_paused
-from runtime.read_models.source import LogSource
 from runtime.sessions.base import BaseSessionService, GetSessionConfig, ListSessionsResponse
+from runtime.sessions.session_logs import SessionLogs, catalog_row, copy_state, parse_recorded, parse_recorded_state
 from runtime.sessions.session_rewind import RewindPoint, SessionRewinds
-from runtime.stores import CatalogRow, SideRows, Store, open_store
+from runtime.stores import SideRows, Store, open_store, postgres_store, service_from_url, sqlite_store
 
 _PAGE = 64  # events read per round trip when only the newest are wanted
-
-
-class _StoredRecorded(BaseModel):
-    """Reads a stored ``Recorded`` payload straight from its JSON (bytes parts included)."""
-
-    model_config = ConfigDict(extra="ignore")
-    event: Event
-
-
-def parse_recorded(stored: StoredEvent) -> Event:
-    return parse_recorded_state(stored.state)
-
-
-def parse_recorded_state(state: bytes) -> Event:
-    """The ADK event in a stored ``Recorded`` or ``Rewound`` payload."""
-    return _StoredRecorded.model_validate_json(state).event
 
 
 def decode_events(rows: Sequence[tuple[int, str, bytes]], hidden: list[tuple[int, int]]) -> list[Event]:
@@ -67,11 +46,6 @@ def decode_events(rows: Sequence[tuple[int, str, bytes]], hidden: list[tuple[int
             for at, topic, state in rows
             if topic in RECORDED_TOPICS and not is_hidden(at, hidden)
         ]
-
-
-def _copy_state(state: dict[str, Any]) -> dict[str, Any]:
-    # Callers may mutate what they get; the cached log must not change with it.
-    return {k: copy.deepcopy(v) if isinstance(v, (dict, list)) else v for k, v in state.items()}
 
 
 def _scoped_rows(app_name: str, user_id: str, scoped: ScopedDelta) -> list[tuple[str, str, str, Any]]:
@@ -87,9 +61,8 @@ class LogSessionService(BaseSessionService):
         self.store = store
         self._application = store.application
         self._recorder = store.recorder
-        self._source = LogSource(store)
-        self._locks: dict[UUID, threading.Lock] = {}
-        self._rewinds = SessionRewinds(self)
+        self._logs = SessionLogs(store)
+        self._rewinds = SessionRewinds(self._logs)
 
     # -- ADK API -----------------------------------------------------------------------
 
@@ -177,7 +150,8 @@ class LogSessionService(BaseSessionService):
         deltas that take the session back).
         """
         return await self._rewinds.rewind(
-            app_name, user_id, session_id, rewind_before_invocation_id, invocation_id, artifact_versions
+            app_name=app_name, user_id=user_id, session_id=session_id, target=rewind_before_invocation_id,
+            invocation_id=invocation_id, artifact_versions=artifact_versions,
         )
 
     async def artifact_view(self, *, app_name: str, user_id: str, session_id: str) -> dict[str, int]:
@@ -218,37 +192,10 @@ class LogSessionService(BaseSessionService):
 
     # -- in the store's thread ---------------------------------------------------------
 
-    def _lock(self, log_id: UUID) -> threading.Lock:
-        return self._locks.get(log_id) or self._locks.setdefault(log_id, threading.Lock())
-
-    def _load(self, log_id: UUID) -> SessionLog | None:
-        try:
-            log = self._application.repository.get(log_id)
-        except AggregateNotFoundError:
-            return None
-        return None if log.deleted else log
-
-    def _save(self, log: SessionLog, side: SideRows) -> None:
-        """Record the log's pending events. The cached log already holds them, so on any
-        failure it is dropped and the next use reloads what was really stored."""
-        try:
-            self.store.save(log, side)
-        except BaseException:
-            self._evict(log.id)
-            raise
-
-    def _evict(self, log_id: UUID) -> None:
-        cache = self._application.repository.cache
-        if cache is not None:
-            try:
-                cache.get(log_id, evict=True)
-            except KeyError:
-                pass
-
     def _create(self, app_name: str, user_id: str, session_id: str, state: dict[str, Any]) -> Session:
-        log = SessionLog.start(app_name, user_id, session_id, _copy_state(state), time.time())
+        log = SessionLog.start(app_name, user_id, session_id, copy_state(state), time.time())
         side = SideRows(
-            new_sessions=[self._catalog_row(log, state=log.state)],
+            new_sessions=[catalog_row(log, state=log.state)],
             scoped=_scoped_rows(app_name, user_id, split_scopes(state)),
         )
         try:
@@ -258,7 +205,7 @@ class LogSessionService(BaseSessionService):
                 f"Session with id {session_id} already exists. Session {session_id!r} of user {user_id!r} in app"
                 f" {app_name!r} has a log, kept even after deletion; choose another session id."
             ) from None
-        return self._view(log, log.version, _copy_state(log.state), [])
+        return self._view(log, log.version, copy_state(log.state), [])
 
     def _get(
         self, app_name: str, user_id: str, session_id: str, config: GetSessionConfig | None
@@ -268,13 +215,13 @@ class LogSessionService(BaseSessionService):
         # version: when the cached log is at it, there is nothing to catch up on.
         newest = self._newest_page(log_id) if config is not None and (config.num_recent_events or
                                                                     config.after_timestamp is not None) else None
-        with self._lock(log_id):
-            log = self._cached_at(log_id, newest[0].originator_version) if newest else None
+        with self._logs.lock(log_id):
+            log = self._logs.cached_at(log_id, newest[0].originator_version) if newest else None
             if log is None:
-                log = self._load(log_id)
+                log = self._logs.load(log_id)
             if log is None:
                 return None
-            version, state = log.version, _copy_state(log.state)
+            version, state = log.version, copy_state(log.state)
         if newest and newest[0].originator_version != version:
             newest = None  # another writer appended in between: read again at this version
         events = self._read_events(log_id, version, config, newest)
@@ -292,7 +239,7 @@ class LogSessionService(BaseSessionService):
                     app_name=app_name,
                     user_id=row_user,
                     state=with_scoped(
-                        from_json(state) if isinstance(state, str) else _copy_state(state),
+                        from_json(state) if isinstance(state, str) else copy_state(state),
                         app_scope,
                         scoped.get(row_user),
                     ),
@@ -306,30 +253,12 @@ class LogSessionService(BaseSessionService):
 
     def _delete(self, app_name: str, user_id: str, session_id: str) -> None:
         log_id = session_log_id(app_name, user_id, session_id)
-        with self._lock(log_id):
-            log = self._load(log_id)
+        with self._logs.lock(log_id):
+            log = self._logs.load(log_id)
             if log is None:
                 return
             log.delete(time.time())
-            self._save(log, SideRows(updated_sessions=[self._catalog_row(log)]))
-
-    def _cached_at(self, log_id: UUID, version: int | None) -> SessionLog | None:
-        """The cached log if it is at ``version`` (so reading the store again would add
-        nothing), else None."""
-        cache = self._application.repository.cache
-        if cache is None or version is None:
-            return None
-        try:
-            log = cache.get(log_id)
-        except KeyError:
-            return None
-        return log if log.version == version and not log.deleted else None
-
-    def _load_for_append(self, log_id: UUID, expected: int | None) -> SessionLog | None:
-        # Hot path: when the cached log is at the version the writer expects, write
-        # without reading first. If another process appended meanwhile, the store's
-        # (log, version) key refuses the write and the writer gets StaleSessionError.
-        return self._cached_at(log_id, expected) or self._load(log_id)
+            self._logs.save(log, SideRows(updated_sessions=[catalog_row(log)]))
 
     def _newest_page(self, log_id: UUID, upper: int | None = None) -> Sequence[StoredEvent]:
         return self._recorder.select_events(log_id, lte=upper, desc=True, limit=_PAGE)
@@ -340,13 +269,13 @@ class LogSessionService(BaseSessionService):
         """Records the event; ``interrupted`` (``domain.interruption.left_open``) is noted first,
         in the same transaction, when the event starts a new invocation."""
         log_id = session_log_id(session.app_name, session.user_id, session.id)
-        with self._lock(log_id):
-            log = self._load_for_append(log_id, session.version)
+        with self._logs.lock(log_id):
+            log = self._logs.load_for_append(log_id, session.version)
             if log is None:
                 raise SessionNotFoundError(session.app_name, session.user_id, session.id)
             expected = session.version
             if expected is not None and expected != log.version:
-                duplicate = self._stored_event(log_id, payload["id"])
+                duplicate = self._logs.stored_event(log_id, payload["id"])
                 if duplicate is not None:
                     return log.version, duplicate
                 raise StaleSessionError(session.id, expected, log.version)
@@ -356,36 +285,28 @@ class LogSessionService(BaseSessionService):
             scoped = split_scopes(payload["actions"].get("state_delta"))
             side = SideRows(
                 claims=[(log_id, payload["id"], log.version)],
-                updated_sessions=[self._catalog_row(log, state=log.state if scoped.session else None)],
+                updated_sessions=[catalog_row(log, state=log.state if scoped.session else None)],
                 scoped=_scoped_rows(session.app_name, session.user_id, scoped),
             )
             try:
-                self._save(log, side)
+                self._logs.save(log, side)
             except IntegrityError:
                 # Another writer got there first, or this event id is already stored.
-                duplicate = self._stored_event(log_id, payload["id"])
+                duplicate = self._logs.stored_event(log_id, payload["id"])
                 if duplicate is not None:
                     return log.version, duplicate
-                current = self._load(log_id)
+                current = self._logs.load(log_id)
                 raise StaleSessionError(
                     session.id, log.version - 1, current.version if current else log.version
                 ) from None
             return log.version, None
 
-    def _state_at(self, log: SessionLog, version: int) -> SessionAt:
-        """The session's own state and artifact view at ``version`` (``projections.session_at``):
-        the nearest snapshot's two parts, read without its invocation index (which grows with
-        the session), then the events after it -- so the cost does not grow with history."""
-        snapshot = self.store.nearest_snapshot(log.id, version)
-        start = snapshot[0] if snapshot is not None else 0
-        return session_at(snapshot, self._source.window(log.id, start + 1, version), version)
-
     def _fork(
         self, app_name: str, user_id: str, session_id: str, at_invocation_id: str | None, new_session_id: str
     ) -> Session:
         source_id = session_log_id(app_name, user_id, session_id)
-        with self._lock(source_id):
-            source = self._load(source_id)
+        with self._logs.lock(source_id):
+            source = self._logs.load(source_id)
             if source is None:
                 raise SessionNotFoundError(app_name, user_id, session_id)
             cut = source.version
@@ -399,7 +320,7 @@ class LogSessionService(BaseSessionService):
         genesis = decode(rows[0])
         hidden = active_ranges([r for r in source.rewinds if r[0] <= cut])
         fork = SessionLog.start(
-            app_name, user_id, new_session_id, _copy_state(split_scopes(genesis.state).session), time.time()
+            app_name, user_id, new_session_id, copy_state(split_scopes(genesis.state).session), time.time()
         )
         # Copied cheaply: the fork's timeline is the source's visible events, replayed
         # from the source's genesis; payloads are reused as they are.
@@ -410,29 +331,16 @@ class LogSessionService(BaseSessionService):
                 fork.record(payload)
                 claims.append((fork.id, payload["id"], fork.version))
         fork.fork_of(source, cut, at_invocation_id, time.time())
-        side = SideRows(claims=claims, new_sessions=[self._catalog_row(fork, state=fork.state)])
+        side = SideRows(claims=claims, new_sessions=[catalog_row(fork, state=fork.state)])
         try:
             self.store.save(fork, side)
         except IntegrityError:
             raise AlreadyExistsError(
                 f"Session {new_session_id!r} already exists; choose another id for the fork."
             ) from None
-        return self._view(fork, fork.version, _copy_state(fork.state), [])
+        return self._view(fork, fork.version, copy_state(fork.state), [])
 
     # -- helpers -----------------------------------------------------------------------
-
-    def _catalog_row(self, log: SessionLog, state: dict[str, Any] | None = None) -> CatalogRow:
-        return CatalogRow(
-            log_id=log.id,
-            app_name=log.app_name,
-            user_id=log.user_id,
-            session_id=log.session_id,
-            created_time=log.created_time,
-            last_update_time=log.last_update_time,
-            version=log.version,
-            deleted=log.deleted,
-            state=None if state is None else dict(state),
-        )
 
     def _view(self, log: SessionLog, version: int, state: dict[str, Any], events: list[Event]) -> Session:
         scoped = self._recorder.select_scoped_rows(log.app_name, log.user_id)
@@ -445,13 +353,6 @@ class LogSessionService(BaseSessionService):
             last_update_time=log.last_update_time,
             version=version,
         )
-
-    def _stored_event(self, log_id: UUID, event_id: str) -> Event | None:
-        version = self._recorder.find_claim(log_id, event_id)
-        if version is None:
-            return None
-        rows = self._recorder.select_events(log_id, gt=version - 1, lte=version)
-        return parse_recorded(rows[0]) if rows else None
 
     def _read_events(
         self,
@@ -493,7 +394,7 @@ class LogSessionService(BaseSessionService):
         """The user's ``user:`` state, keys without the prefix, without opening a session."""
         check_ids(app_name, user_id)
         scoped = await self.store.call(self._recorder.select_scoped, app_name, user_id)
-        return _copy_state({k[len(USER_PREFIX):]: v for k, v in scoped.items() if k.startswith(USER_PREFIX)})
+        return copy_state({k[len(USER_PREFIX):]: v for k, v in scoped.items() if k.startswith(USER_PREFIX)})
 
     # ADK's synchronous helpers, for scripts without an event loop.
 
@@ -534,19 +435,16 @@ class SqliteSessionService(LogSessionService):
 
     def __init__(self, path_or_url: str = "chronicle.db"):
         """A path, or a sqlite URL (``sqlite:///app.db``, ``sqlite+aiosqlite:///app.db``, as in ADK)."""
-        is_url = path_or_url.startswith(("sqlite:", "sqlite+"))
-        super().__init__(open_store(path_or_url if is_url else f"sqlite:///{path_or_url}"))
+        super().__init__(sqlite_store(path_or_url))
 
 
 class PostgresSessionService(LogSessionService):
     """Sessions in PostgreSQL, shared by runner processes on many machines."""
 
     def __init__(self, url: str):
-        if not url.startswith(("postgresql:", "postgres:")):
-            raise InvalidArgumentError(f"PostgresSessionService needs a postgresql:// URL, got {url!r}")
-        super().__init__(open_store(url))
+        super().__init__(postgres_store(url, needed_by="PostgresSessionService"))
 
 
 def session_service_from_url(url: str) -> LogSessionService:
     """A session service for memory://, sqlite:///path.db or postgresql://… URLs."""
-    return LogSessionService(open_store(url))
+    return service_from_url(url, LogSessionService)

@@ -10,8 +10,9 @@ from __future__ import annotations
 import os
 import re
 import sys
+from typing import Callable, TypeVar
 
-from domain.errors import ChronicleError, StoreError
+from domain.errors import ChronicleError, InvalidArgumentError, StoreError
 from domain.lazy_exports import lazy_exports
 
 DEFAULT_STORE_URL = "sqlite:///./chronicle.db"
@@ -39,6 +40,35 @@ def open_store(url: str | None = None) -> Store:
     raise StoreError(
         f"Unknown store URL {url!r}: use memory://, sqlite:///path.db or postgresql://user@host:port/db"
     )
+
+
+S = TypeVar("S")
+
+
+def service_from_url(url: str | None, build: Callable[[Store], S]) -> S:
+    """A service (sessions, artifacts, memory, credentials) over the store a URL names, made by
+    ``build(store)``: the service owns the store from then on (closing it closes the store), and a
+    store whose service cannot be built is closed again. What each ``*_from_url`` is."""
+    store = open_store(url)
+    try:
+        return build(store)
+    except BaseException:
+        store.close()
+        raise
+
+
+def sqlite_store(path_or_url: str) -> Store:
+    """The SQLite store of a path, or of a sqlite URL (``sqlite:///app.db``, ``sqlite+aiosqlite:///app.db``
+    as in ADK): what the ``Sqlite*Service`` classes open."""
+    return open_store(path_or_url if path_or_url.startswith(("sqlite:", "sqlite+")) else f"sqlite:///{path_or_url}")
+
+
+def postgres_store(url: str, *, needed_by: str) -> Store:
+    """The PostgreSQL store of a postgresql:// URL, what the ``Postgres*Service`` classes open; any
+    other URL: an InvalidArgumentError that names ``needed_by``."""
+    if not _DRIVER_SUFFIX.sub(r"\1:", url).startswith(("postgresql:", "postgres:")):
+        raise InvalidArgumentError(f"{needed_by} needs a postgresql:// URL, got {url!r}")
+    return open_store(url)
 
 
 def check_reachable(url: str | None = None) -> None:
@@ -87,4 +117,7 @@ def _resolved(url: str | None) -> str:
 
 
 _lazy, __getattr__, __dir__ = lazy_exports(__name__, {"runtime.stores.base": ["CatalogRow", "SideRows", "Store"]})
-__all__ = [*_lazy, "DEFAULT_STORE_URL", "StoreError", "check_reachable", "open_store", "typed_error"]
+__all__ = [
+    *_lazy, "DEFAULT_STORE_URL", "StoreError", "check_reachable", "open_store", "postgres_store", "service_from_url",
+    "sqlite_store", "typed_error",
+]

@@ -38,10 +38,10 @@ from runtime.stores.io_threads import IoThreads
 from runtime.stores.rows import CatalogRow, Listing, SideRows
 
 if TYPE_CHECKING:
-    from runtime.artifacts.blobs import BlobStore
-    from runtime.auth.credential_service import CredentialTable
+    from runtime.stores.blobs import BlobStore
+    from runtime.stores.credentials import CredentialTable
     from runtime.stores.memory_index import MemoryIndex
-    from runtime.read_models.storage import ProjectionStorage
+    from runtime.stores.projection_storage import ProjectionStorage
     from runtime.stores.purge_sql import PurgeSql
 
 T = TypeVar("T")
@@ -232,6 +232,16 @@ class Store(ABC):
         """Record domain events that carry no derived rows (a checkpoint log's) in one insert;
         the library's IntegrityError when another writer took one of their versions first."""
         self.recorder.insert_events([self.application.mapper.to_stored_event(e) for e in events])
+
+    def forget_cached(self, log_id: UUID) -> None:
+        """Drops a log from the application's cache, so its next use reloads what is stored (after a
+        save that failed with the cached log already changed, or rows rewritten underneath it)."""
+        cache = self.application.repository.cache
+        if cache is not None:
+            try:
+                cache.get(log_id, evict=True)
+            except KeyError:
+                pass
 
     def close(self) -> None:
         if self._threads is not None:

@@ -5,13 +5,20 @@ SQL against Chronicle's tables lives only under runtime/stores/."""
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Optional, Protocol, Sequence
 from uuid import UUID
 
-
 if TYPE_CHECKING:
-    from runtime.operations.purge import PurgePlan  # (annotations only)
     from runtime.stores.base import Store
+
+
+class PurgeScope(Protocol):
+    """What the statements read of a purge's plan (runtime/operations/purge.py's PurgePlan)."""
+
+    app_name: str
+    user_id: Optional[str]
+    session_id: Optional[str]
+    sessions: Sequence[Any]  # each with its catalog row: `.row`
 
 
 def _marks(values: list[Any]) -> str:
@@ -59,7 +66,7 @@ class PurgeSql:
             )
         return counts
 
-    def purge_memory(self, c: Any, store: Store, plan: PurgePlan) -> dict[str, int]:
+    def purge_memory(self, c: Any, store: Store, plan: PurgeScope) -> dict[str, int]:
         """The memory index's documents and sources of the purged sessions (or of the user)."""
         if not self.has_table(c, "chronicle_memory_docs"):
             return {}

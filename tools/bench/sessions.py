@@ -24,6 +24,7 @@ from pydantic_core import to_json
 
 from domain import Event, EventActions, StaleSessionError
 from domain.session_log import session_log_id
+from runtime.log_reader import LogReader
 from runtime.sessions import GetSessionConfig, session_service_from_url
 from runtime.sessions.service import decode_events
 from runtime.stores.io_threads import IoThreads
@@ -170,7 +171,7 @@ def _decode_ms(svc, key: str, runs: int = 7) -> float:
     """The floor under a full load: the same rows, read once beforehand, turned into events
     by the service's own decoder (garbage-collector pass included), on the calling thread."""
     app, session_id = key.split("\x00")
-    rows = svc._recorder.select_rows(session_log_id(app, "u", session_id))
+    rows = LogReader(svc.store).rows(session_log_id(app, "u", session_id))
     times = []
     for _ in range(runs):
         with Stopwatch() as sw:

@@ -7,11 +7,11 @@ store), or beside a memory store; `InMemoryCredentialService` is a private dict.
 from __future__ import annotations
 
 import abc
-import threading
-from typing import TYPE_CHECKING, Any, Optional, Protocol
+from typing import TYPE_CHECKING, Any, Optional
 
 from runtime.auth.auth_credential import AuthCredential
 from runtime.auth.auth_tool import AuthConfig
+from runtime.stores.credentials import CredentialTable, DictCredentialTable
 
 if TYPE_CHECKING:
     from runtime.contexts import Context
@@ -26,36 +26,6 @@ class BaseCredentialService(abc.ABC):
     @abc.abstractmethod
     async def save_credential(self, auth_config: AuthConfig, callback_context: Context) -> None:
         """Keeps `auth_config.exchanged_auth_credential` under its credential key."""
-
-
-class CredentialTable(Protocol):
-    """What a store provides (`Store.credential_table()`): JSON text by (app, user, key)."""
-
-    def get(self, app_name: str, user_id: str, key: str) -> Optional[str]: ...
-    def put(self, app_name: str, user_id: str, key: str, value: str) -> None: ...
-    def delete_user(self, app_name: str, user_id: str) -> int: ...
-
-
-class DictCredentialTable:
-    """Credentials in a dict of this process (the in-memory service's, and a memory store's)."""
-
-    def __init__(self) -> None:
-        self._rows: dict[tuple[str, str, str], str] = {}
-        self._lock = threading.Lock()
-
-    def get(self, app_name: str, user_id: str, key: str) -> Optional[str]:
-        return self._rows.get((app_name, user_id, key))
-
-    def put(self, app_name: str, user_id: str, key: str, value: str) -> None:
-        with self._lock:
-            self._rows[(app_name, user_id, key)] = value
-
-    def delete_user(self, app_name: str, user_id: str) -> int:
-        with self._lock:
-            doomed = [k for k in self._rows if k[0] == app_name and k[1] == user_id]
-            for k in doomed:
-                del self._rows[k]
-            return len(doomed)
 
 
 class TableCredentialService(BaseCredentialService):
@@ -103,6 +73,6 @@ class StoreCredentialService(TableCredentialService):
 
 def credential_service_from_url(url: str) -> StoreCredentialService:
     """A credential service for memory://, sqlite:///path.db or postgresql://… URLs."""
-    from runtime.stores import open_store
+    from runtime.stores import service_from_url
 
-    return StoreCredentialService(open_store(url), owns_store=True)
+    return service_from_url(url, lambda store: StoreCredentialService(store, owns_store=True))

@@ -1,4 +1,4 @@
-"""Read-model rows and positions for in-memory stores (the interface: runtime/read_models/storage.py)."""
+"""Read-model rows and positions for in-memory stores (the interface: runtime/stores/projection_storage.py)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any, Sequence
 from eventsourcing.persistence import Tracking
 from eventsourcing.popo import POPOTrackingRecorder
 
-from runtime.read_models.storage import (
-    _EPOCH,
+from runtime.stores.projection_storage import (
+    EPOCH_SUFFIX,
     Batch,
     HistoryRow,
     PositionMoved,
@@ -36,11 +36,11 @@ class MemoryProjectionStorage(POPOTrackingRecorder, ProjectionStorage):
 
     def state(self, name: str) -> tuple[int, int]:
         with self._database_lock:
-            return self._max_tracking_ids[name] or 0, self._max_tracking_ids[name + _EPOCH] or 0
+            return self._max_tracking_ids[name] or 0, self._max_tracking_ids[name + EPOCH_SUFFIX] or 0
 
     def commit(self, name: str, expected: int, new: int, batch: Batch, epoch: int = 0) -> None:
         with self._database_lock:
-            if (self._max_tracking_ids[name] or 0, self._max_tracking_ids[name + _EPOCH] or 0) != (expected, epoch):
+            if (self._max_tracking_ids[name] or 0, self._max_tracking_ids[name + EPOCH_SUFFIX] or 0) != (expected, epoch):
                 raise PositionMoved(name)
             views = self._views.setdefault(name, {})
             views.update(batch.views)
@@ -56,7 +56,7 @@ class MemoryProjectionStorage(POPOTrackingRecorder, ProjectionStorage):
             self._items.pop(name, None)
             self._history.pop(name, None)
             self._max_tracking_ids[name] = 0
-            self._max_tracking_ids[name + _EPOCH] = (self._max_tracking_ids[name + _EPOCH] or 0) + 1
+            self._max_tracking_ids[name + EPOCH_SUFFIX] = (self._max_tracking_ids[name + EPOCH_SUFFIX] or 0) + 1
 
     def load_views(self, name: str, fold: str, keys: Sequence[str]) -> dict[str, Any]:
         with self._database_lock:
@@ -112,7 +112,7 @@ class MemoryProjectionStorage(POPOTrackingRecorder, ProjectionStorage):
         with self._database_lock:
             return sorted(
                 n for n, p in self._max_tracking_ids.items()
-                if p is not None and n != "__migration__" and not n.endswith(_EPOCH)
+                if p is not None and n != "__migration__" and not n.endswith(EPOCH_SUFFIX)
             )
 
 

@@ -41,7 +41,7 @@ class MemoryStore(Store):
         return MemoryBlobStore()
 
     def _make_credential_table(self) -> Any:
-        from runtime.auth.credential_service import DictCredentialTable
+        from runtime.stores.credentials import DictCredentialTable
 
         return DictCredentialTable()
 

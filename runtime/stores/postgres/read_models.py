@@ -1,4 +1,4 @@
-"""Read-model rows and positions for PostgreSQL stores (the interface: runtime/read_models/storage.py)."""
+"""Read-model rows and positions for PostgreSQL stores (the interface: runtime/stores/projection_storage.py)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from eventsourcing.postgres import PostgresTrackingRecorder
 from psycopg.rows import tuple_row
 from psycopg.sql import SQL
 
-from runtime.read_models.storage import (
-    _EPOCH,
+from runtime.stores.projection_storage import (
+    EPOCH_SUFFIX,
     Batch,
     HistoryRow,
     PositionMoved,
@@ -60,13 +60,13 @@ class PostgresProjectionStorage(PostgresTrackingRecorder, ProjectionStorage):
                     f"INSERT INTO {_PG_TRACKING} VALUES (%s, %s) ON CONFLICT (application_name) DO UPDATE"
                     f" SET notification_id = excluded.notification_id WHERE {_PG_TRACKING}.notification_id = 0"
                     f" AND {same_epoch} RETURNING notification_id",
-                    (name, new, name + _EPOCH, epoch),
+                    (name, new, name + EPOCH_SUFFIX, epoch),
                 )
             else:
                 curs.execute(
                     f"UPDATE {_PG_TRACKING} SET notification_id = %s"
                     f" WHERE application_name = %s AND notification_id = %s AND {same_epoch} RETURNING notification_id",
-                    (new, name, expected, name + _EPOCH, epoch),
+                    (new, name, expected, name + EPOCH_SUFFIX, epoch),
                     prepare=True,
                 )
             if curs.fetchone() is None:
@@ -107,7 +107,7 @@ class PostgresProjectionStorage(PostgresTrackingRecorder, ProjectionStorage):
             curs.execute(
                 f"INSERT INTO {_PG_TRACKING} VALUES (%s, 1) ON CONFLICT (application_name)"
                 f" DO UPDATE SET notification_id = {_PG_TRACKING}.notification_id + 1",
-                (name + _EPOCH,),
+                (name + EPOCH_SUFFIX,),
             )
             for table in ("views", "items", "history"):
                 curs.execute(f"DELETE FROM chronicle_projection_{table} WHERE projection = %s", (name,))
@@ -212,11 +212,11 @@ class PostgresProjectionStorage(PostgresTrackingRecorder, ProjectionStorage):
 
     def names(self) -> list[str]:
         rows = self._select(f"SELECT application_name FROM {_PG_TRACKING} WHERE application_name != '__migration__'", [])
-        return sorted(r[0] for r in rows if not r[0].endswith(_EPOCH))
+        return sorted(r[0] for r in rows if not r[0].endswith(EPOCH_SUFFIX))
 
     def state(self, name: str) -> tuple[int, int]:
         rows = dict(self._select(
             f"SELECT application_name, notification_id FROM {_PG_TRACKING} WHERE application_name IN (%s, %s)",
-            [name, name + _EPOCH],
+            [name, name + EPOCH_SUFFIX],
         ))
-        return rows.get(name) or 0, rows.get(name + _EPOCH) or 0
+        return rows.get(name) or 0, rows.get(name + EPOCH_SUFFIX) or 0

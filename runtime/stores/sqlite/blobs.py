@@ -8,7 +8,7 @@ import urllib.parse
 import threading
 from typing import Any, Optional
 
-from runtime.artifacts.blobs import AlreadyStored, hashing_pool, sha256_hex
+from runtime.stores.blobs import AlreadyStored, hashing_pool, sha256_hex
 
 
 class SqliteBlobStore:

@@ -1,4 +1,4 @@
-"""Read-model rows and positions for SQLite stores (the interface: runtime/read_models/storage.py)."""
+"""Read-model rows and positions for SQLite stores (the interface: runtime/stores/projection_storage.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pydantic_core import from_json
 
 from eventsourcing.sqlite import SQLiteTrackingRecorder
 
-from runtime.read_models.storage import (
-    _EPOCH,
+from runtime.stores.projection_storage import (
+    EPOCH_SUFFIX,
     Batch,
     HistoryRow,
     PositionMoved,
@@ -57,9 +57,9 @@ class SqliteProjectionStorage(SQLiteTrackingRecorder, ProjectionStorage):
     def state(self, name: str) -> tuple[int, int]:
         rows = dict(self._select(
             "SELECT application_name, notification_id FROM tracking WHERE application_name IN (?, ?)",
-            [name, name + _EPOCH],
+            [name, name + EPOCH_SUFFIX],
         ))
-        return rows.get(name) or 0, rows.get(name + _EPOCH) or 0
+        return rows.get(name) or 0, rows.get(name + EPOCH_SUFFIX) or 0
 
     def commit(self, name: str, expected: int, new: int, batch: Batch, epoch: int = 0) -> None:
         with self.datastore.transaction(commit=True) as c:
@@ -71,13 +71,13 @@ class SqliteProjectionStorage(SQLiteTrackingRecorder, ProjectionStorage):
                     "INSERT INTO tracking VALUES (?, ?) ON CONFLICT (application_name) DO UPDATE"
                     f" SET notification_id = excluded.notification_id WHERE tracking.notification_id = 0 AND {same_epoch}"
                     " RETURNING notification_id",
-                    (name, new, name + _EPOCH, epoch),
+                    (name, new, name + EPOCH_SUFFIX, epoch),
                 )
             else:
                 c.execute(
                     "UPDATE tracking SET notification_id = ? WHERE application_name = ? AND notification_id = ?"
                     f" AND {same_epoch} RETURNING notification_id",
-                    (new, name, expected, name + _EPOCH, epoch),
+                    (new, name, expected, name + EPOCH_SUFFIX, epoch),
                 )
             if c.fetchone() is None:
                 raise PositionMoved(name)
@@ -110,7 +110,7 @@ class SqliteProjectionStorage(SQLiteTrackingRecorder, ProjectionStorage):
             c.execute(
                 "INSERT INTO tracking VALUES (?, 1) ON CONFLICT (application_name)"
                 " DO UPDATE SET notification_id = tracking.notification_id + 1",
-                (name + _EPOCH,),
+                (name + EPOCH_SUFFIX,),
             )
             for table in ("views", "items", "history"):
                 c.execute(f"DELETE FROM chronicle_projection_{table} WHERE projection = ?", (name,))
@@ -199,7 +199,7 @@ class SqliteProjectionStorage(SQLiteTrackingRecorder, ProjectionStorage):
 
     def names(self) -> list[str]:
         rows = self._select("SELECT application_name FROM tracking WHERE application_name != '__migration__'", [])
-        return sorted(r[0] for r in rows if not r[0].endswith(_EPOCH))
+        return sorted(r[0] for r in rows if not r[0].endswith(EPOCH_SUFFIX))
 
 
 # -- PostgreSQL ----------------------------------------------------------------------------

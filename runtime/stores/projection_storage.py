@@ -22,9 +22,10 @@ from __future__ import annotations
 import json
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple, Sequence
 
-from runtime.stores import Store
+if TYPE_CHECKING:
+    from runtime.stores.base import Store
 
 ViewId = tuple[str, str]  # (fold, key)
 
@@ -126,10 +127,10 @@ class ProjectionStorage(ABC):
         self.tracking.wait(name, position, timeout=timeout)  # type: ignore[attr-defined]
 
 
-_EPOCH = "#epoch"  # the tracking row of a projection's epoch is named after it, with this suffix
+EPOCH_SUFFIX = "#epoch"  # the tracking row of a projection's epoch is named after it, with this suffix
 
 
-def _dumps(value: Any) -> str:
+def compact_json(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
