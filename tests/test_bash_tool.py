@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from runtime.tools.bash_tool import BashToolPolicy, ExecuteBashTool
-from tests.hitl_helpers import brain, confirm, make_runner, request_of, run, sessions, text  # noqa: F401
+from tests.hitl_helpers import APP, SESSION, USER, brain, confirm, make_runner, request_of, run, text  # noqa: F401 - the session conftest's `sessions` makes
 
 
 def bash_runner(sessions, workspace, command, policy=None):

@@ -12,7 +12,7 @@ from runtime import LlmAgent, Runner
 from runtime.models import Gemini
 from runtime.tools.computer_use import BaseComputer, ComputerEnvironment, ComputerState, ComputerUseToolset
 from tests.gemini_server import GeminiServer, gemini_server  # noqa: F401 - a fixture, used by name
-from tests.hitl_helpers import APP, SESSION, USER, confirm, request_of, run, sessions  # noqa: F401 - sessions: a fixture
+from tests.hitl_helpers import APP, SESSION, USER, confirm, request_of, run  # noqa: F401 - the session conftest's `sessions` makes
 from tests.rt_helpers import user_msg
 
 PNG = b"\x89PNG\r\n\x1a\n fake screenshot"

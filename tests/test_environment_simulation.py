@@ -18,7 +18,7 @@ from runtime.tools.environment_simulation.environment_simulation_config import (
     ToolSimulationConfig,
 )
 from tests.gemini_server import GeminiServer, gemini_server, response_json, text_part  # noqa: F401
-from tests.hitl_helpers import APP, run, sessions, text  # noqa: F401 - sessions: a fixture
+from tests.hitl_helpers import APP, SESSION, USER, run, text  # noqa: F401 - the session conftest's `sessions` makes
 
 CALLED: list[str] = []
 

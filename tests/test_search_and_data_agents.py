@@ -11,7 +11,7 @@ from runtime import LlmAgent, Runner, ScriptedLlm
 from runtime.models import LlmResponse
 from runtime.tools.data_agent import DataAgentCredentialsConfig, DataAgentToolConfig, DataAgentToolset
 from runtime.tools.google_search_agent_tool import GoogleSearchAgentTool, create_google_search_agent
-from tests.hitl_helpers import APP, SESSION, USER, run, sessions, text  # noqa: F401 - sessions: a fixture
+from tests.hitl_helpers import APP, SESSION, USER, run, text  # noqa: F401 - the session conftest's `sessions` makes
 
 GROUNDING = types.GroundingMetadata(web_search_queries=["weather in Paris"])
 
