@@ -106,7 +106,7 @@ class SessionRewinds:
         log = self._logs.load(log_id)
         if log is None:
             raise SessionNotFoundError(app_name, user_id, session_id)
-        start = log.visible_start(self._service.store.invocation_span(log_id, target))
+        start = log.visible_start(self._logs.store.invocation_span(log_id, target))
         if start is None:
             raise InvocationNotFoundError(session_id, target)
         return log, start
