@@ -3,6 +3,7 @@
 
     python tests/mcp_server.py stdio
     python tests/mcp_server.py http PORT     # streamable HTTP on 127.0.0.1:PORT/mcp
+    python tests/mcp_server.py sse PORT      # HTTP+SSE on 127.0.0.1:PORT/sse
 """
 
 from __future__ import annotations
@@ -75,4 +76,4 @@ if __name__ == "__main__":
     if sys.argv[1] == "stdio":
         server.run("stdio")
     else:
-        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+        server.run("sse" if sys.argv[1] == "sse" else "streamable-http", host="127.0.0.1", port=int(sys.argv[2]))

@@ -14,7 +14,7 @@ import pytest
 
 from runtime import LlmAgent, ScriptedLlm
 from runtime.tools import McpToolset, StdioConnectionParams, StdioServerParameters, StreamableHTTPConnectionParams
-from runtime.tools.mcp_tool import McpConnectionError
+from runtime.tools.mcp_tool import McpConnectionError, SseConnectionParams
 from tests.rt_helpers import new_runner, send, texts
 
 SERVER = str(Path(__file__).with_name("mcp_server.py"))
@@ -26,10 +26,10 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def http_server_url():
+def serve(mode: str):
+    """The test MCP server over HTTP (`http`: streamable HTTP, `sse`: HTTP+SSE) on a free port: its URL."""
     port = free_port()
-    process = subprocess.Popen([sys.executable, SERVER, "http", str(port)], stdout=subprocess.DEVNULL,
+    process = subprocess.Popen([sys.executable, SERVER, mode, str(port)], stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 20
     while True:
@@ -41,16 +41,28 @@ def http_server_url():
                 process.kill()
                 raise RuntimeError("the MCP test server did not start")
             time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}/mcp"
+    yield f"http://127.0.0.1:{port}/{'sse' if mode == 'sse' else 'mcp'}"
     process.terminate()
     process.wait(timeout=10)
 
 
-@pytest.fixture(params=["stdio", "http"])
+@pytest.fixture(scope="module")
+def http_server_url():
+    yield from serve("http")
+
+
+@pytest.fixture(scope="module")
+def sse_server_url():
+    yield from serve("sse")
+
+
+@pytest.fixture(params=["stdio", "http", "sse"])
 def connection(request):
     if request.param == "stdio":
         return StdioConnectionParams(
             server_params=StdioServerParameters(command=sys.executable, args=[SERVER, "stdio"]), timeout=30)
+    if request.param == "sse":
+        return SseConnectionParams(url=request.getfixturevalue("sse_server_url"), timeout=30)
     return StreamableHTTPConnectionParams(url=request.getfixturevalue("http_server_url"), timeout=30)
 
 

@@ -204,14 +204,14 @@ def _mcp_toolset(cls: type, args: dict[str, Any], path: str) -> Any:
     sse_connection_params or streamable_http_connection_params, plus tool_filter and tool_name_prefix."""
     from mcp import StdioServerParameters
 
-    from runtime.tools.mcp_tool import StdioConnectionParams, StreamableHTTPConnectionParams
+    from runtime.tools.mcp_tool import SseConnectionParams, StdioConnectionParams, StreamableHTTPConnectionParams
 
     kinds = [k for k in ("stdio_server_params", "stdio_connection_params", "sse_connection_params",
                          "streamable_http_connection_params") if args.get(k) is not None]
     if len(kinds) != 1:
         raise InvalidArgumentError(
-            f"An McpToolset in {path} needs exactly one of stdio_connection_params, stdio_server_params or "
-            f"streamable_http_connection_params; got {kinds or 'none'}."
+            f"An McpToolset in {path} needs exactly one of stdio_connection_params, stdio_server_params, "
+            f"sse_connection_params or streamable_http_connection_params; got {kinds or 'none'}."
         )
     kind = kinds[0]
     params = args.pop(kind)
@@ -229,8 +229,7 @@ def _mcp_toolset(cls: type, args: dict[str, Any], path: str) -> Any:
     elif kind == "streamable_http_connection_params":
         connection = StreamableHTTPConnectionParams(**params)
     else:
-        raise InvalidArgumentError(f"The McpToolset in {path} uses sse_connection_params, which Chronicle does not "
-                                   "support; use streamable_http_connection_params.")
+        connection = SseConnectionParams(**params)
     return cls(connection_params=connection, **args)
 
 

@@ -1,9 +1,10 @@
-"""Tools from MCP servers (the `mcp` package): McpToolset over stdio or streamable HTTP."""
+"""Tools from MCP servers (the `mcp` package): McpToolset over stdio, streamable HTTP or HTTP+SSE."""
 
 from mcp import StdioServerParameters
 
 from runtime.tools.mcp_tool.mcp_session_manager import (
     McpConnectionError,
+    SseConnectionParams,
     StdioConnectionParams,
     StreamableHTTPConnectionParams,
 )
@@ -16,6 +17,7 @@ __all__ = [
     "McpConnectionError",
     "McpTool",
     "McpToolset",
+    "SseConnectionParams",
     "StdioConnectionParams",
     "StdioServerParameters",
     "StreamableHTTPConnectionParams",

@@ -14,6 +14,7 @@ from contextlib import AsyncExitStack
 from typing import Any, Optional, TextIO, Union
 
 from mcp import ClientSession, StdioServerParameters
+from mcp.client.sse import sse_client
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
 from pydantic import BaseModel
@@ -42,7 +43,16 @@ class StreamableHTTPConnectionParams(BaseModel):
     terminate_on_close: bool = True
 
 
-ConnectionParams = Union[StdioConnectionParams, StreamableHTTPConnectionParams]
+class SseConnectionParams(BaseModel):
+    """An MCP server reached over the older HTTP+SSE transport (server-sent events one way, POSTs the other)."""
+
+    url: str
+    headers: Optional[dict[str, Any]] = None
+    timeout: float = 5.0  # seconds to connect and finish the handshake
+    sse_read_timeout: float = 300.0  # seconds to wait for one tool call's answer
+
+
+ConnectionParams = Union[StdioConnectionParams, StreamableHTTPConnectionParams, SseConnectionParams]
 
 
 def describe(params: ConnectionParams) -> str:
@@ -64,7 +74,7 @@ class MCPSessionManager:
     @property
     def read_timeout(self) -> Optional[float]:
         params = self.connection_params
-        return params.sse_read_timeout if isinstance(params, StreamableHTTPConnectionParams) else None
+        return getattr(params, "sse_read_timeout", None)  # the HTTP transports have one
 
     async def create_session(self) -> ClientSession:
         """The open session, connecting first if there is none on this event loop."""
@@ -107,8 +117,10 @@ class MCPSessionManager:
         params = self.connection_params
         if isinstance(params, StdioConnectionParams):
             return stdio_client(params.server_params, errlog=self._errlog)
-        # The transport leaves a client it was given open: the stack closes it with the session.
         headers = {k: str(v) for k, v in (params.headers or {}).items()}
+        if isinstance(params, SseConnectionParams):
+            return sse_client(params.url, headers=headers, timeout=params.timeout, sse_read_timeout=params.sse_read_timeout)
+        # The transport leaves a client it was given open: the stack closes it with the session.
         client = await stack.enter_async_context(create_mcp_http_client(headers=headers))
         return streamable_http_client(params.url, http_client=client, terminate_on_close=params.terminate_on_close)
 
