@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
     from domain.events import Event
     from runtime.stores import Store
-    from runtime.stores.rows import CatalogRow
+    from runtime.stores.rows import CatalogRow, Listing
 
 
 class LogReader:
@@ -140,6 +140,10 @@ class LogReader:
         return self._recorder.select_notifications(start, limit, topics=topics)
 
     # -- scoped values ---------------------------------------------------------------
+
+    def listing(self, app_name: str, user_id: str | None) -> list[Listing]:
+        """What ``list_sessions`` shows of each of the app's (or one user's) live sessions."""
+        return self._recorder.select_listing(app_name, user_id)
 
     def scoped(self, app_name: str, user_id: str) -> dict[str, Any]:
         """The ``app:`` and ``user:`` values a session of this user sees."""

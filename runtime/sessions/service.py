@@ -28,6 +28,7 @@ from domain.session import Session
 from domain.state import USER_PREFIX, ScopedDelta, check_json_state, split_scopes, with_scoped, without_temp
 from domain.validation import check_ids
 from runtime.gc_pause import gc_paused
+from runtime.log_reader import LogReader
 from runtime.sessions.base import BaseSessionService, GetSessionConfig, ListSessionsResponse
 from runtime.sessions.session_logs import SessionLogs, catalog_row, copy_state, parse_recorded, parse_recorded_state
 from runtime.sessions.session_rewind import RewindPoint, SessionRewinds
@@ -60,7 +61,7 @@ class LogSessionService(BaseSessionService):
     def __init__(self, store: Store):
         self.store = store
         self._application = store.application
-        self._recorder = store.recorder
+        self._reader = LogReader(store)
         self._logs = SessionLogs(store)
         self._rewinds = SessionRewinds(self._logs)
 
@@ -228,8 +229,8 @@ class LogSessionService(BaseSessionService):
         return self._view(log, version, state, events)
 
     def _list(self, app_name: str, user_id: str | None) -> ListSessionsResponse:
-        rows = self._recorder.select_listing(app_name, user_id)
-        scoped = self._recorder.select_scoped_rows(app_name, user_id)  # one read, not one per user
+        rows = self._reader.listing(app_name, user_id)
+        scoped = self._reader.scoped_rows(app_name, user_id)  # one read, not one per user
         app_scope = scoped.get("")
         build = Session.from_store
         with gc_paused():
@@ -261,7 +262,7 @@ class LogSessionService(BaseSessionService):
             self._logs.save(log, SideRows(updated_sessions=[catalog_row(log)]))
 
     def _newest_page(self, log_id: UUID, upper: int | None = None) -> Sequence[StoredEvent]:
-        return self._recorder.select_events(log_id, lte=upper, desc=True, limit=_PAGE)
+        return self._reader.stored_events(log_id, lte=upper, desc=True, limit=_PAGE)
 
     def _append(
         self, session: Session, payload: dict[str, Any], interrupted: tuple[str, list[str]] | None = None
@@ -315,7 +316,7 @@ class LogSessionService(BaseSessionService):
                 if start is None:
                     raise InvocationNotFoundError(session_id, at_invocation_id)
                 cut = start - 1
-        rows = self._recorder.select_events(source_id, lte=cut)
+        rows = self._reader.stored_events(source_id, lte=cut)
         decode = self._application.mapper.to_domain_event
         genesis = decode(rows[0])
         hidden = active_ranges([r for r in source.rewinds if r[0] <= cut])
@@ -343,7 +344,7 @@ class LogSessionService(BaseSessionService):
     # -- helpers -----------------------------------------------------------------------
 
     def _view(self, log: SessionLog, version: int, state: dict[str, Any], events: list[Event]) -> Session:
-        scoped = self._recorder.select_scoped_rows(log.app_name, log.user_id)
+        scoped = self._reader.scoped_rows(log.app_name, log.user_id)
         return Session.from_store(
             id=log.session_id,
             app_name=log.app_name,
@@ -368,7 +369,7 @@ class LogSessionService(BaseSessionService):
             return []
         after = config.after_timestamp if config else None
         if not limit and after is None:
-            return decode_events(self._recorder.select_rows(log_id, lte=version), [])
+            return decode_events(self._reader.rows(log_id, lte=version), [])
         # Newest first, a page at a time, until enough or older than after_timestamp.
         newest_first: list[Event] = []
         upper = version
@@ -393,7 +394,7 @@ class LogSessionService(BaseSessionService):
     async def get_user_state(self, *, app_name: str, user_id: str) -> dict[str, Any]:
         """The user's ``user:`` state, keys without the prefix, without opening a session."""
         check_ids(app_name, user_id)
-        scoped = await self.store.call(self._recorder.select_scoped, app_name, user_id)
+        scoped = await self.store.call(self._reader.scoped, app_name, user_id)
         return copy_state({k[len(USER_PREFIX):]: v for k, v in scoped.items() if k.startswith(USER_PREFIX)})
 
     # ADK's synchronous helpers, for scripts without an event loop.

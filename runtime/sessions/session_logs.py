@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict
 from domain.events import Event
 from domain.session_log import SessionLog
 from projections.session_at import SessionAt, session_at
+from runtime.log_reader import LogReader
 from runtime.read_models.source import LogSource
 from runtime.stores import CatalogRow, SideRows, Store
 
@@ -62,7 +63,7 @@ class SessionLogs:
     def __init__(self, store: Store):
         self.store = store
         self._repository = store.application.repository
-        self._recorder = store.recorder
+        self._reader = LogReader(store)
         self._source = LogSource(store)
         self._locks: dict[UUID, threading.Lock] = {}
 
@@ -115,8 +116,8 @@ class SessionLogs:
 
     def stored_event(self, log_id: UUID, event_id: str) -> Event | None:
         """The event recorded under ``event_id`` in the log, if any (appends are idempotent by id)."""
-        version = self._recorder.find_claim(log_id, event_id)
+        version = self._reader.claim(log_id, event_id)
         if version is None:
             return None
-        rows = self._recorder.select_events(log_id, gt=version - 1, lte=version)
+        rows = self._reader.stored_events(log_id, gt=version - 1, lte=version)
         return parse_recorded(rows[0]) if rows else None
