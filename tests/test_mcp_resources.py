@@ -11,7 +11,7 @@ from runtime.agents.mcp_instruction_provider import McpInstructionProvider
 from runtime.tools import McpToolset
 from runtime.tools.load_mcp_resource_tool import LoadMcpResourceTool
 from tests.rt_helpers import new_runner, send, texts
-from tests.test_mcp_toolset import connection, http_server_url  # noqa: F401 - fixtures, used by name
+from tests.test_mcp_toolset import connection, http_server_url, sse_server_url  # noqa: F401 - fixtures, used by name
 
 
 async def test_the_model_loads_resources_for_one_request(connection):
