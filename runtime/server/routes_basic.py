@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from importlib import metadata
 from typing import Any
@@ -43,7 +42,7 @@ async def list_apps(request: Request):
     apps = []
     for name in names:
         try:
-            agent = _root_agent(await asyncio.to_thread(services.loader.load, name))
+            agent = await services.root_agent(name)
         except Exception:  # noqa: BLE001 - ADK lists the apps that load and logs the rest
             logger.warning("App %r does not load; left out of /list-apps.", name, exc_info=True)
             continue
@@ -57,7 +56,7 @@ async def list_apps(request: Request):
 async def app_info(request: Request):
     app_name = access.path(request, "app_name")
     services = access.for_app(request, app_name)
-    agent = _root_agent(await asyncio.to_thread(services.loader.load, app_name))
+    agent = await services.root_agent(app_name)
     from runtime.agents import LlmAgent
 
     if not isinstance(agent, LlmAgent):
@@ -70,12 +69,6 @@ async def app_info(request: Request):
         "isComputerUse": False,
         "agents": await _agents(agent),
     })
-
-
-def _root_agent(loaded: Any) -> Any:
-    from runtime.app import App
-
-    return loaded.root_agent if isinstance(loaded, App) else loaded
 
 
 async def _agents(root: Any) -> dict[str, Any]:

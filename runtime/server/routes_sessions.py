@@ -13,7 +13,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from domain.errors import InvalidArgumentError, SessionNotFoundError
+from domain.errors import InvalidArgumentError
 from domain.events import Event, EventActions
 from domain.validation import check_ids
 from runtime.server import access
@@ -83,7 +83,7 @@ async def create_session_with_id(request: Request) -> Response:
 async def get_session(request: Request) -> Response:
     app_name, user_id = _ids(request)
     services = await access.for_stored(request, app_name, user_id)
-    return respond(await _session(services, app_name, user_id, access.path(request, "session_id")))
+    return respond(await services.session(app_name, user_id, access.path(request, "session_id")))
 
 
 async def delete_session(request: Request) -> Response:
@@ -97,7 +97,7 @@ async def update_session(request: Request) -> Response:
     app_name, user_id = _ids(request)
     services = access.for_user(request, app_name, user_id)
     req = await parse_body(request, UpdateSessionRequest)
-    session = await _session(services, app_name, user_id, access.path(request, "session_id"))
+    session = await services.session(app_name, user_id, access.path(request, "session_id"))
     event = Event(invocation_id=f"p-{uuid.uuid4()}", author="user", actions=EventActions(state_delta=req.state_delta))
     await services.sessions.append_event(session, event)
     return respond(session)
@@ -108,15 +108,8 @@ async def patch_memory(request: Request) -> Response:
     app_name, user_id = _ids(request)
     services = access.for_user(request, app_name, user_id)
     req = await parse_body(request, UpdateMemoryRequest)
-    await services.memory.add_session_to_memory(await _session(services, app_name, user_id, req.session_id))
+    await services.memory.add_session_to_memory(await services.session(app_name, user_id, req.session_id))
     return respond(None)
-
-
-async def _session(services: Any, app_name: str, user_id: str, session_id: str) -> Any:
-    session = await services.sessions.get_session(app_name=app_name, user_id=user_id, session_id=session_id)
-    if session is None:
-        raise SessionNotFoundError(app_name, user_id, session_id)
-    return session
 
 
 def _check_restored(index: int, event: Event) -> None:

@@ -14,7 +14,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import datetime as _dt
 from typing import Any, Optional
 
@@ -123,13 +122,11 @@ async def analytics_summary(request: Request) -> Response:
 
 async def workflow(request: Request) -> Response:
     from projections.workflow import fold_all
-    from runtime.server.routes_basic import _root_agent
-    from runtime.server.routes_sessions import _session
     from runtime.server.workflow_graph import drawable
 
     app_name, user_id = access.path(request, "app_name"), access.path(request, "user_id")
     services = await access.for_stored(request, app_name, user_id)
-    session = await _session(services, app_name, user_id, access.path(request, "session_id"))
+    session = await services.session(app_name, user_id, access.path(request, "session_id"))
     runs = fold_all(session.log_events())  # log-only facts too (domain.log_only)
     invocations = list(runs.invocations)
     if not invocations:
@@ -140,7 +137,7 @@ async def workflow(request: Request) -> Response:
                                    f"workflow invocations: {', '.join(invocations)}.")
     graph = None
     if services.serves(app_name):  # the workflow's whole graph, when its app is here to say it
-        root = _root_agent(await asyncio.to_thread(services.loader.load, app_name))
+        root = await services.root_agent(app_name)
         graph = getattr(root, "graph", None)
     return respond(dump({"invocations": invocations, "invocation_id": invocation,
                          **drawable(list(runs.invocations[invocation].values()), graph)}))

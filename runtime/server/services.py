@@ -12,7 +12,7 @@ import importlib
 import inspect
 from typing import Any, Optional
 
-from domain.errors import InvalidArgumentError
+from domain.errors import InvalidArgumentError, SessionNotFoundError
 from runtime.artifacts import LogArtifactService
 from runtime.log_reader import LogReader
 from runtime.memory import LogMemoryService
@@ -65,6 +65,20 @@ class Services:
         except InvalidArgumentError:
             return False
         return True
+
+    async def root_agent(self, app_name: str) -> Any:
+        """The root agent (or node) of an app served here: what its folder defines, an App's root agent."""
+        from runtime.app import App
+
+        loaded = await asyncio.to_thread(self.loader.load, app_name)
+        return loaded.root_agent if isinstance(loaded, App) else loaded
+
+    async def session(self, app_name: str, user_id: str, session_id: str) -> Any:
+        """A stored session, or SessionNotFoundError (a 404)."""
+        found = await self.sessions.get_session(app_name=app_name, user_id=user_id, session_id=session_id)
+        if found is None:
+            raise SessionNotFoundError(app_name, user_id, session_id)
+        return found
 
     async def check_stored(self, app_name: str, user_id: Optional[str] = None) -> None:
         """404 unless `app_name` is served here or the store holds sessions of it (of `user_id`,
