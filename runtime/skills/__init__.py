@@ -3,7 +3,6 @@ registry interface. The toolset that offers skills to a model is runtime.tools.s
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 from runtime.skills._utils import SkillPathError
@@ -43,13 +42,7 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     if name == "DEFAULT_SKILL_SYSTEM_INSTRUCTION":  # its old home, as in google-adk
-        from runtime.tools import skill_toolset
+        from runtime.skills.prompt import moved_instruction
 
-        warnings.warn(
-            "Importing DEFAULT_SKILL_SYSTEM_INSTRUCTION from runtime.skills is deprecated. "
-            "Please import it from runtime.tools.skill_toolset instead.",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return skill_toolset.DEFAULT_SKILL_SYSTEM_INSTRUCTION
+        return moved_instruction(__name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -19,15 +19,20 @@ def format_skills_as_xml(skills: list[Union[models.Frontmatter, models.Skill]]) 
     return "\n".join(lines)
 
 
+def moved_instruction(old_home: str) -> Any:
+    """DEFAULT_SKILL_SYSTEM_INSTRUCTION asked for at its old home, with google-adk's deprecation warning."""
+    from runtime.tools import skill_toolset
+
+    warnings.warn(
+        f"Importing DEFAULT_SKILL_SYSTEM_INSTRUCTION from {old_home} is deprecated. "
+        "Please import it from runtime.tools.skill_toolset instead.",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    return skill_toolset.DEFAULT_SKILL_SYSTEM_INSTRUCTION
+
+
 def __getattr__(name: str) -> Any:
     if name == "DEFAULT_SKILL_SYSTEM_INSTRUCTION":  # its old home, as in google-adk
-        from runtime.tools import skill_toolset
-
-        warnings.warn(
-            "Importing DEFAULT_SKILL_SYSTEM_INSTRUCTION from runtime.skills.prompt is deprecated. "
-            "Please import it from runtime.tools.skill_toolset instead.",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return skill_toolset.DEFAULT_SKILL_SYSTEM_INSTRUCTION
+        return moved_instruction(__name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
