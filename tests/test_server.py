@@ -242,6 +242,10 @@ def test_artifacts(ann):
     assert ann.get(base + "/notes.txt/versions/7").status_code == 404
     assert ann.delete(base + "/notes.txt").status_code == 200
     assert ann.get(base).json() == [] and ann.get(base + "/notes.txt").status_code == 404
+    # A save names a live session: one that never existed is a 404 and stores nothing.
+    ghost = "/apps/slow/users/ann/sessions/never-made/artifacts"
+    assert ann.post(ghost, json={"filename": "notes.txt", "artifact": {"text": "x"}}).status_code == 404
+    assert ann.get(ghost).json() == []
 
 
 def test_memory_patch_makes_a_session_searchable(ann):

@@ -11,7 +11,6 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from domain.errors import SessionNotFoundError
 from runtime.server import access
 from runtime.sessions.base import GetSessionConfig
 from runtime.server.http import NotFound, Unprocessable, parse_body, respond
@@ -51,19 +50,13 @@ async def list_names(request: Request) -> Response:
 async def save(request: Request) -> Response:
     services, scope = await _scope(request)
     req = await parse_body(request, SaveArtifactRequest)
-    await _existing_session(services, scope)
+    # A save names a live session (docs/server.md): one that never existed, or was deleted, is a 404,
+    # so no caller can leave artifacts that an audit would take for a session deleted behind Chronicle's back.
+    await services.session(**scope, config=GetSessionConfig(num_recent_events=1))
     version = await services.artifacts.save_artifact(
         **scope, filename=req.filename, artifact=req.artifact, custom_metadata=req.custom_metadata
     )
     return respond(await services.artifacts.get_artifact_version(**scope, filename=req.filename, version=version))
-
-
-async def _existing_session(services: Any, scope: dict[str, str]) -> None:
-    """A save names a live session (docs/server.md): one that never existed, or was deleted, is a
-    404, so no caller can leave artifacts that an audit would take for a session deleted behind
-    Chronicle's back."""
-    if await services.sessions.get_session(**scope, config=GetSessionConfig(num_recent_events=1)) is None:
-        raise SessionNotFoundError(scope["app_name"], scope["user_id"], scope["session_id"])
 
 
 async def load(request: Request) -> Response:

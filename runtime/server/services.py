@@ -73,9 +73,9 @@ class Services:
         loaded = await asyncio.to_thread(self.loader.load, app_name)
         return loaded.root_agent if isinstance(loaded, App) else loaded
 
-    async def session(self, app_name: str, user_id: str, session_id: str) -> Any:
-        """A stored session, or SessionNotFoundError (a 404)."""
-        found = await self.sessions.get_session(app_name=app_name, user_id=user_id, session_id=session_id)
+    async def session(self, app_name: str, user_id: str, session_id: str, config: Any = None) -> Any:
+        """A stored session (read as `config` says: a GetSessionConfig), or SessionNotFoundError (a 404)."""
+        found = await self.sessions.get_session(app_name=app_name, user_id=user_id, session_id=session_id, config=config)
         if found is None:
             raise SessionNotFoundError(app_name, user_id, session_id)
         return found
