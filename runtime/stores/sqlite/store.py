@@ -17,6 +17,7 @@ from runtime.stores.sqlite.errors import driver_error, missing_table
 from runtime.stores.sqlite.integrity import RESTORE_HINT, file_problems
 from runtime.stores.snapshots import SNAPSHOT_CLASS_VERSION, checked_parts, decode_snapshot
 from runtime.stores.sqlite.recorder import EVENTS_TABLE, SqliteLogRecorder, _Datastore
+from runtime.stores.sqlite.url import sqlite_path
 
 SNAPSHOTS_TABLE = "chronicle_snapshots"
 _END = 2**63 - 1  # no upper bound
@@ -215,14 +216,6 @@ class SqliteStore(Store):
         parts = {"state": from_json(state) if state else {}, "artifacts": from_json(artifacts) if artifacts else {},
                  "chain_head": chain_head}
         return checked_parts(self, log_id, at, parts, digest)
-
-
-def sqlite_path(url_or_path: str) -> str:
-    if url_or_path.startswith("sqlite:///"):
-        return url_or_path[len("sqlite:///"):] or ":memory:"
-    if url_or_path.startswith("sqlite://"):
-        raise StoreError(f"Bad SQLite URL {url_or_path!r}: use sqlite:///relative.db or sqlite:////abs/path.db")
-    return url_or_path
 
 
 def open_sqlite_store(url_or_path: str) -> SqliteStore:

@@ -6,7 +6,7 @@ import argparse
 from typing import Any, Callable
 
 from runtime.log_reader import LogReader
-from tools.cli.commands.common import open_store_for, parse_when
+from tools.cli.commands.common import open_catalog_for, parse_when
 from tools.cli.output import Output, utc
 
 
@@ -32,7 +32,7 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
-    store = open_store_for(args)
+    store = open_catalog_for(args)
     try:
         rows = LogReader(store).sessions(args.app, args.user)
         filtered = args.app is not None or args.user is not None
