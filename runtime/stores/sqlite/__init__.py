@@ -8,6 +8,6 @@ from domain.lazy_exports import lazy_exports
 _lazy, __getattr__, __dir__ = lazy_exports(__name__, {
     "runtime.stores.sqlite.recorder": ["EVENTS_TABLE", "SqliteLogRecorder"],
     "runtime.stores.sqlite.store": ["SNAPSHOTS_TABLE", "SqliteStore", "open_sqlite_store"],
-    "runtime.stores.sqlite.url": ["sqlite_path"],
+    "runtime.stores.sqlite.files": ["sqlite_path"],
 })
 __all__ = _lazy

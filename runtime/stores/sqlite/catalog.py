@@ -1,5 +1,5 @@
 """A SQLite store's session catalog (``chronicle_sessions``): its query, and a reader of it on a
-read-only sqlite3 connection of its own.
+sqlite3 connection of its own that only queries.
 
 Listing sessions needs one table. Opening the whole store for it imports eventsourcing, pydantic-core
 and the session log's classes, most of a short command's time (``chronicle sessions``); the catalog
@@ -15,7 +15,7 @@ from typing import Any, Sequence
 from uuid import UUID
 
 from runtime.stores.rows import CatalogRow
-from runtime.stores.sqlite.url import sqlite_path
+from runtime.stores.sqlite.files import not_writable, read_only_option, sqlite_path
 
 CATALOG_COLUMNS = "log_id, app_name, user_id, session_id, created_time, last_update_time, version, deleted, state"
 
@@ -42,7 +42,7 @@ def catalog_rows(rows: Sequence[Sequence[Any]]) -> list[CatalogRow]:
 
 
 class SqliteCatalog:
-    """The catalog of a SQLite store file, read-only: what ``LogReader``'s catalog reads
+    """The catalog of a SQLite store file, queried only: what ``LogReader``'s catalog reads
     (``sessions``, ``session``, ``apps``) ask of a store's recorder, and nothing else."""
 
     def __init__(self, connection: sqlite3.Connection):
@@ -68,17 +68,19 @@ class SqliteCatalog:
 
 
 def open_sqlite_catalog(url_or_path: str) -> SqliteCatalog | None:
-    """The catalog of an existing store file, opened read-only; None wherever only opening the
-    store can say what to do (in memory, ``?mode=ro``, no such file, a file that is not a store
-    yet, one SQLite cannot read read-only here): the caller opens the store instead."""
-    path = sqlite_path(url_or_path)
-    if "?" in path or path == ":memory:" or not os.path.isfile(path):
+    """The catalog of an existing store file that may be written; None wherever only opening the
+    store can say what to do (in memory, read-only, no such file, a file that is not a store yet):
+    the caller opens the store instead. The connection is the store's kind (read-write, so the last
+    one to close tidies the WAL files away as the store's do) but runs queries only."""
+    path, read_only = read_only_option(sqlite_path(url_or_path))
+    if read_only or path == ":memory:" or not os.path.isfile(path) or not_writable(path):
         return None
     try:
-        connection = sqlite3.connect(f"file:{urllib.parse.quote(os.path.abspath(path))}?mode=ro", uri=True, timeout=30)
+        connection = sqlite3.connect(f"file:{urllib.parse.quote(os.path.abspath(path))}?mode=rw", uri=True, timeout=30)
     except sqlite3.Error:
         return None
     try:
+        connection.execute("PRAGMA query_only = 1")
         connection.execute("SELECT 1 FROM chronicle_sessions LIMIT 0")
     except sqlite3.Error:
         connection.close()
