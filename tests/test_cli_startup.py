@@ -47,6 +47,8 @@ def test_help_imports_no_agent_runtime():
     assert code == 0
     assert agent_modules(modules) == []
     assert agent_modules(modules, STORE_LIBRARY) == []  # --help opens no store either
+    # nor any command's module: the list of commands and their lines is tools/cli/commands' table
+    assert sorted(m for m in modules if m.startswith("tools.cli.commands.")) == ["tools.cli.commands.common"]
 
 
 @pytest.mark.parametrize("kind", ["sqlite", "postgres"])
@@ -96,18 +98,22 @@ def test_bench_cli_times_the_commands_beside_adk():
 
 def test_each_command_is_found_in_the_module_that_registers_it():
     """`chronicle NAME` builds NAME's parser alone, from the module tools/cli/commands/__init__.py
-    names for it: the table must say what the modules register, in `chronicle --help`'s order."""
+    names for it, and `chronicle --help` lists the table's commands and lines without importing one:
+    the table must say what the modules register, in `chronicle --help`'s order."""
     import argparse
 
     from tools.cli.commands import MODULES
     from tools.cli.main import build_parser, command_in
 
-    listed = [name for names in MODULES.values() for name in names]
-    every = build_parser()
-    assert list(next(a for a in every._actions if isinstance(a, argparse._SubParsersAction)).choices) == listed
+    def commands(parser: argparse.ArgumentParser) -> dict[str, str]:
+        """The parser's commands and the line of help each shows in `chronicle --help`."""
+        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        return {a.dest: a.help for a in sub._choices_actions}
+
+    listed = {name: line for names in MODULES.values() for name, line in names.items()}
+    assert list(commands(build_parser())) == list(listed) and commands(build_parser()) == listed
     for names in MODULES.values():
         for name in names:
-            alone = build_parser(name)
-            assert list(next(a for a in alone._actions if isinstance(a, argparse._SubParsersAction)).choices) == list(names)
+            assert commands(build_parser(name)) == names  # what the module registers, with the table's lines
     assert command_in(["--store", "history", "--json", "--color", "never", "state-at", "s1"]) == "state-at"
     assert command_in(["--json"]) is None and command_in(["nope", "x"]) == "nope"

@@ -8,6 +8,7 @@ import sys
 from typing import Any, Callable, Iterator, TextIO
 
 from tools.cli.commands.common import CliError, EXIT_USAGE, find_session, open_store_for, run_async
+from tools.cli.commands import summary
 from tools.cli.output import Output
 
 
@@ -15,7 +16,7 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "export",
         parents=[common(json_flag=False)],
-        help="a session as raw events (JSONL), a Markdown transcript or ADK session JSON",
+        help=summary("export"),
         description="Export a session. jsonl: every stored event of its log, as stored (one JSON object "
         "a line: log id, version, topic, payload) — what `verify` checks. markdown: a transcript for "
         "people, rewound turns marked. adk: the session as google-adk's Session JSON (camelCase), "

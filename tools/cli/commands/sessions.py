@@ -7,6 +7,7 @@ from typing import Any, Callable
 
 from runtime.log_reader import LogReader
 from tools.cli.commands.common import open_catalog_for, parse_when
+from tools.cli.commands import summary
 from tools.cli.output import Output, utc
 
 
@@ -14,7 +15,7 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "sessions",
         parents=[common()],
-        help="list sessions (filter by app, user, date)",
+        help=summary("sessions"),
         description="List the store's sessions, most recently active first.",
         epilog="Times: 2025-06-01, 2025-06-01T12:30 (UTC unless a zone is given), an epoch number, "
         "or a time ago (15m, 2h, 3d). --since and --until compare with a session's last activity.",
