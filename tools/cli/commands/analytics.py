@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 from typing import Any, Callable
 
-from tools.cli.commands.common import EXIT_USAGE, CliError, open_store_for
 from tools.cli.commands import summary
+from tools.cli.commands.common import EXIT_USAGE, CliError, open_store_for
 from tools.cli.output import Output
 
 TABLES = ["apps", "agents", "tools", "nodes", "users", "days"]

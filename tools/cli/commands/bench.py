@@ -7,8 +7,8 @@ import importlib
 import statistics
 from typing import Any, Callable
 
-from tools.cli.commands.common import CliError
 from tools.cli.commands import summary
+from tools.cli.commands.common import CliError
 from tools.cli.output import Output
 
 WHAT = {

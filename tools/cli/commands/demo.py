@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any, Callable
 
-from tools.cli.commands.common import find_session, open_store_for, run_async, store_url
 from tools.cli.commands import summary
+from tools.cli.commands.common import find_session, open_store_for, run_async, store_url
 from tools.cli.output import Output, short
 
 if TYPE_CHECKING:

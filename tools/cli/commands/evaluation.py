@@ -8,8 +8,8 @@ import os
 import time
 from typing import Any, Callable
 
-from tools.cli.commands.common import EXIT_ERROR, EXIT_USAGE, CliError, find_session, open_store_for
 from tools.cli.commands import summary
+from tools.cli.commands.common import EXIT_ERROR, EXIT_USAGE, CliError, find_session, open_store_for
 from tools.cli.output import Output
 
 CREATE, COMPARE = "create", "compare"

@@ -7,8 +7,8 @@ import contextlib
 import sys
 from typing import Any, Callable, Iterator, TextIO
 
-from tools.cli.commands.common import CliError, EXIT_USAGE, find_session, open_store_for, run_async
 from tools.cli.commands import summary
+from tools.cli.commands.common import CliError, EXIT_USAGE, find_session, open_store_for, run_async
 from tools.cli.output import Output
 
 

@@ -11,8 +11,8 @@ import argparse
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from projections.pending import INVOCATION_ABORTED, KINDS as REQUEST_KINDS, REQUEST_CONFIRMATION, REQUEST_CREDENTIAL
-from tools.cli.commands.common import add_session_arguments, find_session, jsonable, open_store_for
 from tools.cli.commands import summary
+from tools.cli.commands.common import add_session_arguments, find_session, jsonable, open_store_for
 from tools.cli.output import Output, plural, short, utc
 
 if TYPE_CHECKING:

@@ -6,8 +6,8 @@ import argparse
 from dataclasses import asdict
 from typing import Any, Callable
 
-from tools.cli.commands.common import open_store_for, redact
 from tools.cli.commands import summary
+from tools.cli.commands.common import open_store_for, redact
 from tools.cli.output import Output, plural
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any, Callable
 
-from tools.cli.commands.common import EXIT_USAGE, CliError
 from tools.cli.commands import summary
+from tools.cli.commands.common import EXIT_USAGE, CliError
 from tools.cli.output import Output
 
 

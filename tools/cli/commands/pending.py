@@ -11,8 +11,8 @@ import argparse
 from typing import TYPE_CHECKING, Any, Callable
 
 from projections.pending import PendingRequest
-from tools.cli.commands.common import jsonable, open_store_for
 from tools.cli.commands import summary
+from tools.cli.commands.common import jsonable, open_store_for
 from tools.cli.output import Output, utc
 
 if TYPE_CHECKING:

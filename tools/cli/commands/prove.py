@@ -7,9 +7,9 @@ import re
 from dataclasses import asdict
 from typing import Any, Callable
 
+from tools.cli.commands import summary
 from tools.cli.commands.common import EXIT_BROKEN, CliError, add_session_arguments, find_session, open_store_for
 from tools.cli.commands.seal import add_key_arguments, key_from
-from tools.cli.commands import summary
 from tools.cli.output import Output
 
 

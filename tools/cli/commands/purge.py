@@ -6,8 +6,8 @@ import argparse
 from typing import Any, Callable
 
 from runtime.log_reader import LogReader
-from tools.cli.commands.common import EXIT_USAGE, CliError, find_session, open_store_for
 from tools.cli.commands import summary
+from tools.cli.commands.common import EXIT_USAGE, CliError, find_session, open_store_for
 from tools.cli.output import Output
 
 

@@ -12,8 +12,8 @@ import difflib
 from typing import TYPE_CHECKING, Any, Callable
 
 from domain.errors import InvocationNotFoundError
-from tools.cli.commands.common import CliError, add_session_arguments, expand_invocation, find_session, open_store_for, run_async
 from tools.cli.commands import summary
+from tools.cli.commands.common import CliError, add_session_arguments, expand_invocation, find_session, open_store_for, run_async
 from tools.cli.output import Output, short
 
 if TYPE_CHECKING:

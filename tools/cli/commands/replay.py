@@ -13,8 +13,8 @@ import importlib
 import time
 from typing import TYPE_CHECKING, Any, Callable
 
-from tools.cli.commands.common import CliError, add_session_arguments, find_session, open_store_for, run_async
 from tools.cli.commands import summary
+from tools.cli.commands.common import CliError, add_session_arguments, find_session, open_store_for, run_async
 from tools.cli.output import Output, short, utc
 
 if TYPE_CHECKING:

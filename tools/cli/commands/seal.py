@@ -8,8 +8,8 @@ import sys
 import time
 from typing import Any, Callable
 
-from tools.cli.commands.common import EXIT_USAGE, CliError, open_store_for
 from tools.cli.commands import summary
+from tools.cli.commands.common import EXIT_USAGE, CliError, open_store_for
 from tools.cli.output import Output, plural
 
 

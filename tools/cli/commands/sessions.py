@@ -6,8 +6,8 @@ import argparse
 from typing import Any, Callable
 
 from runtime.log_reader import LogReader
-from tools.cli.commands.common import open_catalog_for, parse_when
 from tools.cli.commands import summary
+from tools.cli.commands.common import open_catalog_for, parse_when
 from tools.cli.output import Output, utc
 
 

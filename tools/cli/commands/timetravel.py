@@ -17,10 +17,10 @@ import dataclasses
 import re
 from typing import TYPE_CHECKING, Any, Callable
 
+from tools.cli.commands import summary
 from tools.cli.commands.common import (
     add_session_arguments, expand_invocation, find_session, jsonable, open_store_for, parse_when,
 )
-from tools.cli.commands import summary
 from tools.cli.output import Output, short, utc
 
 # The read models are imported where a command runs, not when the command line starts.

@@ -7,8 +7,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any, Callable
 
-from tools.cli.commands.common import add_session_arguments, find_session, open_store_for
 from tools.cli.commands import summary
+from tools.cli.commands.common import add_session_arguments, find_session, open_store_for
 from tools.cli.output import Output
 
 if TYPE_CHECKING:

@@ -6,8 +6,8 @@ import argparse
 from dataclasses import asdict
 from typing import Any, Callable
 
-from tools.cli.commands.common import EXIT_BROKEN, CliError, open_store_for, store_url
 from tools.cli.commands import summary
+from tools.cli.commands.common import EXIT_BROKEN, CliError, open_store_for, store_url
 from tools.cli.output import Output
 
 

@@ -13,8 +13,8 @@ import json
 from typing import Any, Callable
 
 from projections.workflow import NodeRun, fold_all, run_edges
-from tools.cli.commands.common import CliError, add_session_arguments, find_session, jsonable, open_store_for, run_async, store_url
 from tools.cli.commands import summary
+from tools.cli.commands.common import CliError, add_session_arguments, find_session, jsonable, open_store_for, run_async, store_url
 from tools.cli.output import Output, short
 
 FORMATS = ["table", "mermaid", "dot"]
