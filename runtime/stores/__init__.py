@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from typing import TYPE_CHECKING, Any, Callable, Protocol, TypeVar
+from typing import Any, Callable, Protocol, TypeVar
 
 from domain.errors import ChronicleError, InvalidArgumentError, StoreError
 from domain.lazy_exports import lazy_exports
