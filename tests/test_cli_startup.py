@@ -65,6 +65,20 @@ async def test_sessions_imports_no_agent_runtime(kind, request, tmp_path):
         assert agent_modules(modules, STORE_LIBRARY) == []
 
 
+@pytest.mark.parametrize("command", [["history", "s1"], ["state-at", "s1"], ["diff", "s1", "v1"]])
+async def test_history_and_time_travel_import_no_agent_runtime(command, tmp_path):
+    """They fold the log's stored JSON (the timeline, the state at a point, a rewind's marker): the
+    event model and google-genai are not needed."""
+    url = f"sqlite:///{tmp_path}/s.db"
+    service = session_service_from_url(url)
+    await service.create_session(app_name="app", user_id="ann", session_id="s1", state={"k": 1})
+    await service.close()
+
+    code, modules = imported_by("--store", url, "--json", *command)
+    assert code == 0
+    assert agent_modules(modules) == []
+
+
 @pytest.mark.slow
 def test_runtime_names_still_import_from_the_package():
     """``from runtime import …`` (ADK's shape) works though the package imports its names lazily."""
