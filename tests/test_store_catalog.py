@@ -1,16 +1,21 @@
-"""A SQLite store's session catalog read alone (``runtime.stores.open_catalog``, what `chronicle
-sessions` opens): the same rows as the store's own reads, commits made after it opened included,
-and the store itself wherever only the store can open the file."""
+"""A store's session catalog read alone (``runtime.stores.open_catalog``, what `chronicle sessions`
+opens), on SQLite and PostgreSQL: the same rows as the store's own reads, commits made after it
+opened included, and the store itself wherever only the store can open the file or database."""
 
 from __future__ import annotations
 
 import os
 import sqlite3
 
+import pytest
+
 from runtime import session_service_from_url
 from runtime.log_reader import LogReader
 from runtime.stores import open_catalog, open_store
+from runtime.stores.postgres.catalog import PostgresCatalog
 from runtime.stores.sqlite.catalog import SqliteCatalog
+
+CATALOGS = {"sqlite": SqliteCatalog, "postgres": PostgresCatalog}
 
 
 async def _sessions(url: str) -> None:
@@ -21,12 +26,13 @@ async def _sessions(url: str) -> None:
     await service.close()
 
 
-async def test_the_catalog_alone_reads_what_the_store_reads(tmp_path):
-    url = f"sqlite:///{tmp_path}/s.db"
+@pytest.mark.parametrize("kind", list(CATALOGS))
+async def test_the_catalog_alone_reads_what_the_store_reads(kind, request, tmp_path):
+    url = f"sqlite:///{tmp_path}/s.db" if kind == "sqlite" else request.getfixturevalue("postgres_url")
     await _sessions(url)
     catalog, store = open_catalog(url), open_store(url)
     try:
-        assert isinstance(catalog, SqliteCatalog)
+        assert isinstance(catalog, CATALOGS[kind])
         alone, full = LogReader(catalog), LogReader(store)
         for app, user, session_id in [(None, None, None), ("a", None, None), ("a", "ann", None), (None, "ann", None),
                                       (None, None, "s1"), ("a", None, "s1"), ("nope", None, None)]:
@@ -71,6 +77,22 @@ async def test_only_the_store_opens_what_is_not_a_store_file_yet(tmp_path):
             assert len(LogReader(opened).sessions()) == 4
         finally:
             opened.close()
+
+
+def test_a_database_without_chronicles_tables_opens_the_store(pg_server):
+    """The store makes its schema there, as before; the catalog alone would make nothing."""
+    url = pg_server.create_database(f"catalog_{os.getpid()}")
+    try:
+        opened = open_catalog(url)
+        try:
+            assert not isinstance(opened, PostgresCatalog) and LogReader(opened).sessions() == []
+        finally:
+            opened.close()
+        again = open_catalog(url)  # the schema is there now
+        assert isinstance(again, PostgresCatalog) and LogReader(again).sessions() == []
+        again.close()
+    finally:
+        pg_server.drop_database(url.rsplit("/", 1)[1])
 
 
 def test_the_catalog_leaves_the_files_as_they_were(tmp_path):

@@ -53,17 +53,21 @@ class Catalog(Protocol):
 
 def open_catalog(url: str | None = None) -> Catalog:
     """What ``LogReader``'s catalog reads (``sessions``, ``session``, ``apps``) need of the store a
-    URL names: a SQLite file's session catalog on a read-only connection of its own, so that a
-    command that only lists sessions starts without the store's library and the session log's
-    classes; any other store (or a file only the store can open) opened in full."""
+    URL names: a SQLite file's or a PostgreSQL database's session catalog on a connection of its own
+    that only reads, so that a command that only lists sessions starts without the store's library,
+    pool and the session log's classes; the store itself, opened in full, where only the store can
+    open it (memory://, a file or database without Chronicle's tables yet, a read-only file)."""
     resolved = _resolved(url)
+    catalog: Catalog | None = None
     if _is_sqlite(resolved):
         from runtime.stores.sqlite.catalog import open_sqlite_catalog
 
         catalog = open_sqlite_catalog(resolved)
-        if catalog is not None:
-            return catalog
-    return open_store(url)
+    elif resolved.startswith(("postgresql:", "postgres:")):
+        from runtime.stores.postgres.catalog import open_postgres_catalog
+
+        catalog = open_postgres_catalog(resolved)
+    return catalog if catalog is not None else open_store(url)
 
 
 S = TypeVar("S")
