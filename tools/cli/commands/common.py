@@ -11,7 +11,7 @@ import datetime as _dt
 import difflib
 import os
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 from domain.errors import StoreError
@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from runtime.stores import Catalog, CatalogRow, Store
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_STORE, EXIT_BROKEN = 0, 1, 2, 3, 4
+
+T = TypeVar("T")
 
 
 class CliError(Exception):
@@ -73,7 +75,7 @@ def open_catalog_for(args: argparse.Namespace) -> Catalog:
     return _opened(args, open_catalog, must_exist=True)
 
 
-def _opened(args: argparse.Namespace, opener: Any, *, must_exist: bool) -> Any:
+def _opened(args: argparse.Namespace, opener: Callable[[str], T], *, must_exist: bool) -> T:
     url = store_url(args)
     if url.startswith("memory:") and must_exist:
         raise CliError(
