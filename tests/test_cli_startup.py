@@ -66,10 +66,11 @@ async def test_sessions_imports_no_agent_runtime(kind, request, tmp_path):
     assert agent_modules(modules, library) == []
 
 
-@pytest.mark.parametrize("command", [["history", "s1"], ["state-at", "s1"], ["diff", "s1", "v1"]])
-async def test_history_and_time_travel_import_no_agent_runtime(command, tmp_path):
-    """They fold the log's stored JSON (the timeline, the state at a point, a rewind's marker): the
-    event model and google-genai are not needed."""
+@pytest.mark.parametrize("command", [["history", "s1"], ["state-at", "s1"], ["diff", "s1", "v1"], ["export", "s1"],
+                                     ["export", "s1", "--format", "markdown"]])
+async def test_history_time_travel_and_exports_import_no_agent_runtime(command, tmp_path):
+    """They fold or copy the log's stored JSON (the timeline, the state at a point, a rewind's marker,
+    the raw events): the event model and google-genai are not needed (ADK's session JSON needs them)."""
     url = f"sqlite:///{tmp_path}/s.db"
     service = session_service_from_url(url)
     await service.create_session(app_name="app", user_id="ann", session_id="s1", state={"k": 1})

@@ -44,7 +44,6 @@ def _target(path: str | None) -> Iterator[TextIO]:
 def run(args: argparse.Namespace, out: Output) -> int:
     from runtime.operations import export
     from runtime.operations.history import load_history
-    from runtime.sessions import LogSessionService
 
     if args.all == bool(args.session):
         raise CliError("Name a SESSION to export, or pass --all (with --format jsonl) for the whole store.", EXIT_USAGE)
@@ -69,6 +68,8 @@ def run(args: argparse.Namespace, out: Output) -> int:
                 else:
                     if row.deleted:
                         raise CliError(f"Session {row.session_id!r} was deleted; export its log with --format jsonl.")
+                    from runtime.sessions import LogSessionService  # ADK's Session: the event model
+
                     service = LogSessionService(store)
                     session = run_async(service.get_session(
                         app_name=row.app_name, user_id=row.user_id, session_id=row.session_id,
