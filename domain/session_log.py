@@ -9,22 +9,13 @@ asked of the store (``Store.invocation_span``), which searches that session's ow
 
 from __future__ import annotations
 
-import uuid
-from functools import lru_cache
 from typing import Any, Mapping
 
 from domain import chain as hash_chain
 from domain.chained import ChainedAggregate
 from domain.rewind_ranges import active_ranges, is_hidden
+from domain.session_ids import session_log_id
 from domain.state import apply_delta, is_user_scoped, split_scopes
-
-_NAMESPACE = uuid.UUID("6f1f0c52-3b1e-4f43-9c1a-6c7a1e0b8d2a")
-
-
-@lru_cache(maxsize=65536)
-def session_log_id(app_name: str, user_id: str, session_id: str) -> uuid.UUID:
-    """The log's id is derived, so any process finds a session without an index."""
-    return uuid.uuid5(_NAMESPACE, f"{app_name}\x1f{user_id}\x1f{session_id}")
 
 
 class SessionLog(ChainedAggregate):

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Literal, Mapping
 from uuid import UUID
 
-from domain.session_log import session_log_id
+from domain.session_ids import session_log_id
 from domain.state import ScopedDelta, split_scopes
 
 if TYPE_CHECKING:  # folds read JSON; importing the models (and google-genai) is left to callers

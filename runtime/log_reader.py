@@ -18,21 +18,23 @@ from uuid import UUID
 
 from domain.errors import SessionNotFoundError
 from domain.rewind_ranges import live_events
-from domain.session_log import RECORDED_TOPICS, session_log_id
-from projections.pending import PendingRequest
+from domain.session_ids import session_log_id
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # a catalog read (`chronicle sessions`) imports no aggregate, pydantic or fold
     from eventsourcing.persistence import Notification, StoredEvent
 
     from domain.events import Event
-    from runtime.stores import Store
+    from projections.pending import PendingRequest
+    from runtime.stores import Catalog, Store
     from runtime.stores.rows import CatalogRow, Listing
 
 
 class LogReader:
     """Reads of one store's log, in domain terms."""
 
-    def __init__(self, store: Store):
+    def __init__(self, store: Store | Catalog):
+        """``store``: a store, or its catalog alone (``runtime.stores.open_catalog``), which answers
+        the catalog reads only (``sessions``, ``session``, ``apps``)."""
         self.store = store
         self._recorder = store.recorder
 
@@ -68,6 +70,8 @@ class LogReader:
         """A session's ADK events, rewind markers included, in log order: those no rewind in effect
         hides (``live``, the events the Runner works from) or all of them; within versions
         (``gt``, ``lte``] when given. A window's rewinds apply within the window."""
+        from domain.session_log import RECORDED_TOPICS  # the aggregate's module: imported by event reads
+
         events = [
             _event(state) for _, topic, state in self._recorder.select_rows(row.log_id, gt=gt, lte=lte)
             if topic in RECORDED_TOPICS

@@ -10,15 +10,17 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 from uuid import UUID
 
 from pydantic_core import from_json
 
-from domain.session import Session
 from runtime.log_reader import LogReader
 from runtime.operations.times import utc
 from runtime.stores import Store
+
+if TYPE_CHECKING:  # the JSONL and Markdown exports read stored JSON: no event model
+    from domain.session import Session
 
 PAGE = 1000
 

@@ -16,9 +16,7 @@ from typing import Any, Iterator, Optional
 from domain.rewind_ranges import is_hidden
 from domain.session_log import SessionLog
 from projections.timeline import Timeline
-from runtime.log_reader import LogReader
 from runtime.read_models import TimeTravel
-from runtime.sessions.session_logs import parse_recorded
 from runtime.stores import CatalogRow, Store
 
 
@@ -82,21 +80,22 @@ def load_history(store: Store, row: CatalogRow, time_travel: Optional[TimeTravel
     """The session's timeline with its rewinds, or (``within``) the part of it a window of its log
     holds: read, folded and marked in the window's cost (blocking: call it off the event loop)."""
     span = {} if within is None else {"first": within.first, "last": within.last}
-    timeline = (time_travel or TimeTravel(store)).history((row.app_name, row.user_id, row.session_id), **span)
+    time_travel = time_travel or TimeTravel(store)
+    timeline = time_travel.history((row.app_name, row.user_id, row.session_id), **span)
     if within is not None and within.first > 1:  # the genesis is not in the window
         timeline.app_name, timeline.user_id, timeline.session_id = row.app_name, row.user_id, row.session_id
         timeline.created = row.created_time
     log: SessionLog = store.application.repository.get(row.log_id)
     ranges = log.hidden_ranges()
     marks = []
-    reader = LogReader(store)
     for version, start in log.rewinds:
         if within is not None and not within.first <= version <= within.last:
             continue
-        marker = parse_recorded(reader.stored_events(row.log_id, gt=version - 1, lte=version)[0])
+        marker = time_travel.source.event_at(row.log_id, version)  # its ADK event as stored JSON: no model
+        assert marker is not None  # the log's own rewinds are in its log
         marks.append(RewindMark(
-            version, start, marker.id, marker.actions.rewind_before_invocation_id or "",
-            sorted(marker.actions.state_delta), marker.timestamp, is_hidden(version, ranges),
+            version, start, marker.event_id, marker.actions.get("rewind_before_invocation_id") or "",
+            sorted(marker.state_delta), marker.timestamp, is_hidden(version, ranges),
         ))
     by_start = {start: version for version, start in log.rewinds}
     for inv in timeline.invocations:  # the whole log's rewinds decide, not the window's alone

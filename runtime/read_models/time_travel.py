@@ -21,12 +21,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 from uuid import UUID
 
 from domain.errors import InvalidArgumentError, InvocationNotFoundError, SessionNotFoundError
 from domain.session_log import SessionLog, session_log_id
-from domain.session import Session
 from domain.state import split_scopes, with_scoped
 from eventsourcing.application import AggregateNotFoundError
 from domain.session_log import session_artifacts
@@ -39,6 +38,9 @@ from runtime.log_reader import LogReader
 from runtime.read_models.follower import ProjectionFollower, runner_for
 from runtime.read_models.source import LogSource
 from runtime.stores import Store, open_store
+
+if TYPE_CHECKING:
+    from domain.session import Session
 
 
 @dataclass(frozen=True)
@@ -93,7 +95,7 @@ class At:
 
 
 Position = Union[At, str, float, int, None]
-SessionRef = Union[Session, tuple[str, str, str]]
+SessionRef = Union["Session", tuple[str, str, str]]
 
 
 def as_at(position: Position) -> At:
@@ -400,10 +402,12 @@ class TimeTravel:
 
 
 def _identity(session: SessionRef) -> tuple[str, str, str]:
-    if isinstance(session, Session):
-        return session.app_name, session.user_id, session.id
     if isinstance(session, tuple) and len(session) == 3:
         return session  # type: ignore[return-value]
+    from domain.session import Session  # the event model (google-genai): not for a read named by its key
+
+    if isinstance(session, Session):
+        return session.app_name, session.user_id, session.id
     raise InvalidArgumentError(f"Name a session by a Session or (app_name, user_id, session_id), not {session!r}")
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from typing import Callable, TypeVar
+from typing import Any, Callable, Protocol, TypeVar
 
 from domain.errors import ChronicleError, InvalidArgumentError, StoreError
 from domain.lazy_exports import lazy_exports
@@ -29,7 +29,7 @@ def open_store(url: str | None = None) -> Store:
         from runtime.stores.memory import open_memory_store
 
         return open_memory_store(url)
-    if url.startswith("sqlite:") or url == ":memory:" or "://" not in url:
+    if _is_sqlite(url):
         from runtime.stores.sqlite import open_sqlite_store
 
         return open_sqlite_store(url)
@@ -40,6 +40,34 @@ def open_store(url: str | None = None) -> Store:
     raise StoreError(
         f"Unknown store URL {url!r}: use memory://, sqlite:///path.db or postgresql://user@host:port/db"
     )
+
+
+class Catalog(Protocol):
+    """What ``open_catalog`` returns: a store, or a backend's session catalog alone."""
+
+    @property
+    def recorder(self) -> Any: ...  # what LogReader reads through
+
+    def close(self) -> None: ...
+
+
+def open_catalog(url: str | None = None) -> Catalog:
+    """What ``LogReader``'s catalog reads (``sessions``, ``session``, ``apps``) need of the store a
+    URL names: a SQLite file's or a PostgreSQL database's session catalog on a connection of its own
+    that only reads, so that a command that only lists sessions starts without the store's library,
+    pool and the session log's classes; the store itself, opened in full, where only the store can
+    open it (memory://, a file or database without Chronicle's tables yet, a read-only file)."""
+    resolved = _resolved(url)
+    catalog: Catalog | None = None
+    if _is_sqlite(resolved):
+        from runtime.stores.sqlite.catalog import open_sqlite_catalog
+
+        catalog = open_sqlite_catalog(resolved)
+    elif resolved.startswith(("postgresql:", "postgres:")):
+        from runtime.stores.postgres.catalog import open_postgres_catalog
+
+        catalog = open_postgres_catalog(resolved)
+    return catalog if catalog is not None else open_store(url)
 
 
 S = TypeVar("S")
@@ -87,7 +115,7 @@ def file_integrity(url: str | None = None) -> tuple[list[str], str]:
     the store (a damaged file may not open), and what to restore; ([], "") for any other store,
     whose ``Store.integrity_problems`` says."""
     url = _resolved(url)
-    if url.startswith("sqlite:") or "://" not in url:
+    if _is_sqlite(url):
         from runtime.stores.sqlite import sqlite_path
         from runtime.stores.sqlite.integrity import RESTORE_HINT, file_problems
 
@@ -111,6 +139,11 @@ def typed_error(error: BaseException) -> StoreError | None:
     return library_error(error)
 
 
+def _is_sqlite(url: str) -> bool:
+    """A resolved URL names a SQLite store: sqlite:…, :memory: or a bare file path."""
+    return url.startswith("sqlite:") or "://" not in url
+
+
 def _resolved(url: str | None) -> str:
     url = url or os.environ.get("CHRONICLE_STORE") or DEFAULT_STORE_URL
     return _DRIVER_SUFFIX.sub(r"\1:", url)
@@ -118,6 +151,6 @@ def _resolved(url: str | None) -> str:
 
 _lazy, __getattr__, __dir__ = lazy_exports(__name__, {"runtime.stores.base": ["CatalogRow", "SideRows", "Store"]})
 __all__ = [
-    *_lazy, "DEFAULT_STORE_URL", "StoreError", "check_reachable", "open_store", "postgres_store", "service_from_url",
+    *_lazy, "Catalog", "DEFAULT_STORE_URL", "StoreError", "check_reachable", "open_catalog", "open_store", "postgres_store", "service_from_url",
     "sqlite_store", "typed_error",
 ]

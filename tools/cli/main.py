@@ -11,7 +11,7 @@ import os
 import sys
 
 from runtime.stores import DEFAULT_STORE_URL
-from tools.cli.commands import modules_for
+from tools.cli.commands import MODULES, modules_for
 from tools.cli.commands.common import EXIT_ERROR, EXIT_STORE, CliError, output_for
 from tools.cli.output import Output, reader_gone
 
@@ -57,8 +57,13 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--json", action="store_true", help="print JSON, for scripts (read commands)")
     parser.add_argument("--color", choices=["auto", "always", "never"], default="auto", help="colour output")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", title="commands")
-    for module in modules_for(command):
+    modules = modules_for(command)
+    for module in modules:
         module.register(sub, common_options)
+    if not modules:  # `chronicle --help`, no command or an unknown one: every command's name and line
+        for commands in MODULES.values():
+            for name, line in commands.items():
+                sub.add_parser(name, help=line)
     return parser
 
 

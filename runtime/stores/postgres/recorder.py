@@ -17,11 +17,11 @@ from psycopg.sql import SQL
 from pydantic_core import to_json
 
 from runtime.stores.base import CatalogRow, Listing, ScopedReads, SideRows, scoped_by_user
+from runtime.stores.postgres.catalog import catalog_query, catalog_rows
 from runtime.stores.sql import RowReads, select_events_sql
 
 EVENTS_TABLE = "chronicle_events"
 
-_CATALOG_COLUMNS = "log_id, app_name, user_id, session_id, created_time, last_update_time, version, deleted, state"
 
 _CREATE = [
     "CREATE TABLE IF NOT EXISTS chronicle_event_ids ("
@@ -207,21 +207,9 @@ class PostgresLogRecorder(ScopedReads, RowReads, PostgresApplicationRecorder):
         session_id: str | None = None,
     ) -> list[CatalogRow]:
         """Every session (deleted ones too), for operators: filter by app, user and session id, or one by its log id."""
-        sql = f"SELECT {_CATALOG_COLUMNS} FROM chronicle_sessions WHERE true"
-        params: list[Any] = []
-        for column, value in (("app_name", app_name), ("user_id", user_id), ("log_id", log_id),
-                              ("session_id", session_id)):
-            if value is not None:
-                sql += f" AND {column} = %s"
-                params.append(value)
-        with self.datastore.get_connection() as conn, conn.cursor() as curs:
-            curs.execute(sql + " ORDER BY last_update_time", params)
-            rows = curs.fetchall()
-        return [
-            CatalogRow(r["log_id"], r["app_name"], r["user_id"], r["session_id"], r["created_time"],
-                       r["last_update_time"], r["version"], r["deleted"], r["state"] or {})
-            for r in rows
-        ]
+        with self.datastore.get_connection() as conn, conn.cursor(row_factory=tuple_row) as curs:
+            curs.execute(*catalog_query(app_name, user_id, log_id, session_id))
+            return catalog_rows(curs.fetchall())
 
     def select_scoped_rows(self, app_name: str, user_id: str | None) -> dict[str, dict[str, Any]]:
         sql, params = "SELECT user_id, key, value FROM chronicle_scoped_state WHERE app_name = %s", [app_name]

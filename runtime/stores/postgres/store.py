@@ -6,7 +6,6 @@ from __future__ import annotations
 import threading
 import time
 from typing import Any, Callable, Iterable, Sequence
-from urllib.parse import unquote, urlparse
 from uuid import UUID
 
 from eventsourcing.persistence import StoredEvent
@@ -19,6 +18,7 @@ from domain.errors import StoreError
 from domain.session_log import RECORDED_TOPICS, SessionLog
 from runtime.stores.base import LogRow, SnapshotParts, StateReads, Store, WindowRow, as_uuid
 from runtime.stores.postgres.recorder import PostgresLogRecorder, _Datastore
+from runtime.stores.postgres.connect import parse_postgres_url
 from runtime.stores.postgres.errors import driver_error, missing_table
 from runtime.stores.snapshots import decode_snapshot
 
@@ -272,29 +272,6 @@ class PostgresStore(Store):
                 if notified or time.monotonic() - last > 1.0:
                     catch_up()
                     last = time.monotonic()
-
-
-def parse_postgres_url(url: str) -> dict[str, Any]:
-    parsed = urlparse(url)
-    if parsed.scheme not in ("postgresql", "postgres") or not parsed.path.strip("/"):
-        raise StoreError(f"Bad PostgreSQL URL {url!r}: use postgresql://user[:password]@host[:port]/dbname")
-    return {
-        "dbname": unquote(parsed.path.lstrip("/")),
-        "host": parsed.hostname or "localhost",
-        "port": parsed.port or 5432,
-        "user": unquote(parsed.username or "postgres"),
-        "password": unquote(parsed.password or ""),
-    }
-
-
-def check_postgres_reachable(url: str) -> None:
-    """Connects once, quickly, so an unreachable server is reported with its real reason (the
-    pool would only say it timed out): a StoreError caused by the driver's error."""
-    params = parse_postgres_url(url)
-    try:
-        psycopg.connect(**params, connect_timeout=5).close()
-    except psycopg.Error as e:
-        raise StoreError(f"Cannot connect to PostgreSQL: {e}") from e
 
 
 _SCHEMA_LOCK = 0x6368726F6E  # advisory lock key: one process creates the schema at a time

@@ -1,6 +1,13 @@
-"""The embedded SQLite store: one file in WAL mode, on eventsourcing's SQLite recorder."""
+"""The embedded SQLite store: one file in WAL mode, on eventsourcing's SQLite recorder.
 
-from runtime.stores.sqlite.recorder import EVENTS_TABLE, SqliteLogRecorder
-from runtime.stores.sqlite.store import SNAPSHOTS_TABLE, SqliteStore, open_sqlite_store, sqlite_path
+Names are imported on first use: the catalog reader (``runtime.stores.sqlite.catalog``) must not
+import the store and its library."""
 
-__all__ = ["EVENTS_TABLE", "SNAPSHOTS_TABLE", "SqliteLogRecorder", "SqliteStore", "open_sqlite_store", "sqlite_path"]
+from domain.lazy_exports import lazy_exports
+
+_lazy, __getattr__, __dir__ = lazy_exports(__name__, {
+    "runtime.stores.sqlite.recorder": ["EVENTS_TABLE", "SqliteLogRecorder"],
+    "runtime.stores.sqlite.store": ["SNAPSHOTS_TABLE", "SqliteStore", "open_sqlite_store"],
+    "runtime.stores.sqlite.files": ["sqlite_path"],
+})
+__all__ = _lazy

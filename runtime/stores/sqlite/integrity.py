@@ -9,6 +9,8 @@ import sqlite3
 import urllib.parse
 from contextlib import closing
 
+from runtime.stores.sqlite.files import marked_read_only
+
 RESTORE_HINT = "restore the store's files (chronicle.db* : the file, its -wal, -shm and -blobs) from a backup"
 
 
@@ -18,12 +20,10 @@ def file_problems(path: str) -> list[str]:
 
 
 def _quick_check(path: str) -> list[str]:
-    from runtime.stores.sqlite.store import _marked_read_only
-
     name = os.path.basename(path)
     # As the read-only store opens it: in a directory not to be written, as immutable (mode=ro
     # would make the -shm file there).
-    mode = "immutable=1" if _marked_read_only(os.path.dirname(os.path.abspath(path))) else "mode=ro"
+    mode = "immutable=1" if marked_read_only(os.path.dirname(os.path.abspath(path))) else "mode=ro"
     try:
         with closing(sqlite3.connect(f"file:{urllib.parse.quote(path)}?{mode}", uri=True, timeout=30)) as db:
             rows = [row[0] for row in db.execute("PRAGMA quick_check(20)")]

@@ -22,12 +22,11 @@ from pydantic_core import to_json
 
 from runtime.stores.base import CatalogRow, Listing, ScopedReads, SideRows, scoped_by_user
 from runtime.stores.sql import RowReads, select_events_sql
+from runtime.stores.sqlite.catalog import CATALOG_COLUMNS, catalog_query, catalog_rows
 
 T = TypeVar("T")
 
 EVENTS_TABLE = "chronicle_events"
-
-_CATALOG_COLUMNS = "log_id, app_name, user_id, session_id, created_time, last_update_time, version, deleted, state"
 
 
 class _StatementCachingPool(SQLiteConnectionPool):
@@ -164,7 +163,7 @@ class SqliteLogRecorder(ScopedReads, RowReads, SQLiteApplicationRecorder):
                 )
             if side.new_sessions:
                 c.executemany(
-                    f"INSERT INTO chronicle_sessions ({_CATALOG_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)",
+                    f"INSERT INTO chronicle_sessions ({CATALOG_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)",
                     [(r.log_id.hex, r.app_name, r.user_id, r.session_id, r.created_time, r.last_update_time,
                       r.version, int(r.deleted), _json_text(r.state or {})) for r in side.new_sessions],
                 )
@@ -226,20 +225,9 @@ class SqliteLogRecorder(ScopedReads, RowReads, SQLiteApplicationRecorder):
         session_id: str | None = None,
     ) -> list[CatalogRow]:
         """Every session (deleted ones too), for operators: filter by app, user and session id, or one by its log id."""
-        sql = f"SELECT {_CATALOG_COLUMNS} FROM chronicle_sessions WHERE 1 = 1"
-        params: list[Any] = []
-        for column, value in (("app_name", app_name), ("user_id", user_id), ("log_id", log_id and log_id.hex),
-                              ("session_id", session_id)):
-            if value is not None:
-                sql += f" AND {column} = ?"
-                params.append(value)
         with self.datastore.transaction(commit=False) as c:
-            c.execute(sql + " ORDER BY last_update_time", params)
-            rows = c.fetchall()
-        return [
-            CatalogRow(UUID(r[0]), r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7]), json.loads(r[8] or "{}"))
-            for r in rows
-        ]
+            c.execute(*catalog_query(app_name, user_id, log_id, session_id))
+            return catalog_rows(c.fetchall())
 
     def select_scoped_rows(self, app_name: str, user_id: str | None) -> dict[str, dict[str, Any]]:
         sql, params = "SELECT user_id, key, value FROM chronicle_scoped_state WHERE app_name = ?", [app_name]

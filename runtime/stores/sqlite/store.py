@@ -17,6 +17,7 @@ from runtime.stores.sqlite.errors import driver_error, missing_table
 from runtime.stores.sqlite.integrity import RESTORE_HINT, file_problems
 from runtime.stores.snapshots import SNAPSHOT_CLASS_VERSION, checked_parts, decode_snapshot
 from runtime.stores.sqlite.recorder import EVENTS_TABLE, SqliteLogRecorder, _Datastore
+from runtime.stores.sqlite.files import directory, marked_read_only, not_writable, read_only_option, sqlite_path
 
 SNAPSHOTS_TABLE = "chronicle_snapshots"
 _END = 2**63 - 1  # no upper bound
@@ -217,17 +218,9 @@ class SqliteStore(Store):
         return checked_parts(self, log_id, at, parts, digest)
 
 
-def sqlite_path(url_or_path: str) -> str:
-    if url_or_path.startswith("sqlite:///"):
-        return url_or_path[len("sqlite:///"):] or ":memory:"
-    if url_or_path.startswith("sqlite://"):
-        raise StoreError(f"Bad SQLite URL {url_or_path!r}: use sqlite:///relative.db or sqlite:////abs/path.db")
-    return url_or_path
-
-
 def open_sqlite_store(url_or_path: str) -> SqliteStore:
-    path, read_only = _read_only_option(sqlite_path(url_or_path))
-    read_only = read_only or (path != ":memory:" and _not_writable(path))
+    path, read_only = read_only_option(sqlite_path(url_or_path))
+    read_only = read_only or (path != ":memory:" and not_writable(path))
     url = url_or_path if url_or_path.startswith("sqlite:") else f"sqlite:///{path}"
     if read_only:
         return _open_read_only(url, path)
@@ -244,32 +237,6 @@ def open_sqlite_store(url_or_path: str) -> SqliteStore:
     return SqliteStore(url, recorder, snapshots)
 
 
-def _read_only_option(path: str) -> tuple[str, bool]:
-    """``sqlite:///copy.db?mode=ro`` opens a store read-only (reads and audits; every write is
-    refused with ReadOnlyStoreError)."""
-    base, _, query = path.partition("?")
-    if not query:
-        return path, False
-    if query != "mode=ro":
-        raise StoreError(f"Unknown SQLite store option {query!r}: the one option is ?mode=ro (read-only).")
-    return base, True
-
-
-def _not_writable(path: str) -> bool:
-    """A store file, or its directory (where SQLite writes the -wal and -shm files), that may not
-    be written: opened read-only, as an audit of a copy is. Marked read-only (no write bit, as
-    ``chmod 0444`` leaves it) counts even for root, who could write it anyway."""
-    return os.path.exists(path) and (_marked_read_only(path) or _marked_read_only(_directory(path)))
-
-
-def _marked_read_only(path: str) -> bool:
-    return not os.access(path, os.W_OK) or not os.stat(path).st_mode & 0o222
-
-
-def _directory(path: str) -> str:
-    return os.path.dirname(os.path.abspath(path))
-
-
 def _open_read_only(url: str, path: str) -> SqliteStore:
     """The store file opened read-only: no schema is created, nothing is written. SQLite reads a
     WAL-mode file read-only only where it can make the -shm file beside it; in a read-only
@@ -280,7 +247,7 @@ def _open_read_only(url: str, path: str) -> SqliteStore:
     error: Exception | None = None
     # In a directory that is not to be written, nobody can be writing a WAL-mode file: read it
     # as immutable straight away (mode=ro would make the -shm file there, where it can).
-    modes = ("immutable=1",) if _marked_read_only(_directory(path)) else ("mode=ro", "immutable=1")
+    modes = ("immutable=1",) if marked_read_only(directory(path)) else ("mode=ro", "immutable=1")
     for mode in modes:
         datastore = _Datastore(f"file:{location}?{mode}", lock_timeout=30, pool_size=4, read_only=True)
         try:

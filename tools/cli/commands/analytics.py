@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, Callable
 
+from tools.cli.commands import summary
 from tools.cli.commands.common import EXIT_USAGE, CliError, open_store_for
 from tools.cli.output import Output
 
@@ -19,7 +20,7 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "analytics",
         parents=[common()],
-        help="tables per app, agent, tool, workflow node, user and day (tokens, calls, errors, latency)",
+        help=summary("analytics"),
         description="Sessions, invocations, events, LLM calls and errors, tool calls and errors, tokens "
         "and latencies, folded from the log: per app, per agent, per tool, per workflow node (runs, failures, "
         "retries, latency), per user and per UTC day.",

@@ -7,6 +7,7 @@ import importlib
 import statistics
 from typing import Any, Callable
 
+from tools.cli.commands import summary
 from tools.cli.commands.common import CliError
 from tools.cli.output import Output
 
@@ -32,7 +33,7 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "bench",
         parents=[common()],
-        help="measure Chronicle's figures on this machine",
+        help=summary("bench"),
         description="Run one of Chronicle's benchmarks on fresh stores and print its table: "
         + "; ".join(f"{k}: {v}" for k, v in WHAT.items()) + ". PostgreSQL runs start their own server "
         "unless --postgres names one.",

@@ -12,6 +12,7 @@ import sys
 import uuid
 from typing import Any, Callable
 
+from tools.cli.commands import summary
 from tools.cli.commands.common import CliError, run_async, store_url
 
 
@@ -19,7 +20,7 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "run",
         parents=[common(json_flag=False)],
-        help="chat with an app in the terminal (AGENT_DIR as for `adk run`)",
+        help=summary("run"),
         description="Chat with the app in AGENT_DIR (agent.py, __init__.py or root_agent.yaml) in the "
         "terminal; type exit (or end the input) to stop. The conversation is recorded in the store.",
     )

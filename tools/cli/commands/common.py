@@ -11,18 +11,19 @@ import datetime as _dt
 import difflib
 import os
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 from domain.errors import StoreError
-from runtime.log_reader import LogReader
-from runtime.stores import DEFAULT_STORE_URL, check_reachable, open_store
+from runtime.stores import DEFAULT_STORE_URL, check_reachable, open_catalog, open_store
 from tools.cli.output import Output
 
 if TYPE_CHECKING:
-    from runtime.stores import CatalogRow, Store
+    from runtime.stores import Catalog, CatalogRow, Store
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_STORE, EXIT_BROKEN = 0, 1, 2, 3, 4
+
+T = TypeVar("T")
 
 
 class CliError(Exception):
@@ -66,6 +67,15 @@ def sqlite_file(url: str) -> str | None:
 
 def open_store_for(args: argparse.Namespace, *, must_exist: bool = True) -> Store:
     """Opens the store ``--store`` / ``CHRONICLE_STORE`` names, or explains why it cannot."""
+    return _opened(args, open_store, must_exist=must_exist)
+
+
+def open_catalog_for(args: argparse.Namespace) -> Catalog:
+    """``open_store_for``, for a command that reads only the session catalog (``runtime.stores.open_catalog``)."""
+    return _opened(args, open_catalog, must_exist=True)
+
+
+def _opened(args: argparse.Namespace, opener: Callable[[str], T], *, must_exist: bool) -> T:
     url = store_url(args)
     if url.startswith("memory:") and must_exist:
         raise CliError(
@@ -82,7 +92,7 @@ def open_store_for(args: argparse.Namespace, *, must_exist: bool = True) -> Stor
         )
     _check_reachable(url)
     try:
-        return open_store(url)
+        return opener(url)
     except StoreError as e:
         cause = e.__cause__ or e
         raise CliError(f"Cannot open the store {redact(url)}: {_one_line(cause)}", EXIT_STORE) from None
@@ -122,6 +132,8 @@ def add_session_arguments(parser: argparse.ArgumentParser) -> None:
 
 def find_session(store: Store, session_id: str, app: str | None = None, user: str | None = None) -> CatalogRow:
     """The one session with this id (deleted ones too), or a CliError naming close matches."""
+    from runtime.log_reader import LogReader
+
     reader = LogReader(store)
     if app is not None and user is not None and (row := reader.session(app, user, session_id)) is not None:
         return row  # named in full: read by its key

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any, Callable
 
+from tools.cli.commands import summary
 from tools.cli.commands.common import find_session, open_store_for, run_async, store_url
 from tools.cli.output import Output, short
 
@@ -16,7 +17,7 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "demo",
         parents=[common()],
-        help="run a three-turn agent conversation and show its timeline",
+        help=summary("demo"),
         description="Run a concierge agent through three turns with the Runner: it calls a tool that "
         "changes session and user: state and saves an artifact. The conversation is recorded in the "
         "store (created if missing), then its timeline and state are printed.",

@@ -8,6 +8,7 @@ import os
 import time
 from typing import Any, Callable
 
+from tools.cli.commands import summary
 from tools.cli.commands.common import EXIT_ERROR, EXIT_USAGE, CliError, find_session, open_store_for
 from tools.cli.output import Output
 
@@ -18,7 +19,7 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "eval",
         parents=[common()],
-        help="score an agent on an eval set (as adk eval), or make one from recorded sessions",
+        help=summary("eval"),
         description="chronicle eval AGENT_DIR EVALSET[:CASE,...] [--config FILE]: run each case's turns "
         "through the agent in AGENT_DIR and score them as google-adk 2.13's `adk eval` does (its .evalset.json "
         "and test_config.json; tool_trajectory_avg_score, response_match_score, final_response_match_v2 with a judge "

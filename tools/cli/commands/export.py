@@ -7,6 +7,7 @@ import contextlib
 import sys
 from typing import Any, Callable, Iterator, TextIO
 
+from tools.cli.commands import summary
 from tools.cli.commands.common import CliError, EXIT_USAGE, find_session, open_store_for, run_async
 from tools.cli.output import Output
 
@@ -15,7 +16,7 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "export",
         parents=[common(json_flag=False)],
-        help="a session as raw events (JSONL), a Markdown transcript or ADK session JSON",
+        help=summary("export"),
         description="Export a session. jsonl: every stored event of its log, as stored (one JSON object "
         "a line: log id, version, topic, payload) — what `verify` checks. markdown: a transcript for "
         "people, rewound turns marked. adk: the session as google-adk's Session JSON (camelCase), "
@@ -43,7 +44,6 @@ def _target(path: str | None) -> Iterator[TextIO]:
 def run(args: argparse.Namespace, out: Output) -> int:
     from runtime.operations import export
     from runtime.operations.history import load_history
-    from runtime.sessions import LogSessionService
 
     if args.all == bool(args.session):
         raise CliError("Name a SESSION to export, or pass --all (with --format jsonl) for the whole store.", EXIT_USAGE)
@@ -68,6 +68,8 @@ def run(args: argparse.Namespace, out: Output) -> int:
                 else:
                     if row.deleted:
                         raise CliError(f"Session {row.session_id!r} was deleted; export its log with --format jsonl.")
+                    from runtime.sessions import LogSessionService  # ADK's Session: the event model
+
                     service = LogSessionService(store)
                     session = run_async(service.get_session(
                         app_name=row.app_name, user_id=row.user_id, session_id=row.session_id,

@@ -11,6 +11,7 @@ import argparse
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from projections.pending import INVOCATION_ABORTED, KINDS as REQUEST_KINDS, REQUEST_CONFIRMATION, REQUEST_CREDENTIAL
+from tools.cli.commands import summary
 from tools.cli.commands.common import add_session_arguments, find_session, jsonable, open_store_for
 from tools.cli.output import Output, plural, short, utc
 
@@ -23,7 +24,7 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "history",
         parents=[common()],
-        help="a session's timeline: invocations, tool calls, state changes, rewinds",
+        help=summary("history"),
         description="Print a session's timeline: each invocation with its events (author, text, tool "
         "calls with arguments and results, state changes, artifacts saved, token usage). Turns a "
         "rewind took back stay in the log and are marked REWOUND.",

@@ -6,6 +6,7 @@ import argparse
 from dataclasses import asdict
 from typing import Any, Callable
 
+from tools.cli.commands import summary
 from tools.cli.commands.common import open_store_for, redact
 from tools.cli.output import Output, plural
 
@@ -14,7 +15,7 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "import-adk",
         parents=[common()],
-        help="import a google-adk SqliteSessionService / DatabaseSessionService database",
+        help=summary("import-adk"),
         description="Import the sessions, events and app:/user: state of a google-adk session database "
         "into the store (created if missing), keeping session ids, event ids, authors and timestamps. "
         "Reads DatabaseSessionService databases (schema v1, google-adk >= 1.22, and schema v0 with "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, Callable
 
+from tools.cli.commands import summary
 from tools.cli.commands.common import EXIT_USAGE, CliError
 from tools.cli.output import Output
 
@@ -13,7 +14,7 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "parity",
         parents=[common()],
-        help="run ADK-idiom apps on google-adk 2.13 and on Chronicle, and compare their transcripts",
+        help=summary("parity"),
         description="Runs each app in tools/parity/apps (written against google.adk) on google-adk in its own "
         "environment and, with `google.adk` rewritten to `runtime`, on Chronicle, then says per app whether "
         "the transcripts (authors, texts, calls, responses, state deltas, final state, what the model saw) "

@@ -11,6 +11,7 @@ import argparse
 from typing import TYPE_CHECKING, Any, Callable
 
 from projections.pending import PendingRequest
+from tools.cli.commands import summary
 from tools.cli.commands.common import jsonable, open_store_for
 from tools.cli.output import Output, utc
 
@@ -22,7 +23,7 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "pending",
         parents=[common()],
-        help="invocations waiting for a person (confirmations, credentials, inputs)",
+        help=summary("pending"),
         description="List the requests still waiting for an answer: app, user, session, invocation, "
         "what is asked, by which agent and tool, and since when (oldest first).",
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, Callable
 
+from tools.cli.commands import summary
 from tools.cli.commands.common import CliError, open_store_for
 from tools.cli.output import Output
 
@@ -12,7 +13,7 @@ from tools.cli.output import Output
 def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "projections",
-        help="read models: status with lag, catch up, rebuild (with progress)",
+        help=summary("projections"),
         description="The read models Chronicle folds from the log (scoped_state: app:/user: state; "
         "artifacts: artifact versions; analytics), and any your code added. A read model records its "
         "position in the log with its rows; its lag is how many stored events it has not folded yet.",

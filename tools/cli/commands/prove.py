@@ -7,6 +7,7 @@ import re
 from dataclasses import asdict
 from typing import Any, Callable
 
+from tools.cli.commands import summary
 from tools.cli.commands.common import EXIT_BROKEN, CliError, add_session_arguments, find_session, open_store_for
 from tools.cli.commands.seal import add_key_arguments, key_from
 from tools.cli.output import Output
@@ -16,7 +17,7 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "prove",
         parents=[common()],
-        help="prove that an event is in its sealed log (a Merkle audit path to a signed checkpoint)",
+        help=summary("prove"),
         description="Print an inclusion proof that EVENT is in SESSION's log as the newest checkpoint sealing "
         "it recorded: the audit path from the event's chain link to the log's sealed Merkle root, and from the "
         "log's head to the checkpoint's root, then check both (and, with a key, the checkpoint's signature). "

@@ -6,6 +6,7 @@ import argparse
 from typing import Any, Callable
 
 from runtime.log_reader import LogReader
+from tools.cli.commands import summary
 from tools.cli.commands.common import EXIT_USAGE, CliError, find_session, open_store_for
 from tools.cli.output import Output
 
@@ -14,7 +15,7 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "purge",
         parents=[common()],
-        help="permanently delete a user's or a session's data (asks for --yes)",
+        help=summary("purge"),
         description="Permanently delete a user's sessions in an app (--user with --app), or one session "
         "and the forks made from it (--session): their events, snapshots, catalog rows, artifact logs "
         "and the artifact bytes nothing else uses, their memory index entries and, for a user, their "

@@ -12,6 +12,7 @@ import difflib
 from typing import TYPE_CHECKING, Any, Callable
 
 from domain.errors import InvocationNotFoundError
+from tools.cli.commands import summary
 from tools.cli.commands.common import CliError, add_session_arguments, expand_invocation, find_session, open_store_for, run_async
 from tools.cli.output import Output, short
 
@@ -23,7 +24,7 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
     r = sub.add_parser(
         "rewind",
         parents=[common()],
-        help="take a session back to just before an invocation (recorded, reversible)",
+        help=summary("rewind"),
         description="Take a session back to just before an invocation: its state (the initial state "
         "included) and its artifact files become what they were then, and the later turns are hidden "
         "from the session and the model. Nothing is deleted: the rewind is one recorded event, the "
@@ -38,7 +39,7 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
     f = sub.add_parser(
         "fork",
         parents=[common()],
-        help="copy a session's history (up to an invocation) into a new session",
+        help=summary("fork"),
         description="Start a new session whose history is this one's — all of it, or up to just before "
         "an invocation — to try another path. The source is untouched; the fork records where it "
         "came from.",

@@ -13,6 +13,7 @@ import importlib
 import time
 from typing import TYPE_CHECKING, Any, Callable
 
+from tools.cli.commands import summary
 from tools.cli.commands.common import CliError, add_session_arguments, find_session, open_store_for, run_async
 from tools.cli.output import Output, short, utc
 
@@ -24,7 +25,7 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "replay",
         parents=[common()],
-        help="play a recorded session back event by event (or re-run it through an agent)",
+        help=summary("replay"),
         description=__doc__.split("\n\n", 1)[1],
     )
     add_session_arguments(p)

@@ -8,6 +8,7 @@ import sys
 import time
 from typing import Any, Callable
 
+from tools.cli.commands import summary
 from tools.cli.commands.common import EXIT_USAGE, CliError, open_store_for
 from tools.cli.output import Output, plural
 
@@ -32,7 +33,7 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "seal",
         parents=[common()],
-        help="sign a checkpoint of every log's head (verify --key then catches rewrites and truncation)",
+        help=summary("seal"),
         description="Write a signed checkpoint of the store: the head (version, chain link, Merkle root) of "
         "every session, artifact, memory and purge log that changed since the last checkpoint, signed with a key "
         "kept outside the database (Ed25519 or HMAC-SHA256). `chronicle verify --key` then catches logs rewritten "

@@ -11,6 +11,7 @@ import socket
 import sys
 from typing import Any, Callable
 
+from tools.cli.commands import summary
 from tools.cli.commands.common import CliError, redact, store_url
 
 
@@ -18,7 +19,7 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "serve",
         parents=[common(json_flag=False)],
-        help="serve the apps in AGENTS_DIR over ADK's HTTP API (plus rewind, fork, audit routes)",
+        help=summary("serve"),
         description="Serve the apps in AGENTS_DIR (folders with agent.py, __init__.py or root_agent.yaml, as "
         "`adk api_server` finds them; none without AGENTS_DIR) over google-adk's HTTP API, with Chronicle's routes for rewind, fork, "
         "replay, history, state-at, diff, verify, analytics, export and pending requests. See docs/server.md.",

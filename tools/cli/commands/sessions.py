@@ -6,7 +6,8 @@ import argparse
 from typing import Any, Callable
 
 from runtime.log_reader import LogReader
-from tools.cli.commands.common import open_store_for, parse_when
+from tools.cli.commands import summary
+from tools.cli.commands.common import open_catalog_for, parse_when
 from tools.cli.output import Output, utc
 
 
@@ -14,7 +15,7 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "sessions",
         parents=[common()],
-        help="list sessions (filter by app, user, date)",
+        help=summary("sessions"),
         description="List the store's sessions, most recently active first.",
         epilog="Times: 2025-06-01, 2025-06-01T12:30 (UTC unless a zone is given), an epoch number, "
         "or a time ago (15m, 2h, 3d). --since and --until compare with a session's last activity.",
@@ -32,7 +33,7 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
-    store = open_store_for(args)
+    store = open_catalog_for(args)
     try:
         rows = LogReader(store).sessions(args.app, args.user)
         filtered = args.app is not None or args.user is not None

@@ -17,6 +17,7 @@ import dataclasses
 import re
 from typing import TYPE_CHECKING, Any, Callable
 
+from tools.cli.commands import summary
 from tools.cli.commands.common import (
     add_session_arguments, expand_invocation, find_session, jsonable, open_store_for, parse_when,
 )
@@ -33,7 +34,7 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "state-at",
         parents=[common()],
-        help="a session's state (and app:/user: state, artifacts) at any point of its history",
+        help=summary("state-at"),
         description="Show a session as it was at one point: its own state, the app: and user: state "
         "it saw, and its artifact versions.",
         epilog="AT is one of:" + POINTS,
@@ -46,7 +47,7 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
     d = sub.add_parser(
         "diff",
         parents=[common()],
-        help="what changed in a session between two points, and which event wrote it",
+        help=summary("diff"),
         description="Every state key and artifact that changed between two points of a session, from "
         "what to what, with each write's version, author and event.",
         epilog="FROM and TO are points:" + POINTS,

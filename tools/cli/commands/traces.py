@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any, Callable
 
+from tools.cli.commands import summary
 from tools.cli.commands.common import add_session_arguments, find_session, open_store_for
 from tools.cli.output import Output
 
@@ -18,7 +19,7 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "traces",
         parents=[common()],
-        help="a session's trace spans (OpenTelemetry GenAI), as JSON or sent over OTLP",
+        help=summary("traces"),
         description="Fold a session's log into the spans a live run reports (invoke_agent, the model "
         "calls, execute_tool; see docs/traces.md), one trace per invocation. Print them, or send them "
         "to an OpenTelemetry collector with --otlp (needs `pip install 'chronicle[otel]'`).",

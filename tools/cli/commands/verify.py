@@ -6,6 +6,7 @@ import argparse
 from dataclasses import asdict
 from typing import Any, Callable
 
+from tools.cli.commands import summary
 from tools.cli.commands.common import EXIT_BROKEN, CliError, open_store_for, store_url
 from tools.cli.output import Output
 
@@ -14,7 +15,7 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "verify",
         parents=[common()],
-        help="check every event's hash chain; report tampering (exit 4)",
+        help=summary("verify"),
         description="Check the hash chain of every session, artifact and memory log and of the purge "
         "audit log. An event "
         "edited, deleted or moved directly in the database breaks its log's chain at that point; "

@@ -13,6 +13,7 @@ import json
 from typing import Any, Callable
 
 from projections.workflow import NodeRun, fold_all, run_edges
+from tools.cli.commands import summary
 from tools.cli.commands.common import CliError, add_session_arguments, find_session, jsonable, open_store_for, run_async, store_url
 from tools.cli.output import Output, short
 
@@ -25,7 +26,7 @@ def register(sub: Any, common: Callable[..., argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "workflow",
         parents=[common()],
-        help="a workflow run: each node's status, input, output, time; the graph as Mermaid or DOT",
+        help=summary("workflow"),
         description="Show the workflow run of a session's invocation (the latest one unless --invocation "
         "names another): every node run with its status, input, output, retries and time, or the graph "
         "of the path the run took, as Mermaid (--format mermaid) or Graphviz DOT (--format dot).",
