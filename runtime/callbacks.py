@@ -1,9 +1,8 @@
-"""Calling user callbacks: sync ones run in a thread, async ones are awaited; lists stop at the
-first callback that returns something (not None)."""
+"""Calling user callbacks as google-adk 2.13 calls them: sync ones on the loop, async ones awaited;
+lists stop at the first callback that returns something (not None)."""
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 from typing import Any, Callable, Optional, Sequence, Union
 
@@ -21,10 +20,6 @@ def as_list(callbacks: CallbackOrList) -> list[Callback]:
     if isinstance(callbacks, (list, tuple)):
         return list(callbacks)
     return [callbacks]
-
-
-def _is_async(fn: Any) -> bool:
-    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))
 
 
 # google-adk 2.13's order of a callback's arguments, used when a callback does not take them by
@@ -57,11 +52,9 @@ def _arguments(fn: Callable[..., Any], kwargs: dict[str, Any]) -> tuple[tuple[An
 
 
 async def call_user(fn: Callable[..., Any], /, **kwargs: Any) -> Any:
-    """Calls user code: awaited if async, in a worker thread if sync (so it cannot block the loop)."""
+    """Calls a callback: awaited if async, called on the loop if sync (as google-adk 2.13 does)."""
     args, kwargs = _arguments(fn, kwargs)
-    if _is_async(fn):
-        return await fn(*args, **kwargs)
-    result = await asyncio.to_thread(fn, *args, **kwargs)
+    result = fn(*args, **kwargs)
     if inspect.isawaitable(result):
         result = await result
     return result

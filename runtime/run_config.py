@@ -26,6 +26,15 @@ class StreamingMode(Enum):
     BIDI = "bidi"
 
 
+class ToolThreadPoolConfig(BaseModel):
+    """Runs sync function tools and function nodes on a pool of `max_workers` threads instead of
+    the event loop (google-adk 2.13's switch; runtime.sync_calls)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_workers: int = Field(default=4, ge=1)
+
+
 class RunConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
 
@@ -44,6 +53,8 @@ class RunConfig(BaseModel):
         default_factory=types.AudioTranscriptionConfig)
     input_audio_transcription: Optional[types.AudioTranscriptionConfig] = Field(
         default_factory=types.AudioTranscriptionConfig)
+    tool_thread_pool_config: Optional[ToolThreadPoolConfig] = None
+    """None (the default, as in google-adk 2.13): sync tools and nodes run on the event loop."""
     save_input_blobs_as_artifacts: bool = False
     support_cfc: bool = False
     extra: dict[str, Any] = Field(default_factory=dict)

@@ -162,7 +162,7 @@ async def test_on_tool_error_callback_turns_an_exception_into_a_result():
     assert texts(events) == ["gave up"]
 
 
-async def test_sync_callbacks_run_in_a_thread_and_async_ones_on_the_loop():
+async def test_sync_and_async_callbacks_run_on_the_loop_as_in_google_adk():
     seen = {}
 
     def sync_cb(callback_context, llm_request):
@@ -175,7 +175,7 @@ async def test_sync_callbacks_run_in_a_thread_and_async_ones_on_the_loop():
         LlmAgent(name="a", model=ScriptedLlm(["x"]), before_model_callback=sync_cb, after_model_callback=async_cb)
     )
     await send(runner, "q")
-    assert seen["async"] == threading.get_ident() != seen["sync"]
+    assert seen["async"] == threading.get_ident() == seen["sync"]
 
 
 async def test_callback_returning_the_wrong_type_is_a_clear_error():

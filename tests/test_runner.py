@@ -26,6 +26,7 @@ from runtime import (
     ToolContext,
     session_service_from_url,
 )
+from runtime.run_config import ToolThreadPoolConfig
 from tests.rt_helpers import APP, SESSION, USER, content_texts, new_runner, send, stored, texts, user_msg
 
 
@@ -437,17 +438,21 @@ async def test_runner_with_app_uses_its_name_and_plugins():
     assert calls == ["my_app"]
 
 
-async def test_sync_tools_do_not_block_the_event_loop():
-    loop_thread = threading.get_ident()
-    seen = {}
+async def test_a_slow_sync_tool_on_the_thread_pool_does_not_block_the_event_loop():
+    released = threading.Event()
 
-    def blocking() -> str:
-        seen["thread"] = threading.get_ident()
-        return "done"
+    def slow() -> str:
+        # holds its thread until the loop, still free, releases it (on the loop it would wait in vain)
+        return "done" if released.wait(5) else "blocked the loop"
 
-    runner = await new_runner(LlmAgent(name="a", model=ScriptedLlm([ScriptedLlm.call("blocking"), "ok"]), tools=[blocking]))
-    await send(runner, "go")
-    assert seen["thread"] != loop_thread
+    async def release_soon():
+        await asyncio.sleep(0.05)
+        released.set()
+
+    runner = await new_runner(LlmAgent(name="a", model=ScriptedLlm([ScriptedLlm.call("slow"), "ok"]), tools=[slow]))
+    pooled = RunConfig(tool_thread_pool_config=ToolThreadPoolConfig(max_workers=1))
+    events, _ = await asyncio.gather(send(runner, "go", run_config=pooled), release_soon())
+    assert events[1].get_function_responses()[0].response == {"result": "done"}
 
 
 async def test_a_user_message_with_a_function_call_is_refused_and_nothing_is_written(store_url):

@@ -21,6 +21,7 @@ from runtime import (
     ToolContext,
 )
 from runtime.agents.tool_calls import ToolNotFoundError
+from runtime.run_config import RunConfig, ToolThreadPoolConfig
 from tests.rt_helpers import USER, SESSION, content_texts, new_runner, send, stored, texts
 
 
@@ -152,27 +153,27 @@ async def test_arguments_are_converted_filtered_and_checked():
     assert "mandatory input parameters are not present:\naddress\ncount\nYou could retry" in error
 
 
-async def test_sync_tools_run_in_a_thread_async_tools_on_the_loop_and_results_are_wrapped():
+async def test_sync_tools_run_on_the_loop_unless_the_run_asks_for_a_thread_pool_and_results_are_wrapped():
     threads = {}
 
     def sync_tool() -> int:
-        threads["sync"] = threading.get_ident()
+        threads.setdefault("sync", []).append(threading.get_ident())
         return 7
 
     async def async_tool() -> list:
-        threads["async"] = threading.get_ident()
+        threads.setdefault("async", []).append(threading.get_ident())
         return [1, 2]
 
-    agent = LlmAgent(
-        name="a",
-        model=ScriptedLlm([ScriptedLlm.calls(("sync_tool", {}), ("async_tool", {})), "done"]),
-        tools=[sync_tool, FunctionTool(async_tool)],
-    )
+    script = [ScriptedLlm.calls(("sync_tool", {}), ("async_tool", {})), "done"] * 2
+    agent = LlmAgent(name="a", model=ScriptedLlm(script), tools=[sync_tool, FunctionTool(async_tool)])
     runner = await new_runner(agent)
-    events = await send(runner, "go")
-    assert threads["async"] == threading.get_ident() != threads["sync"]
+    events = await send(runner, "go")  # as google-adk 2.13: both on the loop
+    assert threads == {"sync": [threading.get_ident()], "async": [threading.get_ident()]}
     responses = events[1].get_function_responses()
     assert [r.response for r in responses] == [{"result": 7}, {"result": [1, 2]}]
+    pooled = RunConfig(tool_thread_pool_config=ToolThreadPoolConfig(max_workers=2))
+    await send(runner, "again", run_config=pooled)  # the sync one on the pool, the async one still on the loop
+    assert threads["async"][1] == threading.get_ident() != threads["sync"][1]
 
 
 async def test_several_calls_in_one_turn_run_concurrently_and_merge_into_one_event():

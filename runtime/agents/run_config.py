@@ -1,5 +1,5 @@
 """ADK's module path for RunConfig."""
 
-from runtime.run_config import RunConfig, StreamingMode
+from runtime.run_config import RunConfig, StreamingMode, ToolThreadPoolConfig
 
-__all__ = ["RunConfig", "StreamingMode"]
+__all__ = ["RunConfig", "StreamingMode", "ToolThreadPoolConfig"]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 from typing import Any, Awaitable, Callable, Optional, Union
 
@@ -18,6 +17,7 @@ from runtime.tools.declarations import (
     convert_argument,
     function_name,
 )
+from runtime.sync_calls import call_sync
 from runtime.tools.tool_context import ToolContext
 
 ConfirmationPolicy = Union[bool, Callable[..., Union[bool, Awaitable[bool]]]]
@@ -39,7 +39,7 @@ def context_parameter(func: Callable[..., Any]) -> Optional[str]:
 
 class FunctionTool(BaseTool):
     """Wraps a function. The model sees a declaration inferred from its signature, type hints and
-    docstring. Async functions are awaited; sync ones run in a worker thread. A parameter annotated
+    docstring. Async functions are awaited; sync ones run on the loop, or on the run's tool thread pool (runtime.sync_calls). A parameter annotated
     `ToolContext` (or `Context`), or named `tool_context`, receives the context. A result that is not
     a dict is sent as {"result": value}.
 
@@ -122,7 +122,7 @@ class FunctionTool(BaseTool):
             call_args[self._context_param] = tool_context
         if self._is_async:
             return await self.func(**call_args)
-        result = await asyncio.to_thread(self.func, **call_args)
+        result = await call_sync(tool_context.run_config, self.func, **call_args)
         if inspect.isawaitable(result):
             result = await result
         return result

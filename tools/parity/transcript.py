@@ -174,6 +174,10 @@ async def transcript(app_name: str, prefix: str, package: str = APPS_PACKAGE) ->
     await service.create_session(
         app_name=runner.app_name, user_id=USER, session_id=SESSION, state=dict(getattr(module, "INITIAL_STATE", {}))
     )
+    run_kwargs = {}
+    if hasattr(module, "RUN_CONFIG"):  # the app's RunConfig fields, built by each side's own class
+        run_config = importlib.import_module(f"{prefix}.agents.run_config")
+        run_kwargs["run_config"] = run_config.RunConfig(**module.RUN_CONFIG)
     invocations: dict[str, int] = {}
     events: list = []
     rows: list = []
@@ -198,7 +202,7 @@ async def transcript(app_name: str, prefix: str, package: str = APPS_PACKAGE) ->
         else:
             message = _answer(turn, events, types)
         try:
-            async for event in runner.run_async(user_id=USER, session_id=SESSION, new_message=message):
+            async for event in runner.run_async(user_id=USER, session_id=SESSION, new_message=message, **run_kwargs):
                 if event.partial:
                     continue
                 events.append(event)
