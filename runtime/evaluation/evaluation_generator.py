@@ -9,6 +9,8 @@ from typing import Any, Iterable, Optional
 
 from google.genai.types import Content
 
+from domain.errors import AlreadyExistsError
+
 from .eval_case import EvalCase, Invocation, InvocationEvent, InvocationEvents
 
 
@@ -74,9 +76,12 @@ async def run_conversation(runner: Any, eval_case: EvalCase, *, session_id: Opti
     app_name = runner.app_name
     sid = (start.session_id if start else None) or session_id or str(uuid.uuid4())
     service = runner.session_service
-    if await service.get_session(app_name=app_name, user_id=user_id, session_id=sid) is None:
+    try:  # a new session, the common case: created without asking first
         await service.create_session(app_name=app_name, user_id=user_id, session_id=sid,
                                      state=dict(start.state) if start else {})
+    except AlreadyExistsError:  # the case's pinned session goes on; a deleted one's id cannot be taken again
+        if await service.get_session(app_name=app_name, user_id=user_id, session_id=sid) is None:
+            raise
     events, durations = [], {}
     while True:
         # the simulator reads a copy: the conversation so far, the user's own messages included
