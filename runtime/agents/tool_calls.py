@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 import logging
 import uuid
@@ -42,11 +43,19 @@ def new_function_call_id() -> str:
     return CLIENT_FUNCTION_CALL_ID_PREFIX + str(uuid.uuid4())
 
 
-def populate_client_function_call_ids(event: Event) -> None:
-    """Gives every function call an id (models other than Gemini may leave it out)."""
-    for call in event.get_function_calls():
-        if not call.id:
-            call.id = new_function_call_id()
+def with_client_function_call_ids(content: types.Content) -> types.Content:
+    """`content` with an id for every function call (models other than Gemini may leave it out),
+    the model's own objects untouched: the calls given one are copied with their arguments, and
+    the content around them (a deep copy of everything cost more than the rest of the turn's
+    events together)."""
+    parts = []
+    for part in content.parts or []:
+        call = part.function_call
+        if call is not None and not call.id:
+            call = call.model_copy(update={"id": new_function_call_id(), "args": copy.deepcopy(call.args)})
+            part = part.model_copy(update={"function_call": call})
+        parts.append(part)
+    return content.model_copy(update={"parts": parts})
 
 
 def long_running_call_ids(calls: list[types.FunctionCall], tools: dict[str, Any]) -> Optional[set[str]]:
