@@ -15,6 +15,7 @@ from domain.errors import ChronicleError
 from domain.events import Event, EventActions
 from runtime.agents.llm_context import CLIENT_FUNCTION_CALL_ID_PREFIX
 from runtime.callbacks import call_user
+from runtime.models.filled import filled
 from runtime.telemetry import live as telemetry
 from runtime.tools import tool_events
 from runtime.tools.base_tool import BaseTool
@@ -390,15 +391,15 @@ def _response_event(
         id=call.id, name=tool.name, response=response, scheduling=tool.response_scheduling,
         parts=media(response) if media is not None else None,
     )
-    parts = [types.Part(function_response=function_response)]
+    parts = [filled(types.Part, function_response=function_response)]
     text = _skipped_summary_text(tool, shown, response, tool_context)
     if text is not None:
-        parts.append(types.Part(text=text))
+        parts.append(filled(types.Part, text=text))
     return Event(
         invocation_id=ctx.invocation_id,
         author=agent.name,
         branch=ctx.branch,
-        content=types.Content(role="user", parts=parts),
+        content=filled(types.Content, role="user", parts=parts),
         actions=tool_context.actions,
     )
 
