@@ -339,6 +339,11 @@ class Runner(RunnerConveniences):
     def is_resumable(self) -> bool:
         return bool(self.resumability_config and self.resumability_config.is_resumable)
 
+    def forget_session(self, user_id: str, session_id: str) -> None:
+        """Drops what this Runner keeps of a session between invocations (its events and LLM
+        context), for a caller done with it or about to change it; a later turn reads it again."""
+        self._sessions.forget(user_id, session_id)
+
     def _check_invocation_id(
         self, session: Session, invocation_id: str, new_message: Optional[types.Content]
     ) -> Optional[int]:
@@ -388,7 +393,7 @@ class Runner(RunnerConveniences):
                 "services (InMemorySessionService, SqliteSessionService, PostgresSessionService)."
             )
         # Whatever this Runner holds of the session is about to be out of date.
-        self._sessions.forget(user_id, session_id)
+        self.forget_session(user_id, session_id)
         marker, _ = await rewind_with_files(
             self.session_service,
             self.artifact_service,

@@ -68,3 +68,23 @@ def test_a_short_pause_leaves_collection_to_the_collector(monkeypatch):
         assert cycle() is not None
     gc.collect()
     assert cycle() is None
+
+
+def test_frozen_objects_are_left_out_until_the_last_freeze_ends_then_collected():
+    gc.disable()  # no automatic pass may collect the old garbage before the freeze
+    try:
+        cycle = _garbage_cycle()  # garbage already there when the freeze begins
+        with gc_pause.gc_frozen():
+            with gc_pause.gc_frozen():  # nested, as concurrent eval runs are
+                assert gc.get_freeze_count() > 0
+            assert gc.get_freeze_count() > 0  # the outer block still holds it
+            gc.collect()
+            assert cycle() is not None  # frozen: no pass looks at it
+            young = _garbage_cycle()
+            gc.collect()
+            assert young() is None  # what the block makes is collected as usual
+        assert gc.get_freeze_count() == 0
+        gc.collect()
+        assert cycle() is None  # given back, and collected
+    finally:
+        gc.enable()

@@ -404,7 +404,7 @@ def _without_client_ids(content: types.Content) -> types.Content:
                 update={"function_response": part.function_response.model_copy(update={"id": None})}
             )
         parts.append(part)
-    return types.Content(role=content.role, parts=parts)
+    return content.model_copy(update={"parts": parts})
 
 
 def _append(view: LlmContextView, content: types.Content, *, turn_start: bool) -> int:

@@ -11,7 +11,7 @@ from domain.errors import InvalidArgumentError
 from domain.events import Event, EventActions
 
 from runtime.agents import llm_planning as planning
-from runtime.agents.tool_calls import long_running_call_ids, populate_client_function_call_ids
+from runtime.agents.tool_calls import long_running_call_ids, with_client_function_call_ids
 from runtime.callbacks import call_user
 from runtime.contexts import CallbackContext
 from runtime.invocation_context import InvocationContext
@@ -145,8 +145,7 @@ class ModelCalls:
             calls = event.get_function_calls()
             if calls:
                 if any(not c.id for c in calls):
-                    event.content = content.model_copy(deep=True)  # do not write ids into the model's objects
-                    populate_client_function_call_ids(event)
+                    event.content = with_client_function_call_ids(content)
                     calls = event.get_function_calls()
                 event.long_running_tool_ids = long_running_call_ids(calls, request.tools_dict)
         return event

@@ -13,6 +13,7 @@ from runtime.agents.model_input_context import insert_model_input_context
 from runtime.contexts import ReadonlyContext
 from runtime.invocation_context import InvocationContext
 from runtime.models import LlmRequest
+from runtime.models.filled import filled
 from runtime.tools.base_tool import BaseTool, BaseToolset
 from runtime.tools.set_model_response_tool import (
     INSTRUCTION as SET_MODEL_RESPONSE_INSTRUCTION,
@@ -32,7 +33,7 @@ async def build_request(agent: Any, ctx: InvocationContext) -> LlmRequest:
     config = (
         agent.generate_content_config.model_copy(deep=True)
         if agent.generate_content_config is not None
-        else types.GenerateContentConfig()
+        else filled(types.GenerateContentConfig)
     )
     request = LlmRequest(model=llm.model, config=config)
     # a task-mode agent's output_schema shapes its finish_task call, not its answers (runtime.agents.task_mode)

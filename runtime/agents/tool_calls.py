@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 import logging
 import uuid
@@ -14,6 +15,7 @@ from domain.errors import ChronicleError
 from domain.events import Event, EventActions
 from runtime.agents.llm_context import CLIENT_FUNCTION_CALL_ID_PREFIX
 from runtime.callbacks import call_user
+from runtime.models.filled import filled
 from runtime.telemetry import live as telemetry
 from runtime.tools import tool_events
 from runtime.tools.base_tool import BaseTool
@@ -42,11 +44,19 @@ def new_function_call_id() -> str:
     return CLIENT_FUNCTION_CALL_ID_PREFIX + str(uuid.uuid4())
 
 
-def populate_client_function_call_ids(event: Event) -> None:
-    """Gives every function call an id (models other than Gemini may leave it out)."""
-    for call in event.get_function_calls():
-        if not call.id:
-            call.id = new_function_call_id()
+def with_client_function_call_ids(content: types.Content) -> types.Content:
+    """`content` with an id for every function call (models other than Gemini may leave it out),
+    the model's own objects untouched: the calls given one are copied with their arguments, and
+    the content around them (a deep copy of everything cost more than the rest of the turn's
+    events together)."""
+    parts = []
+    for part in content.parts or []:
+        call = part.function_call
+        if call is not None and not call.id:
+            call = call.model_copy(update={"id": new_function_call_id(), "args": copy.deepcopy(call.args)})
+            part = part.model_copy(update={"function_call": call})
+        parts.append(part)
+    return content.model_copy(update={"parts": parts})
 
 
 def long_running_call_ids(calls: list[types.FunctionCall], tools: dict[str, Any]) -> Optional[set[str]]:
@@ -381,15 +391,15 @@ def _response_event(
         id=call.id, name=tool.name, response=response, scheduling=tool.response_scheduling,
         parts=media(response) if media is not None else None,
     )
-    parts = [types.Part(function_response=function_response)]
+    parts = [filled(types.Part, function_response=function_response)]
     text = _skipped_summary_text(tool, shown, response, tool_context)
     if text is not None:
-        parts.append(types.Part(text=text))
+        parts.append(filled(types.Part, text=text))
     return Event(
         invocation_id=ctx.invocation_id,
         author=agent.name,
         branch=ctx.branch,
-        content=types.Content(role="user", parts=parts),
+        content=filled(types.Content, role="user", parts=parts),
         actions=tool_context.actions,
     )
 

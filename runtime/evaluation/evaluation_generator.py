@@ -9,6 +9,8 @@ from typing import Any, Iterable, Optional
 
 from google.genai.types import Content
 
+from domain.errors import AlreadyExistsError
+
 from .eval_case import EvalCase, Invocation, InvocationEvent, InvocationEvents
 
 
@@ -74,22 +76,29 @@ async def run_conversation(runner: Any, eval_case: EvalCase, *, session_id: Opti
     app_name = runner.app_name
     sid = (start.session_id if start else None) or session_id or str(uuid.uuid4())
     service = runner.session_service
-    if await service.get_session(app_name=app_name, user_id=user_id, session_id=sid) is None:
+    try:  # a new session, the common case: created without asking first
         await service.create_session(app_name=app_name, user_id=user_id, session_id=sid,
                                      state=dict(start.state) if start else {})
+    except AlreadyExistsError:  # the case's pinned session goes on; a deleted one's id cannot be taken again
+        if await service.get_session(app_name=app_name, user_id=user_id, session_id=sid) is None:
+            raise
     events, durations = [], {}
-    while True:
-        # the simulator reads a copy: the conversation so far, the user's own messages included
-        following = await simulator.get_next_user_message(list(events))
-        if following.status != Status.SUCCESS:
-            break
-        message = following.user_message
-        began, invocation_id = time.monotonic(), None
-        async for event in runner.run_async(user_id=user_id, session_id=sid, new_message=message):
-            if invocation_id is None:  # the Runner does not yield the user's own event: what was sent
-                invocation_id = event.invocation_id
-                events.append(Event(author="user", content=message, invocation_id=invocation_id))
-            events.append(event)
-        if invocation_id is not None:
-            durations[invocation_id] = round(time.monotonic() - began, 3)
+    try:
+        while True:
+            # the simulator reads a copy: the conversation so far, the user's own messages included
+            following = await simulator.get_next_user_message(list(events))
+            if following.status != Status.SUCCESS:
+                break
+            message = following.user_message
+            began, invocation_id = time.monotonic(), None
+            async for event in runner.run_async(user_id=user_id, session_id=sid, new_message=message):
+                if invocation_id is None:  # the Runner does not yield the user's own event: what was sent
+                    invocation_id = event.invocation_id
+                    events.append(Event(author="user", content=message, invocation_id=invocation_id))
+                events.append(event)
+            if invocation_id is not None:
+                durations[invocation_id] = round(time.monotonic() - began, 3)
+    finally:
+        # The case is over: kept by the Runner, its session would only add to every collector pass.
+        runner.forget_session(user_id, sid)
     return sid, convert_events_to_eval_invocations(events, durations)

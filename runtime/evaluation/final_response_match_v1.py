@@ -7,6 +7,7 @@ Khmer/Myanmar combining marks on their base letter (plain `rouge-score` drops ev
 from __future__ import annotations
 
 import functools
+import re
 import unicodedata
 from typing import Any, Optional
 
@@ -62,13 +63,26 @@ def _is_unspaced(code: int) -> bool:  # Thai, Lao, Myanmar, Khmer
     return 0x0E00 <= code <= 0x0EFF or 0x1000 <= code <= 0x109F or 0x1780 <= code <= 0x17FF
 
 
+_NOT_ASCII_ALNUM = re.compile(r"[^a-z0-9]+")
+
+
 class _UnicodeTokenizer:
     """Splits as google-adk does; ASCII words go to rouge-score's own tokeniser (which stems them)."""
 
     def __init__(self, ascii_tokenizer: Any):
         self._ascii = ascii_tokenizer
+        # A word's tokens depend on the word alone, and stemming is most of a score's cost: each word once.
+        self._word_tokens = functools.lru_cache(maxsize=1 << 16)(self._tokens_of)
 
     def tokenize(self, text: str) -> list[str]:
+        if text.isascii():  # no normalisation or script rule changes ASCII: its words are its alphanumeric runs
+            words = _NOT_ASCII_ALNUM.sub(" ", text.lower()).split()
+        else:
+            words = self._words(text)
+        return [token for word in words for token in self._word_tokens(word)]
+
+    @staticmethod
+    def _words(text: str) -> list[str]:
         pieces: list[str] = []
         for char in unicodedata.normalize("NFKC", text).lower():
             code, mark = ord(char), unicodedata.category(char).startswith("M")
@@ -78,7 +92,7 @@ class _UnicodeTokenizer:
                 pieces += [char] if mark else [" ", char]
             else:
                 pieces.append(char if char.isalnum() or mark else " ")
-        tokens: list[str] = []
-        for word in "".join(pieces).split():
-            tokens += self._ascii.tokenize(word) if word.isascii() else [word]
-        return tokens
+        return "".join(pieces).split()
+
+    def _tokens_of(self, word: str) -> tuple[str, ...]:
+        return tuple(self._ascii.tokenize(word)) if word.isascii() else (word,)

@@ -8,6 +8,8 @@ from typing import Any, Iterable, Optional, Protocol
 from google.genai import types
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
+from .filled import filled
+
 
 class _DeclaresFunction(Protocol):
     """The slice of a tool that a request needs: its name and its function declaration."""
@@ -81,7 +83,7 @@ class LlmRequest(BaseModel):
             if isinstance(existing, types.Tool) and existing.function_declarations is not None:
                 existing.function_declarations = [*existing.function_declarations, *declarations]
                 return
-        self.config.tools.append(types.Tool(function_declarations=declarations))
+        self.config.tools.append(filled(types.Tool, function_declarations=declarations))
 
     def set_output_schema(self, schema: Any) -> None:
         """Asks the model for JSON that fits `schema` (a pydantic model class or a types.Schema)."""

@@ -5,8 +5,9 @@ ROUGE-1 response match, plus the efficiency metrics), both on in-memory sessions
 
 google-adk's side runs what `adk eval` and `AgentEvaluator` run: its LocalEvalService, inference then
 evaluation. Time is this process's CPU time (its threads included; on a shared machine wall time is mostly
-other jobs' noise). The runs alternate who goes first; the figure is the median over runs, the ratio
-Chronicle's rate over ADK's. Each side first evaluates a small set untimed, so first-use costs are no one's figure.
+other jobs' noise). The runs alternate who goes first, each after a full collection (so neither side's
+garbage is collected on the other's clock); the figure is the median over runs, the ratio the median of each
+run's Chronicle rate over ADK's. Each side first evaluates a small set untimed, so first-use costs are no one's figure.
 Both sides must pass every case, else the bench fails: a fast wrong answer is no figure.
 
 google-adk pins google-genai below 3, so this runs in google-adk's environment (see tools/bench/adk.py).
@@ -15,6 +16,7 @@ google-adk pins google-genai below 3, so this runs in google-adk's environment (
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import sys
 import time
@@ -149,6 +151,7 @@ def run(kinds: list[str] | None, *, runs: int = 3, quick: bool = False, postgres
     order = list(sides)
     for _ in range(runs):
         for name in order:
+            gc.collect()  # the other side's garbage is collected on no one's clock
             with Stopwatch(time.process_time) as watch:
                 statuses = asyncio.run(sides[name](eval_set_json(n)))
             if statuses != ["PASSED"] * n:
