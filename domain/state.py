@@ -134,6 +134,8 @@ def check_json_state(delta: Mapping[str, Any] | None, what: str = "state") -> No
         return
     if type(delta) is not dict and not isinstance(delta, Mapping):  # the ABC check is the slow one
         raise InvalidArgumentError(f"{what} must be a dict of JSON values, got {type(delta).__name__}")
+    if _plainly_storable(delta):
+        return  # the common case, in one walk; anything else is looked at key by key, for its message
     for key, value in delta.items():
         if not isinstance(key, str) or not key:
             raise InvalidArgumentError(f"{what} keys must be non-empty strings, got {key!r}")
@@ -141,6 +143,18 @@ def check_json_state(delta: Mapping[str, Any] | None, what: str = "state") -> No
         if is_temp(key):
             continue  # temp: values never leave the process
         check_json_value(value, f"{what}[{key!r}]")
+
+
+def _plainly_storable(delta: Mapping[str, Any]) -> bool:
+    """Whether the whole delta, temp: values included and one level deeper than each value alone,
+    passes ``check_storable``: then each key and value passes the checks below too."""
+    if type(delta) is not dict or "" in delta:
+        return False
+    try:
+        check_storable(delta, "")
+    except InvalidArgumentError:
+        return False
+    return True
 
 
 def check_json_value(value: Any, what: str) -> None:

@@ -217,12 +217,17 @@ def _walk_items(value: Any, depth: int, models: bool) -> None:
 def _walk_model(value: Any, depth: int) -> None:
     name = ""
     fields = value.__dict__
-    typed = _typed_items(type(value))
+    factories, typed = _model_fields(type(value))
+    set_fields = value.__pydantic_fields_set__
     try:
-        for name in _set_fields(value):
+        for name in set_fields | factories if factories else set_fields:
             item = fields.get(name)
             kind = type(item)
-            if _plain(item, kind):
+            if kind is str:  # the most common field, checked inline (as _plain does)
+                if not item.isascii() or "\x00" in item:
+                    _check_text(item)
+                continue
+            if item is None or _plain(item, kind):
                 continue
             if name in typed and None in (item.values() if kind is dict else item):
                 # pydantic writes a None inside a typed list or dict without a warning, and
@@ -234,31 +239,21 @@ def _walk_model(value: Any, depth: int) -> None:
         raise
 
 
-_FACTORY_FIELDS: dict[type, frozenset[str]] = {}
+_MODEL_FIELDS: dict[type, tuple[frozenset[str], frozenset[str]]] = {}
 
 
-def _set_fields(model: Any) -> Any:
-    """The fields of a pydantic model that can hold anything but their default: those set (pydantic
-    records every assignment) and those whose default is made per instance (a dict, a model),
-    which can be changed in place. The rest are still their immutable defaults."""
-    kind = type(model)
-    factories = _FACTORY_FIELDS.get(kind)
-    if factories is None:
-        fields = getattr(kind, "model_fields", {})
-        factories = _FACTORY_FIELDS[kind] = frozenset(n for n, f in fields.items() if f.default_factory is not None)
-    set_fields = model.model_fields_set
-    return set_fields | factories if factories else set_fields
-
-
-_TYPED_ITEMS: dict[type, frozenset[str]] = {}
-
-
-def _typed_items(kind: type) -> frozenset[str]:
-    """A model's fields that are lists, sets or dicts of a type that is not Optional or Any."""
-    found = _TYPED_ITEMS.get(kind)
+def _model_fields(kind: type) -> tuple[frozenset[str], frozenset[str]]:
+    """Of a pydantic model class: the fields that can hold anything but their default besides
+    those set (pydantic records every assignment), that is those whose default is made per
+    instance (a dict, a model), which can be changed in place (the rest are still their
+    immutable defaults); and the fields that are lists, sets or dicts of a type that is not
+    Optional or Any."""
+    found = _MODEL_FIELDS.get(kind)
     if found is None:
-        found = _TYPED_ITEMS[kind] = frozenset(
-            name for name, field in getattr(kind, "model_fields", {}).items() if _items_typed(field.annotation)
+        fields = getattr(kind, "model_fields", {})
+        found = _MODEL_FIELDS[kind] = (
+            frozenset(n for n, f in fields.items() if f.default_factory is not None),
+            frozenset(n for n, f in fields.items() if _items_typed(f.annotation)),
         )
     return found
 

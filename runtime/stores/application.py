@@ -176,8 +176,10 @@ class LogApplication(Application):
         bookkeeping nothing here reads: a large share of an in-memory append. So would
         ``events.put``, a recording object per event.)"""
         self.recorder.insert_events([self.mapper.to_stored_event(e) for e in events], **kwargs)
-        if any(e.originator_version % SNAPSHOT_INTERVAL == 0 for e in events):
-            self._snapshot(events, {log.id: log for log in logs})
+        for e in events:
+            if e.originator_version % SNAPSHOT_INTERVAL == 0:
+                self._snapshot(events, {log.id: log for log in logs})
+                return
 
     def _take_snapshots(self, processing_event: Any) -> None:  # the library's save() calls this
         self._snapshot(processing_event.events, processing_event.aggregates)
