@@ -95,7 +95,7 @@ def is_temp(key: str) -> bool:
 
 def without_temp(delta: Mapping[str, Any] | None) -> dict[str, Any]:
     """The part of a delta that may be stored."""
-    return {k: v for k, v in (delta or {}).items() if not is_temp(k)}
+    return {k: v for k, v in (delta or {}).items() if not k.startswith(State.TEMP_PREFIX)}  # (is_temp, inline)
 
 
 def split_scopes(delta: Mapping[str, Any] | None) -> ScopedDelta:

@@ -98,6 +98,7 @@ MIN_INT, MAX_INT = -(2**63), 2**63 - 1
 MAX_ID_LENGTH = 256
 _BAD_CHARS = re.compile("[\x00\ud800-\udfff]")  # NUL and lone surrogates
 _CONTROL = re.compile("[\x00-\x1f\x7f]")
+_PLAIN_ID = re.compile(r"[!-~](?:[ -~]{0,%d}[!-~])?\Z" % (MAX_ID_LENGTH - 2))
 
 
 class _Refused(Exception):
@@ -227,7 +228,14 @@ def _walk_model(value: Any, depth: int) -> None:
                 if not item.isascii() or "\x00" in item:
                     _check_text(item)
                 continue
-            if item is None or _plain(item, kind):
+            if item is None or kind is bool or ((kind is dict or kind is list) and not item):
+                continue
+            if kind in _MODEL_TYPES:  # a model in a model: walked directly (what _walk would do)
+                if depth + 1 >= MAX_DEPTH:
+                    raise _Refused(f"it nests deeper than {MAX_DEPTH} levels")
+                _walk_model(item, depth + 1)
+                continue
+            if _plain(item, kind):
                 continue
             if name in typed and None in (item.values() if kind is dict else item):
                 # pydantic writes a None inside a typed list or dict without a warning, and
@@ -307,6 +315,8 @@ def check_event_id(value: object, kind: str = "event id", *, blank: bool = False
     """An event's (or invocation's) id: text of at most MAX_ID_LENGTH characters, without control
     characters or surrounding space; not blank unless ``blank``. A blank event id would let the
     store take a second, different event for a duplicate of the first."""
+    if type(value) is str and _PLAIN_ID.match(value) or (blank and value == ""):
+        return value  # the usual id: printable ASCII, no space around it, short enough
     if (
         not isinstance(value, str)
         or len(value) > MAX_ID_LENGTH
