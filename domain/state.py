@@ -9,7 +9,7 @@ replaces the old value rather than merging into it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Iterator, Mapping, MutableMapping
 
 from domain.errors import InvalidArgumentError
@@ -80,13 +80,20 @@ class State(MutableMapping[str, Any]):
         return f"State({self.to_dict()!r})"
 
 
-@dataclass
+@dataclass(init=False)
 class ScopedDelta:
     """A delta split by scope. Keys keep their prefixes (as ADK stores them)."""
 
-    app: dict[str, Any] = field(default_factory=dict)
-    user: dict[str, Any] = field(default_factory=dict)
-    session: dict[str, Any] = field(default_factory=dict)
+    app: dict[str, Any]
+    user: dict[str, Any]
+    session: dict[str, Any]
+
+    def __init__(self, app: dict[str, Any] | None = None, user: dict[str, Any] | None = None,
+                 session: dict[str, Any] | None = None):
+        # Written out: a dataclass's default factories cost more than the split, made on every append.
+        self.app = {} if app is None else app
+        self.user = {} if user is None else user
+        self.session = {} if session is None else session
 
 
 def is_temp(key: str) -> bool:
