@@ -8,6 +8,7 @@ if the library changes either.
 
 from __future__ import annotations
 
+import functools
 import logging
 import sys
 import threading
@@ -80,8 +81,12 @@ class VersionedMapper(Mapper):
         return to_json(state)
 
     def _tagged(self, moment: datetime) -> dict[str, Any]:
-        transcoding = self.transcoder.types[datetime]  # type: ignore[attr-defined]
+        transcoding = self._datetimes
         return {"_type_": transcoding.name, "_data_": transcoding.encode(moment)}
+
+    @functools.cached_property
+    def _datetimes(self) -> Any:
+        return self.transcoder.types[datetime]  # type: ignore[attr-defined]
 
     def _tag_datetimes(self, values: dict[str, Any]) -> dict[str, Any]:
         for key, value in values.items():
@@ -95,11 +100,12 @@ def _with_encoded_payload(state: dict[str, Any], encoded: bytes) -> bytes:
     ``class_version``, is already encoded as ``{"name":value}`` (``domain.chained.ENCODED_PAYLOAD``):
     the bytes its digest hashed, written once. JSON's text of an object is its members' texts
     joined, so the result is the same bytes."""
-    *head, name, _ = state
-    if not encoded.startswith(b'{"%s":' % name.encode()):
+    class_version = state.pop("class_version")
+    name, value = state.popitem()
+    if not encoded.startswith(b'{"' + name.encode() + b'":'):
+        state[name], state["class_version"] = value, class_version
         return to_json(state)  # not this attribute's encoding: encode it all
-    members = to_json({key: state[key] for key in head})
-    return b"%s,%s,\"class_version\":%d}" % (members[:-1], encoded[1:-1], state["class_version"])
+    return b"".join((to_json(state)[:-1], b",", encoded[1:-1], b',"class_version":%d}' % class_version))
 
 
 def make_transcoder() -> Transcoder:
