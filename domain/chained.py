@@ -96,7 +96,7 @@ class ChainedAggregate(Aggregate):
         if len(payload) == 1:  # {"name":value}: the stored payload reuses these bytes (ENCODED_PAYLOAD)
             object.__setattr__(event, ENCODED_PAYLOAD, encoded)
         event.mutate(self)
-        self._pending_events.append(event)
+        self.pending_events.append(event)  # (the library's own list, as trigger_event appends to it)
 
 
 def snapshot_digest(state: Mapping[str, Any]) -> str:

@@ -219,7 +219,7 @@ def _walk_model(value: Any, depth: int) -> None:
     name = ""
     fields = value.__dict__
     factories, typed = _model_fields(type(value))
-    set_fields = value.__pydantic_fields_set__
+    set_fields = value.model_fields_set
     try:
         for name in set_fields | factories if factories else set_fields:
             item = fields.get(name)
