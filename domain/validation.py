@@ -315,7 +315,7 @@ def check_event_id(value: object, kind: str = "event id", *, blank: bool = False
     """An event's (or invocation's) id: text of at most MAX_ID_LENGTH characters, without control
     characters or surrounding space; not blank unless ``blank``. A blank event id would let the
     store take a second, different event for a duplicate of the first."""
-    if type(value) is str and _PLAIN_ID.match(value) or (blank and value == ""):
+    if type(value) is str and (_PLAIN_ID.match(value) or (blank and not value)):
         return value  # the usual id: printable ASCII, no space around it, short enough
     if (
         not isinstance(value, str)

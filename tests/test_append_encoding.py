@@ -14,6 +14,7 @@ from google.genai import types
 from pydantic_core import to_json
 
 from domain.chained import ENCODED_PAYLOAD
+from domain.errors import InvalidArgumentError
 from domain.events import Event, EventActions
 from domain.session_log import SessionLog, session_log_id
 from runtime.operations.audit import logs_to_check, verify_store
@@ -130,3 +131,37 @@ def test_an_event_of_the_log_is_not_changed_by_the_bytes_it_carries():
     )
     assert twin == event and repr(twin) == repr(event)
     assert uuid.UUID(str(event.originator_id)) == log.id
+
+
+@pytest.mark.parametrize("delta, message", [
+    ({"": 1}, "state_delta keys must be non-empty strings, got ''"),
+    ({1: "x"}, "state_delta keys must be non-empty strings, got 1"),
+    ({"k\x00": 1}, "state_delta key 'k\\x00' cannot be stored: it contains a NUL character."),
+    ({"k": {1, 2}}, "state_delta['k'] cannot be stored: set is not a JSON value"),
+    ({"k": {"n": float("nan")}}, "state_delta['k']['n'] cannot be stored: nan is not a finite number."),
+    ({"k": 2**63}, "state_delta['k'] cannot be stored: the integer with 19 digits is outside the 64-bit signed range."),
+])
+def test_a_bad_state_delta_is_refused_with_the_words_it_had_before(delta, message):
+    """A delta the one-walk check does not pass is looked at key by key, for the same message."""
+    async def scenario():
+        sessions = session_service_from_url("memory://")
+        session = await sessions.create_session(app_name="app", user_id="u")
+        event = Event(author="user")
+        event.actions.state_delta = delta  # as a caller may change it after the event was built
+        with pytest.raises(InvalidArgumentError) as refused:
+            await sessions.append_event(session, event)
+        assert str(refused.value).startswith(message)
+        assert (await sessions.get_session(app_name="app", user_id="u", session_id=session.id)).events == []
+
+    asyncio.run(scenario())
+
+
+def test_a_temp_value_need_not_be_json():
+    async def scenario():
+        sessions = session_service_from_url("memory://")
+        session = await sessions.create_session(app_name="app", user_id="u")
+        marker = object()
+        await sessions.append_event(session, Event(author="user", actions=EventActions(state_delta={"temp:o": marker, "k": 1})))
+        assert session.state["temp:o"] is marker and session.state["k"] == 1
+
+    asyncio.run(scenario())
