@@ -41,8 +41,18 @@ _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_asci
 
 def digest(topic: str, payload: Mapping[str, Any]) -> str:
     """The digest a new event carries (v2)."""
-    data = to_json(payload if len(payload) == 1 else dict(sorted(payload.items())))
-    return _V2 + hashlib.sha256(topic.encode() + b"\n" + data).hexdigest()
+    return digest_of(topic, encode(payload))
+
+
+def encode(payload: Mapping[str, Any]) -> bytes:
+    """The bytes a v2 digest hashes: the payload as pydantic-core writes it, top-level keys sorted
+    (a payload of one attribute is ``{"name":value}``, as that attribute is stored)."""
+    return to_json(payload if len(payload) == 1 else dict(sorted(payload.items())))
+
+
+def digest_of(topic: str, encoded: bytes) -> str:
+    """The v2 digest of a payload ``encode`` wrote."""
+    return _V2 + hashlib.sha256(topic.encode() + b"\n" + encoded).hexdigest()
 
 
 def digest_v1(topic: str, payload: Mapping[str, Any]) -> str:

@@ -33,7 +33,10 @@ def left_open(events: Sequence[Any], next_invocation_id: str | None) -> tuple[st
         start -= 1
     open_calls: list[str] = []
     for event in events[start:]:
-        open_calls = still_open(open_calls, (c.id for c in event.get_function_calls()),
+        calls = event.get_function_calls()
+        if not calls and not open_calls:
+            continue  # most events: nothing called, nothing open (checked on every append)
+        open_calls = still_open(open_calls, (c.id for c in calls),
                                 (r.id for r in event.get_function_responses() if r.id),
                                 event.long_running_tool_ids or ())
     return (last, open_calls) if open_calls else None

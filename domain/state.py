@@ -9,7 +9,7 @@ replaces the old value rather than merging into it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Iterator, Mapping, MutableMapping
 
 from domain.errors import InvalidArgumentError
@@ -80,13 +80,20 @@ class State(MutableMapping[str, Any]):
         return f"State({self.to_dict()!r})"
 
 
-@dataclass
+@dataclass(init=False)
 class ScopedDelta:
     """A delta split by scope. Keys keep their prefixes (as ADK stores them)."""
 
-    app: dict[str, Any] = field(default_factory=dict)
-    user: dict[str, Any] = field(default_factory=dict)
-    session: dict[str, Any] = field(default_factory=dict)
+    app: dict[str, Any]
+    user: dict[str, Any]
+    session: dict[str, Any]
+
+    def __init__(self, app: dict[str, Any] | None = None, user: dict[str, Any] | None = None,
+                 session: dict[str, Any] | None = None):
+        # Written out: a dataclass's default factories cost more than the split, made on every append.
+        self.app = {} if app is None else app
+        self.user = {} if user is None else user
+        self.session = {} if session is None else session
 
 
 def is_temp(key: str) -> bool:
@@ -95,7 +102,7 @@ def is_temp(key: str) -> bool:
 
 def without_temp(delta: Mapping[str, Any] | None) -> dict[str, Any]:
     """The part of a delta that may be stored."""
-    return {k: v for k, v in (delta or {}).items() if not is_temp(k)}
+    return {k: v for k, v in (delta or {}).items() if not k.startswith(State.TEMP_PREFIX)}  # (is_temp, inline)
 
 
 def split_scopes(delta: Mapping[str, Any] | None) -> ScopedDelta:
@@ -134,6 +141,8 @@ def check_json_state(delta: Mapping[str, Any] | None, what: str = "state") -> No
         return
     if type(delta) is not dict and not isinstance(delta, Mapping):  # the ABC check is the slow one
         raise InvalidArgumentError(f"{what} must be a dict of JSON values, got {type(delta).__name__}")
+    if _plainly_storable(delta):
+        return  # the common case, in one walk; anything else is looked at key by key, for its message
     for key, value in delta.items():
         if not isinstance(key, str) or not key:
             raise InvalidArgumentError(f"{what} keys must be non-empty strings, got {key!r}")
@@ -141,6 +150,18 @@ def check_json_state(delta: Mapping[str, Any] | None, what: str = "state") -> No
         if is_temp(key):
             continue  # temp: values never leave the process
         check_json_value(value, f"{what}[{key!r}]")
+
+
+def _plainly_storable(delta: Mapping[str, Any]) -> bool:
+    """Whether the whole delta, temp: values included and one level deeper than each value alone,
+    passes ``check_storable``: then each key and value passes the checks below too."""
+    if type(delta) is not dict or "" in delta:
+        return False
+    try:
+        check_storable(delta, "")
+    except InvalidArgumentError:
+        return False
+    return True
 
 
 def check_json_value(value: Any, what: str) -> None:

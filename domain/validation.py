@@ -98,6 +98,7 @@ MIN_INT, MAX_INT = -(2**63), 2**63 - 1
 MAX_ID_LENGTH = 256
 _BAD_CHARS = re.compile("[\x00\ud800-\udfff]")  # NUL and lone surrogates
 _CONTROL = re.compile("[\x00-\x1f\x7f]")
+_PLAIN_ID = re.compile(r"[!-~](?:[ -~]{0,%d}[!-~])?\Z" % (MAX_ID_LENGTH - 2))
 
 
 class _Refused(Exception):
@@ -217,11 +218,23 @@ def _walk_items(value: Any, depth: int, models: bool) -> None:
 def _walk_model(value: Any, depth: int) -> None:
     name = ""
     fields = value.__dict__
-    typed = _typed_items(type(value))
+    factories, typed = _model_fields(type(value))
+    set_fields = value.model_fields_set
     try:
-        for name in _set_fields(value):
+        for name in set_fields | factories if factories else set_fields:
             item = fields.get(name)
             kind = type(item)
+            if kind is str:  # the most common field, checked inline (as _plain does)
+                if not item.isascii() or "\x00" in item:
+                    _check_text(item)
+                continue
+            if item is None or kind is bool or ((kind is dict or kind is list) and not item):
+                continue
+            if kind in _MODEL_TYPES:  # a model in a model: walked directly (what _walk would do)
+                if depth + 1 >= MAX_DEPTH:
+                    raise _Refused(f"it nests deeper than {MAX_DEPTH} levels")
+                _walk_model(item, depth + 1)
+                continue
             if _plain(item, kind):
                 continue
             if name in typed and None in (item.values() if kind is dict else item):
@@ -234,31 +247,21 @@ def _walk_model(value: Any, depth: int) -> None:
         raise
 
 
-_FACTORY_FIELDS: dict[type, frozenset[str]] = {}
+_MODEL_FIELDS: dict[type, tuple[frozenset[str], frozenset[str]]] = {}
 
 
-def _set_fields(model: Any) -> Any:
-    """The fields of a pydantic model that can hold anything but their default: those set (pydantic
-    records every assignment) and those whose default is made per instance (a dict, a model),
-    which can be changed in place. The rest are still their immutable defaults."""
-    kind = type(model)
-    factories = _FACTORY_FIELDS.get(kind)
-    if factories is None:
-        fields = getattr(kind, "model_fields", {})
-        factories = _FACTORY_FIELDS[kind] = frozenset(n for n, f in fields.items() if f.default_factory is not None)
-    set_fields = model.model_fields_set
-    return set_fields | factories if factories else set_fields
-
-
-_TYPED_ITEMS: dict[type, frozenset[str]] = {}
-
-
-def _typed_items(kind: type) -> frozenset[str]:
-    """A model's fields that are lists, sets or dicts of a type that is not Optional or Any."""
-    found = _TYPED_ITEMS.get(kind)
+def _model_fields(kind: type) -> tuple[frozenset[str], frozenset[str]]:
+    """Of a pydantic model class: the fields that can hold anything but their default besides
+    those set (pydantic records every assignment), that is those whose default is made per
+    instance (a dict, a model), which can be changed in place (the rest are still their
+    immutable defaults); and the fields that are lists, sets or dicts of a type that is not
+    Optional or Any."""
+    found = _MODEL_FIELDS.get(kind)
     if found is None:
-        found = _TYPED_ITEMS[kind] = frozenset(
-            name for name, field in getattr(kind, "model_fields", {}).items() if _items_typed(field.annotation)
+        fields = getattr(kind, "model_fields", {})
+        found = _MODEL_FIELDS[kind] = (
+            frozenset(n for n, f in fields.items() if f.default_factory is not None),
+            frozenset(n for n, f in fields.items() if _items_typed(f.annotation)),
         )
     return found
 
@@ -312,6 +315,8 @@ def check_event_id(value: object, kind: str = "event id", *, blank: bool = False
     """An event's (or invocation's) id: text of at most MAX_ID_LENGTH characters, without control
     characters or surrounding space; not blank unless ``blank``. A blank event id would let the
     store take a second, different event for a duplicate of the first."""
+    if type(value) is str and (_PLAIN_ID.match(value) or (blank and not value)):
+        return value  # the usual id: printable ASCII, no space around it, short enough
     if (
         not isinstance(value, str)
         or len(value) > MAX_ID_LENGTH

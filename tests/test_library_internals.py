@@ -19,6 +19,7 @@ from eventsourcing.persistence import JSONTranscoder
 from eventsourcing.popo import POPOApplicationRecorder, POPOTrackingRecorder
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteConnection, SQLiteConnectionPool
 
+from domain.chained import ENCODED_PAYLOAD
 from domain.events import Event, EventActions
 from domain.session_log import SessionLog, session_log_id
 from domain.session import Session
@@ -95,6 +96,7 @@ def test_the_fast_payload_encoding_writes_the_transcoders_json():
         stored = mapper.to_stored_event(domain_event)
         fields = dict(vars(domain_event))
         fields.pop("originator_id"), fields.pop("originator_version")
+        fields.pop(ENCODED_PAYLOAD, None)  # the digest's bytes, which the mapper writes: not stored as such
         fields["class_version"] = 1
         assert transcoder.decode(stored.state) == transcoder.decode(transcoder.encode(fields))
         if isinstance(domain_event, SessionLog.Recorded):

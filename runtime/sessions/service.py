@@ -269,12 +269,12 @@ class LogSessionService(BaseSessionService):
     ) -> tuple[int, Event | None]:
         """Records the event; ``interrupted`` (``domain.interruption.left_open``) is noted first,
         in the same transaction, when the event starts a new invocation."""
-        log_id = session_log_id(session.app_name, session.user_id, session.id)
+        app_name, user_id, expected = session.app_name, session.user_id, session.version
+        log_id = session_log_id(app_name, user_id, session.id)
         with self._logs.lock(log_id):
-            log = self._logs.load_for_append(log_id, session.version)
+            log = self._logs.load_for_append(log_id, expected)
             if log is None:
-                raise SessionNotFoundError(session.app_name, session.user_id, session.id)
-            expected = session.version
+                raise SessionNotFoundError(app_name, user_id, session.id)
             if expected is not None and expected != log.version:
                 duplicate = self._logs.stored_event(log_id, payload["id"])
                 if duplicate is not None:
@@ -287,7 +287,7 @@ class LogSessionService(BaseSessionService):
             side = SideRows(
                 claims=[(log_id, payload["id"], log.version)],
                 updated_sessions=[catalog_row(log, state=log.state if scoped.session else None)],
-                scoped=_scoped_rows(session.app_name, session.user_id, scoped),
+                scoped=_scoped_rows(app_name, user_id, scoped) if scoped.app or scoped.user else [],
             )
             try:
                 self._logs.save(log, side)

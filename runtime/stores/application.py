@@ -8,6 +8,7 @@ if the library changes either.
 
 from __future__ import annotations
 
+import functools
 import logging
 import sys
 import threading
@@ -30,7 +31,7 @@ from eventsourcing.persistence import (
 from eventsourcing.utils import get_topic, resolve_topic
 from pydantic_core import from_json, to_json
 
-from domain.chained import snapshot_problem
+from domain.chained import ENCODED_PAYLOAD, snapshot_problem
 from domain.session_log import SessionLog
 from runtime.stores.rows import SideRows
 
@@ -55,15 +56,16 @@ class VersionedMapper(Mapper):
         state = dict(vars(domain_event))
         originator_id = state.pop("originator_id")
         originator_version = state.pop("originator_version")
+        encoded = state.pop(ENCODED_PAYLOAD, None)
         state["class_version"] = getattr(type(domain_event), "class_version", 1)
         return StoredEvent(
             originator_id=originator_id,
             originator_version=originator_version,
             topic=get_topic(type(domain_event)),
-            state=self._encode(domain_event, state),
+            state=self._encode(domain_event, state, encoded),
         )
 
-    def _encode(self, domain_event: Any, state: dict[str, Any]) -> bytes:
+    def _encode(self, domain_event: Any, state: dict[str, Any], encoded: bytes | None = None) -> bytes:
         if not isinstance(domain_event, _JSON_PAYLOAD_EVENTS):
             return self.transcoder.encode(state)
         # The same JSON the transcoder writes, many times faster (a snapshot of a long
@@ -74,17 +76,36 @@ class VersionedMapper(Mapper):
             state["state"] = self._tag_datetimes(dict(state["state"]))
         else:
             state["timestamp"] = self._tagged(state["timestamp"])
+            if encoded is not None:
+                return _with_encoded_payload(state, encoded)
         return to_json(state)
 
     def _tagged(self, moment: datetime) -> dict[str, Any]:
-        transcoding = self.transcoder.types[datetime]  # type: ignore[attr-defined]
+        transcoding = self._datetimes
         return {"_type_": transcoding.name, "_data_": transcoding.encode(moment)}
+
+    @functools.cached_property
+    def _datetimes(self) -> Any:
+        return self.transcoder.types[datetime]  # type: ignore[attr-defined]
 
     def _tag_datetimes(self, values: dict[str, Any]) -> dict[str, Any]:
         for key, value in values.items():
             if isinstance(value, datetime):
                 values[key] = self._tagged(value)
         return values
+
+
+def _with_encoded_payload(state: dict[str, Any], encoded: bytes) -> bytes:
+    """``to_json(state)`` for a chained event's state whose one payload attribute, just before
+    ``class_version``, is already encoded as ``{"name":value}`` (``domain.chained.ENCODED_PAYLOAD``):
+    the bytes its digest hashed, written once. JSON's text of an object is its members' texts
+    joined, so the result is the same bytes."""
+    class_version = state.pop("class_version")
+    name, value = state.popitem()
+    if not encoded.startswith(b'{"' + name.encode() + b'":'):
+        state[name], state["class_version"] = value, class_version
+        return to_json(state)  # not this attribute's encoding: encode it all
+    return b"".join((to_json(state)[:-1], b",", encoded[1:-1], b',"class_version":%d}' % class_version))
 
 
 def make_transcoder() -> Transcoder:
@@ -176,8 +197,10 @@ class LogApplication(Application):
         bookkeeping nothing here reads: a large share of an in-memory append. So would
         ``events.put``, a recording object per event.)"""
         self.recorder.insert_events([self.mapper.to_stored_event(e) for e in events], **kwargs)
-        if any(e.originator_version % SNAPSHOT_INTERVAL == 0 for e in events):
-            self._snapshot(events, {log.id: log for log in logs})
+        for e in events:
+            if e.originator_version % SNAPSHOT_INTERVAL == 0:
+                self._snapshot(events, {log.id: log for log in logs})
+                return
 
     def _take_snapshots(self, processing_event: Any) -> None:  # the library's save() calls this
         self._snapshot(processing_event.events, processing_event.aggregates)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
@@ -25,14 +25,24 @@ class CatalogRow:
 Listing = tuple[str, str, float, int, Any]
 
 
-@dataclass
+@dataclass(init=False)
 class SideRows:
     """The derived rows one append (or one group of appends) writes along with its events."""
 
-    claims: list[tuple[UUID, str, int]] = field(default_factory=list)  # (log, event id, version)
-    new_sessions: list[CatalogRow] = field(default_factory=list)
-    updated_sessions: list[CatalogRow] = field(default_factory=list)
-    scoped: list[tuple[str, str, str, Any]] = field(default_factory=list)  # (app, user|'', key, value)
+    claims: list[tuple[UUID, str, int]]  # (log, event id, version)
+    new_sessions: list[CatalogRow]
+    updated_sessions: list[CatalogRow]
+    scoped: list[tuple[str, str, str, Any]]  # (app, user|'', key, value)
+
+    def __init__(
+        self, claims: list[tuple[UUID, str, int]] | None = None, new_sessions: list[CatalogRow] | None = None,
+        updated_sessions: list[CatalogRow] | None = None, scoped: list[tuple[str, str, str, Any]] | None = None,
+    ):
+        # Written out: a dataclass's default factories are a share of an in-memory append.
+        self.claims = [] if claims is None else claims
+        self.new_sessions = [] if new_sessions is None else new_sessions
+        self.updated_sessions = [] if updated_sessions is None else updated_sessions
+        self.scoped = [] if scoped is None else scoped
 
     def sorted_scoped(self) -> list[tuple[str, str, str, Any]]:
         """(app, user, key, value) in key order, values as given (each adapter encodes them

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import time
 import uuid
 import warnings
 from typing import Any, Callable
@@ -84,7 +85,7 @@ async def _measure(svc: Any, make_event: Callable[[int], Any], config: Callable[
     session = await svc.create_session(app_name=app, user_id="u")
     events = [make_event(i) for i in range(n)]
     gc.collect()  # the previous run's garbage is not this run's cost
-    with Stopwatch() as sw:
+    with Stopwatch() as sw, Stopwatch(time.process_time) as cpu:
         await timed_appends(svc, session, events)
     key = app + "\x00" + session.id
     loaded = await svc.get_session(app_name=app, user_id="u", session_id=session.id)
@@ -92,6 +93,7 @@ async def _measure(svc: Any, make_event: Callable[[int], Any], config: Callable[
     del loaded, events
     return {
         "appends": n / sw.seconds,
+        "appends_cpu": n / cpu.seconds,
         "load_all": await _load_ms(svc, key, None),
         "load20": await _load_ms(svc, key, config()),
         "app": app, "session_id": session.id,
@@ -142,9 +144,16 @@ def _rows(kind: str, adk: list[dict[str, Any]], ours: list[dict[str, Any]]) -> l
     def ratio(key: str) -> str:  # per run, then the median: both sides saw the same host
         return f"{median([o[key] / a[key] for o, a in zip(ours, adk)]):.2f}x"
 
+    target = f"≥{target_rate / issue_rate:.2f}x ({target_rate:,} / {issue_rate:,})"
     return [
         [f"{kind} ({service})", "appends/s, one writer", f"{mid(adk, 'appends'):,.0f}", f"{mid(ours, 'appends'):,.0f}",
-         ratio("appends"), f"≥{target_rate / issue_rate:.2f}x ({target_rate:,} / {issue_rate:,})"],
+         ratio("appends"), target],
+    ] + ([
+        # In memory an append is all CPU: its CPU time is its cost without the other jobs of a
+        # shared host (its wall time, above, moves with them by a third and more).
+        ["", "appends/s, one writer, in CPU time", f"{mid(adk, 'appends_cpu'):,.0f}",
+         f"{mid(ours, 'appends_cpu'):,.0f}", ratio("appends_cpu"), "≥2x (issue 33)"],
+    ] if kind == "memory" else []) + [
         ["", "load, all events (ms)", f"{mid(adk, 'load_all'):.1f}", f"{mid(ours, 'load_all'):.1f}",
          ratio("load_all"), f"≤{target_load / issue_load:.2f}x ({target_load:.0f} / {issue_load:.0f})"],
         ["", "load, newest 20 (ms)", f"{mid(adk, 'load20'):.2f}", f"{mid(ours, 'load20'):.2f}", ratio("load20"), "–"],

@@ -25,25 +25,28 @@ class MemoryLogRecorder(ScopedReads, POPOApplicationRecorder):
         # in-memory append is mostly bookkeeping); everything is checked before anything
         # is written.
         side: SideRows = kwargs.get("side") or SideRows()
+        claims, catalog, stored = self._claims, self._catalog, self._stored_events
         with self._database_lock:
             placed = [(self._stored_events_index[str(s.originator_id)], s) for s in stored_events]
-            versions = {(id(index), s.originator_version) for index, s in placed}
-            if len(versions) < len(placed) or any(s.originator_version in index for index, s in placed):
-                raise IntegrityError(f"Stored event already recorded: {stored_events}")
-            for log_id, event_id, _ in side.claims:
-                if (log_id, event_id) in self._claims:
-                    raise IntegrityError(f"Event {event_id!r} already recorded")
+            if len(placed) > 1 and len({(id(index), s.originator_version) for index, s in placed}) < len(placed):
+                raise IntegrityError(f"Stored events are not unique: {stored_events}")
             for index, s in placed:
-                index[s.originator_version] = len(self._stored_events)
-                self._stored_events.append(s)
+                if s.originator_version in index:
+                    raise IntegrityError(f"Stored event already recorded: {stored_events}")
+            for claim in side.claims:
+                if claim[:2] in claims:
+                    raise IntegrityError(f"Event {claim[1]!r} already recorded")
+            for index, s in placed:
+                index[s.originator_version] = len(stored)
+                stored.append(s)
             for log_id, event_id, version in side.claims:
-                self._claims[(log_id, event_id)] = version
+                claims[(log_id, event_id)] = version
             for row in side.new_sessions:
-                self._catalog[row.log_id] = row
+                catalog[row.log_id] = row
             for row in side.updated_sessions:
                 if row.state is None:  # state unchanged by this write: keep the stored one
-                    row = replace(row, state=self._catalog[row.log_id].state)
-                self._catalog[row.log_id] = row
+                    row = replace(row, state=catalog[row.log_id].state)
+                catalog[row.log_id] = row
             for app_name, user_id, key, value in side.sorted_scoped() if side.scoped else ():
                 self._scoped.setdefault((app_name, user_id), {})[key] = json.dumps(value)
         return None

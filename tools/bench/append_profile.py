@@ -1,0 +1,89 @@
+"""Where an in-memory append's time goes: `python -m tools.bench.append_profile [--runs N]`.
+
+Times the phases of `LogSessionService.append_event` on the sessions workload (2,000 events to
+one new session, as `bench sessions` and `bench adk` append them): each phase is timed by a
+wrapper around the service's own function, in this process only, in CPU time (a shared host's
+other jobs move wall time far more), and the table is the run with the fastest whole append
+among `--runs`. The wrappers add about a µs per phase; the figures are for comparing phases
+and trees (docs/benchmarks.md), not for quoting rates.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import time
+from collections import defaultdict
+from typing import Any
+
+from domain.events import Event
+from domain.session_log import SessionLog
+from runtime.sessions import service, session_logs, session_service_from_url
+from tools.bench.sessions import workload_event
+
+N = 2000
+WHOLE = "whole append (append_event)"
+# (label, owner, attribute): the phases, outermost first.
+PHASES = [
+    ("state delta check (check_json_state)", service, "check_json_state"),
+    ("event checks and JSON dump (Event.checked_json_dict)", Event, "checked_json_dict"),
+    ("tool calls left open (left_open)", service, "left_open"),
+    ("store side (LogSessionService._append)", service.LogSessionService, "_append"),
+    ("  the log's event (SessionLog.record: digest, link, apply)", SessionLog, "record"),
+    ("  recording (SessionLogs.save)", session_logs.SessionLogs, "save"),
+]
+# Timed on the store's own mapper (this module names no backend); the rest of recording is the
+# recorder's write and the calls around it.
+MAPPER = "    mapper (the application's mapper: to_stored_event)"
+
+
+def _wrap(totals: dict[str, float], label: str, owner: Any, name: str) -> None:
+    fn = getattr(owner, name)
+
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        start = time.process_time()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            totals[label] += time.process_time() - start
+
+    setattr(owner, name, timed)
+
+
+async def _run(totals: dict[str, float]) -> None:
+    sessions = session_service_from_url("memory://")
+    _wrap(totals, MAPPER, sessions.store.application.mapper, "to_stored_event")
+    session = await sessions.create_session(app_name="profile", user_id="u")
+    events = [workload_event(i) for i in range(N)]
+    gc.collect()
+    totals.clear()
+    start = time.process_time()
+    for event in events:
+        await sessions.append_event(session, event)
+    totals[WHOLE] = time.process_time() - start
+
+
+def profile(runs: int = 7) -> dict[str, float]:
+    """µs per append of each phase, from the run whose whole append was fastest."""
+    totals: dict[str, float] = defaultdict(float)
+    for label, owner, name in PHASES:
+        _wrap(totals, label, owner, name)
+    best: dict[str, float] | None = None
+    for _ in range(runs):
+        asyncio.run(_run(totals))
+        if best is None or totals[WHOLE] < best[WHOLE]:
+            best = dict(totals)
+    assert best is not None
+    return {label: best.get(label, 0.0) / N * 1e6 for label in [WHOLE] + [p[0] for p in PHASES] + [MAPPER]}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=7)
+    for label, micros in profile(parser.parse_args().runs).items():
+        print(f"{micros:6.1f} µs  {label}")
+
+
+if __name__ == "__main__":
+    main()
