@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import typing
-from typing import Any, AsyncGenerator, Callable, Generator, Literal, Optional
+from typing import Any, AsyncGenerator, Callable, Literal, Optional
 
 from pydantic import ConfigDict, PrivateAttr, TypeAdapter, ValidationError
 
@@ -125,23 +124,19 @@ class FunctionNode(BaseNode):
             async for item in self.func(**arguments):
                 yield item
         elif inspect.isgeneratorfunction(self.func):
-            async for item in _stepped_in_threads(self.func(**arguments)):
-                yield item
+            # as google-adk 2.13 (no tool thread pool configured): a sync node runs on the loop, so
+            # what it says comes in the order ADK's does
+            generator = self.func(**arguments)
+            try:
+                for item in generator:
+                    yield item
+            finally:
+                generator.close()
         elif inspect.iscoroutinefunction(self.func):
             yield await self.func(**arguments)
         else:
-            yield await asyncio.to_thread(self.func, **arguments)  # a sync function must not block the loop
-
-
-async def _stepped_in_threads(generator: Generator[Any, None, None]) -> AsyncGenerator[Any, None]:
-    """A sync generator's items as they come, each step run in a thread (a step must not block
-    the loop); closed when the node stops, whatever the reason."""
-    done = object()
-    try:
-        while (item := await asyncio.to_thread(next, generator, done)) is not done:
-            yield item
-    finally:
-        await asyncio.to_thread(generator.close)
+            result = self.func(**arguments)
+            yield await result if inspect.isawaitable(result) else result
 
 
 def node(

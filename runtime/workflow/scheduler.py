@@ -24,6 +24,7 @@ from domain.events import Event, EventActions, NodeInfo
 from projections.workflow import NODE_FACT_KEY, WorkflowRuns, node_fact
 from runtime.invocation_context import InvocationContext
 from runtime.workflow.base_node import START, BaseNode
+from runtime.workflow.checkpoints import Checkpoints, is_checkpoint
 from runtime.workflow.context import Context
 from runtime.workflow.errors import NodeInterruptedError, NodeTimeoutError
 from runtime.workflow.facts import as_json, describe, fact_event, hide_if_silent
@@ -70,6 +71,7 @@ class GraphRun:
         self._branches: dict[str, str] = {}  # path -> the branch its run is on ("" for none)  # path -> its start fact, until its first event
         self.terminal_outputs: dict[str, Any] = {}
         self._told_errors: set[int] = set()  # the errors a failed event already records (by id)
+        self.checkpoints = Checkpoints(ctx, author)  # a resumable app's snapshots (none otherwise)
 
     # -- the generator the workflow yields from ---------------------------------------------
 
@@ -82,6 +84,7 @@ class GraphRun:
         ]
         arrivals: dict[str, dict[str, tuple[str, Any]]] = {}  # join -> predecessor -> (its path, output)
         tasks: dict[asyncio.Task, str] = {}
+        deferred: list[tuple[str, Any]] = []  # runs that ended while nodes were being started
         try:
             while pending or tasks:
                 while pending and (self.max_concurrency is None or len(tasks) < self.max_concurrency):
@@ -91,14 +94,23 @@ class GraphRun:
                     self._branches[path] = _branch(*lane, f"{name}@{self._runs[name]}")
                     done = self._finished_run(path)
                     if done is not None:  # no task for a node the log says finished: a resume costs its read only
+                        replayed = self.checkpoints.replayed(name, path, done.output)
+                        if replayed is not None:
+                            yield replayed
                         pending.extend(self._successors(name, path, done.output, done.route, arrivals))
                         continue
                     task = asyncio.create_task(self.run_node(self.graph.nodes[name], path, value, sources))
                     tasks[task] = path
                     task.add_done_callback(lambda t: self._queue.put_nowait(("done", t)))
-                if not tasks:
+                    checkpoint = self.checkpoints.started(name)
+                    if checkpoint is not None:
+                        yield checkpoint
+                        # as ADK: what the node said while its snapshot was committed comes before the next start
+                        async for event in self._said_meanwhile(deferred):
+                            yield event
+                if not tasks and not deferred:
                     continue  # the log had the rest: nothing runs, nothing to wait for
-                kind, item = await self._queue.get()
+                kind, item = deferred.pop(0) if deferred else await self._queue.get()
                 if kind == "event":
                     event, committed = item
                     yield event
@@ -116,13 +128,31 @@ class GraphRun:
                 name = path.rsplit("/", 1)[-1].split("@", 1)[0]
                 output, route = item.result()
                 if output is WAITING:
-                    continue
-                pending.extend(self._successors(name, path, output, route, arrivals))
+                    checkpoint = self.checkpoints.waiting(name, self._waiting.get(path, []))
+                else:
+                    checkpoint = self.checkpoints.completed(name)
+                    pending.extend(self._successors(name, path, output, route, arrivals))
+                if checkpoint is not None:
+                    yield checkpoint
         finally:
             for task in tasks:
                 task.cancel()
             if tasks:
                 await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _said_meanwhile(self, deferred: list[tuple[str, Any]]) -> AsyncGenerator[Event, None]:
+        """The events the nodes handed over while the last snapshot was being committed (runs that
+        ended meanwhile wait in `deferred`, in order)."""
+        await asyncio.sleep(0)  # a node just started runs up to its first event
+        while not self._queue.empty():
+            kind, item = self._queue.get_nowait()
+            if kind != "event":
+                deferred.append((kind, item))
+                continue
+            event, committed = item
+            yield event
+            if not committed.done():
+                committed.set_result(None)
 
     async def run_alone(
         self, node: BaseNode, path: str, node_input: Any, send: Callable[[Event], Any]
@@ -323,7 +353,7 @@ class GraphRun:
                     ctx.waiting_told = list(ctx.interrupts)
                 elif not isinstance(item, Event):
                     item = Event(output=item)  # as ADK: a value is an event with that output
-                if item.node_info.path:  # already placed: an event of a node inside this one
+                if item.node_info.path or is_checkpoint(item):  # already placed: a node's inside this one
                     await self._send_held(ctx, path)
                     await self._emit(item)
                     continue

@@ -81,6 +81,9 @@ class Workflow(BaseAgent, BaseNode):
         if run.interrupts:
             ctx.interrupts.extend(run.interrupts)  # waits while a node inside waits, on the same requests
             return
+        end = run.checkpoints.end()  # as the Runner's agent, BaseAgent records its end
+        if end is not None:
+            yield end
         outputs = run.terminal_outputs
         ctx.output = next(iter(outputs.values())) if len(outputs) == 1 else (outputs or None)
         ctx.output_said = True  # as ADK: its terminal nodes' events said it; no event of its own (its end fact has it)
