@@ -353,7 +353,9 @@ class GraphRun:
                     ctx.waiting_told = list(ctx.interrupts)
                 elif not isinstance(item, Event):
                     item = Event(output=item)  # as ADK: a value is an event with that output
-                if item.node_info.path or is_checkpoint(item):  # already placed: a node's inside this one
+                # already placed: a node's inside this one, or a nested workflow's checkpoint (an
+                # agent node's own end is at the node's path, as in ADK)
+                if item.node_info.path or (is_checkpoint(item) and getattr(node, "agent", None) is None):
                     await self._send_held(ctx, path)
                     await self._emit(item)
                     continue
