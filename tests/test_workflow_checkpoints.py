@@ -125,3 +125,36 @@ async def test_a_workflow_outside_a_resumable_app_writes_no_checkpoints(store_ur
     ]
     assert ran == ["draft", "review", "review"]
     await sessions.close()
+
+
+async def test_an_agent_node_run_again_in_a_resumable_invocation_answers_and_records_each_end(store_url):
+    """A parallel worker agent, one item at a time: each run of the agent is a run of its own (its
+    end recorded at its path), not skipped because an earlier run of the same agent ended."""
+    from runtime import LlmAgent, ScriptedLlm
+    from runtime.workflow import ParallelWorker
+
+    def echo(request) -> str:
+        return f"about {request.contents[-1].parts[0].text}"
+
+    def split(node_input: str):
+        return node_input.split()
+
+    agent = LlmAgent(name="explain", model=ScriptedLlm([echo], cycle=True), instruction="Say.")
+    flow = Workflow(name="notes", edges=[(START, split, ParallelWorker(node=node(agent), max_parallel_workers=1))])
+    sessions = session_service_from_url(store_url)
+    await sessions.create_session(app_name=APP, user_id=USER, session_id=SESSION)
+    runner = Runner(app=App(name=APP, root_agent=flow, resumability_config=ResumabilityConfig(is_resumable=True)),
+                    session_service=sessions)
+    message = types.Content(role="user", parts=[types.Part(text="sea tides moon")])
+    events = [e async for e in runner.run_async(user_id=USER, session_id=SESSION, new_message=message)]
+    answers = [(e.node_info.path, e.content.parts[0].text) for e in events if e.author == "explain" and e.content]
+    assert answers == [
+        ("notes@1/explain@1/explain@1", "about sea"),
+        ("notes@1/explain@1/explain@2", "about tides"),
+        ("notes@1/explain@1/explain@3", "about moon"),
+    ]
+    ends = [e.node_info.path for e in events if e.author == "explain" and e.actions.end_of_agent]
+    assert ends == ["notes@1/explain@1/explain@1", "notes@1/explain@1/explain@2", "notes@1/explain@1/explain@3"]
+    assert [e.output for e in events if e.node_info.path == "notes@1/explain@1"] == [["about sea", "about tides", "about moon"]]
+    assert events[-1].author == "notes" and events[-1].actions.end_of_agent
+    await sessions.close()

@@ -14,6 +14,7 @@ from typing import Any
 
 from domain.events import Event, EventActions, NodeInfo
 from runtime.invocation_context import InvocationContext
+from runtime.workflow.agent_node import USER_TURN
 
 # google-adk's NodeStatus values, as its snapshots hold them
 RUNNING, COMPLETED, WAITING = 2, 3, 4
@@ -36,7 +37,8 @@ class Checkpoints:
         return self._set(name, COMPLETED, self.nodes.get(name, {}).get("interrupts", []))
 
     def waiting(self, name: str, interrupts: list[str]) -> Event | None:
-        return self._set(name, WAITING, list(interrupts))
+        # a task agent waiting for the user's reply is no input request to ADK
+        return self._set(name, WAITING, [i for i in interrupts if i != USER_TURN])
 
     def replayed(self, name: str, path: str, output: Any) -> Event | None:
         """A node the log says finished: completed without a snapshot; its output said again."""

@@ -67,8 +67,10 @@ class Workflow(BaseAgent, BaseNode):
         run = self._graph_run(ctx, f"{self.name}@1", log, found, None)  # as ADK: the root's run id too
         async for event in run.events(text):
             yield event
-        if run.interrupts:
-            ctx.paused_agents.add(self.name)  # a resumable invocation pauses; it has not finished
+        if any(i != USER_TURN for i in run.interrupts):
+            # a resumable invocation pauses; it has not finished (as ADK: a task agent waiting for
+            # the user's reply does not pause it, the reply goes on in it)
+            ctx.paused_agents.add(self.name)
 
     async def _run_impl(self, *, ctx: Context, node_input: Any) -> AsyncGenerator[Any, None]:
         """As a node of another workflow."""
