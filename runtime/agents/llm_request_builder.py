@@ -78,7 +78,8 @@ async def build_request(agent: Any, ctx: InvocationContext) -> LlmRequest:
     groups = await agent.tool_groups(readonly)
     targets = agent.transfer_targets()
     if targets:
-        request.append_instructions([transfer_instructions(agent, targets)])
+        if agent.mode not in ("task", "single_turn"):  # as ADK: a delegated agent is not told of transfers
+            request.append_instructions([transfer_instructions(agent, targets)])
         # Before the agent's own tools, as google-adk declares it: a tool of the user's with the
         # same name comes later and wins.
         groups.insert(0, (None, [agent.transfer_tool_for(targets)]))
