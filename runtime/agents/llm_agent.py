@@ -136,9 +136,9 @@ class LlmAgent(ModelCalls, BaseAgent):
             from runtime.agents.task_mode import FinishTaskTool
 
             self.tools.append(FinishTaskTool(self))  # as google-adk adds it
-        from runtime.agents.single_turn import single_turn_tools
+        from runtime.agents.single_turn import delegation_tools
 
-        self.tools.extend(single_turn_tools(self.sub_agents))  # as google-adk adds them
+        self.tools.extend(delegation_tools(self.sub_agents))  # as google-adk adds them
 
     def _clear_caches(self) -> None:
         self._wrapped_tools = {}
@@ -242,17 +242,19 @@ class LlmAgent(ModelCalls, BaseAgent):
 
     def transfer_targets(self) -> list[BaseAgent]:
         """The agents this one may hand the conversation to."""
-        from runtime.agents.single_turn import SINGLE_TURN
+        from runtime.agents.single_turn import DELEGATED_MODES
 
-        # a single-turn agent is a tool of its chat agent, never a transfer's target (as ADK)
-        targets: list[BaseAgent] = [a for a in self.sub_agents if getattr(a, "mode", None) != SINGLE_TURN]
+        # a single-turn or task agent is a tool of its chat agent, never a transfer's target (as ADK)
+        targets: list[BaseAgent] = [a for a in self.sub_agents if getattr(a, "mode", None) not in DELEGATED_MODES]
         parent = self.parent_agent
         if parent is None or not isinstance(parent, LlmAgent):
             return targets
         if not self.disallow_transfer_to_parent:
             targets.append(parent)
         if not self.disallow_transfer_to_peers:
-            targets.extend(p for p in parent.sub_agents if p is not self and getattr(p, "mode", None) != SINGLE_TURN)
+            targets.extend(
+                p for p in parent.sub_agents if p is not self and getattr(p, "mode", None) not in DELEGATED_MODES
+            )
         return targets
 
     @property

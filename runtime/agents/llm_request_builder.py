@@ -7,6 +7,7 @@ from typing import Any, Optional
 
 from google.genai import types
 
+from runtime.agents.single_turn import DELEGATED_MODES
 from runtime.agents import llm_planning as planning, static_instruction as static
 from runtime.agents.instructions import inject_session_state
 from runtime.agents.model_input_context import insert_model_input_context
@@ -78,7 +79,7 @@ async def build_request(agent: Any, ctx: InvocationContext) -> LlmRequest:
     groups = await agent.tool_groups(readonly)
     targets = agent.transfer_targets()
     if targets:
-        if agent.mode not in ("task", "single_turn"):  # as ADK: a delegated agent is not told of transfers
+        if agent.mode not in DELEGATED_MODES:  # as ADK: a delegated agent is not told of transfers
             request.append_instructions([transfer_instructions(agent, targets)])
         # Before the agent's own tools, as google-adk declares it: a tool of the user's with the
         # same name comes later and wins.

@@ -15,6 +15,8 @@ from runtime.tools.agent_tool import AgentTool
 from runtime.tools.tool_context import ToolContext
 
 SINGLE_TURN = "single_turn"
+DELEGATED_MODES = ("task", SINGLE_TURN)
+"""The modes of sub-agents their chat agent calls as tools (never a transfer's target), as ADK."""
 
 
 class SingleTurnAgentTool(AgentTool):
@@ -40,6 +42,9 @@ class SingleTurnAgentTool(AgentTool):
             return f"Error running sub-agent: {error}"
 
 
-def single_turn_tools(sub_agents: list[Any]) -> list[SingleTurnAgentTool]:
-    """The tools a chat agent gets for its single-turn sub-agents."""
-    return [SingleTurnAgentTool(a) for a in sub_agents if getattr(a, "mode", None) == SINGLE_TURN]
+def delegation_tools(sub_agents: list[Any]) -> list[Any]:
+    """The tools a chat agent gets for its single-turn and task-mode sub-agents, in their order."""
+    from runtime.agents.task_mode import TaskAgentTool
+
+    kinds = {SINGLE_TURN: SingleTurnAgentTool, "task": TaskAgentTool}
+    return [kinds[a.mode](a) for a in sub_agents if getattr(a, "mode", None) in kinds]

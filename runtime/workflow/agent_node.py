@@ -22,6 +22,9 @@ class AgentNode(BaseNode):
     recorded on that answer's event."""
 
     agent: Any
+    delegated: bool = False
+    """A task a chat agent handed over (runtime.agents.task_mode.TaskAgentTool): its talk always
+    starts with the call's arguments, the user's replies following in it."""
 
     async def _run_impl(self, *, ctx: Context, node_input: Any) -> AsyncGenerator[Any, None]:
         if getattr(self.agent, "mode", None) == "task":
@@ -77,7 +80,7 @@ class AgentNode(BaseNode):
         from runtime.agents.task_mode import FINISH_TASK, finish_tool, finished
 
         message = ctx.resume_inputs.get(USER_TURN)
-        first = _input_event(ctx, message if message is not None else node_input)
+        first = _input_event(ctx, message if message is not None and not self.delegated else node_input)
         view = TaskSessionView(ctx.invocation_context.session, ctx.node_path, first)
         invocation = ctx.invocation_context.model_copy(update={"agent": self.agent, "session": view})
         invocation.llm_context.forget(self.agent.name, invocation.branch)

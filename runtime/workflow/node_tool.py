@@ -107,6 +107,7 @@ async def run_as_tool(
     as 2.13 numbers a single-turn sub-agent's runs)."""
     from projections.workflow import fold_all
     from runtime.agents.node_path import agent_node_path
+    from runtime.workflow.agent_node import USER_TURN
     from runtime.workflow.interrupts import answers
     from runtime.workflow.scheduler import WAITING, GraphRun
 
@@ -120,10 +121,12 @@ async def run_as_tool(
     if numbered:
         segment = _numbered_run(events, f"{agent_path}/{name}@" if agent_path else f"{name}@", branch)
     path = f"{agent_path}/{segment}" if agent_path else segment
-    run = GraphRun(
-        None, ctx=invocation, path=agent_path, author=node.name, log=fold_all(events), answers=answers(events),
-        state_schema=None,
-    )
+    log, found = fold_all(events), answers(events)
+    earlier = log.nodes.get(path)
+    if earlier is not None and earlier.status == "waiting" and USER_TURN in earlier.interrupts:
+        # a delegated task waits for the user: the call runs again on the user's reply
+        found[USER_TURN] = next(e.content for e in reversed(events) if e.author == "user")
+    run = GraphRun(None, ctx=invocation, path=agent_path, author=node.name, log=log, answers=found, state_schema=None)
     run._branches[path] = branch
     output, _ = await run.run_alone(node, path, node_input, tool_events.emit)
     return tool_events.WAITING if output is WAITING else output
