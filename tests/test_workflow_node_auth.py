@@ -17,6 +17,8 @@ from runtime.auth.auth_credential import AuthCredential, AuthCredentialTypes
 from runtime.auth.auth_tool import AuthConfig
 from runtime.auth.credential_service import InMemoryCredentialService
 from runtime.events import Event
+from runtime.plugins import BasePlugin
+from runtime.tools import FunctionTool, ToolContext
 from runtime.workflow import START, Context, Workflow, WorkflowConfigurationError, node
 
 APP, USER = "bank", "u1"
@@ -89,3 +91,53 @@ async def test_an_answer_that_is_no_credential_is_refused_and_nothing_is_written
 def test_auth_config_needs_rerun_on_resume():
     with pytest.raises(WorkflowConfigurationError, match="rerun_on_resume"):
         node(lambda: 1, name="fetch", auth_config=bank_key, rerun_on_resume=False)
+
+
+def tool_workflow(ran: list[str]) -> Workflow:
+    """A tool node whose tool asks for the bank key itself, then a tool node that fails."""
+
+    def balance(account: str, tool_context: ToolContext) -> dict:
+        ran.append("balance")
+        credential = tool_context.get_auth_response(bank_key)
+        if credential is None:
+            tool_context.request_credential(bank_key)
+            return {"pending": True}
+        tool_context.state["balance"] = f"{account}: 120 (key …{credential.api_key[-2:]})"
+        return {"account": account}
+
+    def statements(account: str) -> dict:
+        raise ConnectionError(f"statements of {account} are offline")
+
+    def report(node_input: dict, balance: str):
+        return Event(message=f"{balance}; {node_input}")
+
+    return Workflow(name="banking", edges=[(START, FunctionTool(balance), FunctionTool(statements), report)])
+
+
+async def test_a_tool_node_whose_tool_asks_for_a_credential_waits_and_runs_with_it(store_url):
+    class Fallback(BasePlugin):
+        async def on_tool_error_callback(self, *, tool, tool_args, tool_context, error):
+            return {"statements": [], "note": str(error)}
+
+    sessions = session_service_from_url(store_url)
+    session = await sessions.create_session(app_name=APP, user_id=USER)
+    ran: list[str] = []
+
+    def runner() -> Runner:
+        return Runner(app_name=APP, node=tool_workflow(ran), session_service=sessions, plugins=[Fallback(name="fallback")],
+                      credential_service=InMemoryCredentialService())
+
+    first = await run(runner(), session.id, types.Content(role="user", parts=[types.Part(text="main")]))
+    request = first[-1].get_function_calls()[0]
+    assert (request.name, request.id) == ("adk_request_credential", "wf_auth:banking@1/balance@1")
+    assert request.args["authConfig"]["credentialKey"] == "bank_key" and "apiKey" not in request.args["authConfig"]["rawAuthCredential"]
+    assert ran == ["balance"] and not [e for e in first if e.output is not None]  # no result: it waits
+
+    second = await run(runner(), session.id, answer({"result": SECRET}))
+    assert ran == ["balance", "balance"]
+    assert second[-1].content.parts[0].text == (
+        "main: 120 (key …42); {'statements': [], 'note': 'statements of main are offline'}"
+    )
+    stored = await sessions.get_session(app_name=APP, user_id=USER, session_id=session.id)
+    assert SECRET not in json.dumps([e.model_dump(mode="json") for e in stored.log_events()])
+    await sessions.close()

@@ -41,6 +41,15 @@ async def gate(ctx: Context, auth_config: AuthConfig) -> Optional[Event]:
     return request_event(auth_config, interrupt_id(ctx.node_path))
 
 
+def requested_config(events: list[Event], interrupt: str) -> Optional[AuthConfig]:
+    """The AuthConfig the request `interrupt` asked for (without its secrets), from the log."""
+    for event in reversed(events):
+        for call in event.get_function_calls():
+            if call.id == interrupt and call.name == REQUEST_CREDENTIAL:
+                return AuthConfig.model_validate((call.args or {}).get("authConfig") or {})
+    return None
+
+
 def request_event(auth_config: AuthConfig, interrupt: str) -> Event:
     """ADK's request: the auth config without its secrets, and a message for the person."""
     args = without_secrets(
