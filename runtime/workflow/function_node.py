@@ -6,7 +6,7 @@ import inspect
 import typing
 from typing import Any, AsyncGenerator, Callable, Literal, Optional
 
-from pydantic import ConfigDict, PrivateAttr, TypeAdapter, ValidationError
+from pydantic import ConfigDict, PrivateAttr, TypeAdapter
 
 from runtime.auth.auth_tool import AuthConfig
 from runtime.workflow import confirmation, node_auth
@@ -89,16 +89,10 @@ class FunctionNode(BaseNode):
         return arguments
 
     def _coerced(self, name: str, value: Any) -> Any:
-        """The value as the parameter's type hint wants it (as ADK: "3" for an int becomes 3)."""
+        """The value as the parameter's type hint wants it (as ADK: "3" for an int becomes 3); one
+        that does not fit (None for a `str`) raises pydantic's ValidationError, ADK's error."""
         adapter = self._adapters.get(name)
-        if adapter is None or value is None:
-            return value
-        try:
-            return adapter.validate_python(value)
-        except ValidationError as error:
-            raise WorkflowDataError(
-                f"Parameter {name!r} of node {self.name!r} got {value!r}, which does not fit its type: {error}"
-            ) from error
+        return value if adapter is None else adapter.validate_python(value)
 
     def exempt_from_output_schema(self, value: Any) -> bool:
         return bool(self.require_confirmation) and value == confirmation.REJECTED
