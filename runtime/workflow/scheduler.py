@@ -85,6 +85,7 @@ class GraphRun:
         arrivals: dict[str, dict[str, tuple[str, Any]]] = {}  # join -> predecessor -> (its path, output)
         tasks: dict[asyncio.Task, str] = {}
         deferred: list[tuple[str, Any]] = []  # runs that ended while nodes were being started
+        answered: set[str] = set()  # runs whose output is a person's answer (they do not run)
         try:
             while pending or tasks:
                 while pending and (self.max_concurrency is None or len(tasks) < self.max_concurrency):
@@ -99,9 +100,13 @@ class GraphRun:
                             yield replayed
                         pending.extend(self._successors(name, path, done.output, done.route, arrivals))
                         continue
-                    task = asyncio.create_task(self.run_node(self.graph.nodes[name], path, value, sources))
+                    node = self.graph.nodes[name]
+                    task = asyncio.create_task(self.run_node(node, path, value, sources))
                     tasks[task] = path
                     task.add_done_callback(lambda t: self._queue.put_nowait(("done", t)))
+                    if self._takes_answer(node, path):  # as ADK: no run, so no snapshot; its output said on its end
+                        answered.add(path)
+                        continue
                     checkpoint = self.checkpoints.started(name)
                     if checkpoint is not None:
                         yield checkpoint
@@ -129,6 +134,9 @@ class GraphRun:
                 output, route = item.result()
                 if output is WAITING:
                     checkpoint = self.checkpoints.waiting(name, self._waiting.get(path, []))
+                elif path in answered:
+                    checkpoint = self.checkpoints.replayed(name, path, output)
+                    pending.extend(self._successors(name, path, output, route, arrivals))
                 else:
                     checkpoint = self.checkpoints.completed(name)
                     pending.extend(self._successors(name, path, output, route, arrivals))
@@ -200,6 +208,15 @@ class GraphRun:
                 del arrivals[target]
         return triggered
 
+    def _takes_answer(self, node: BaseNode, path: str) -> bool:
+        """Whether the run at `path` waited for input and takes the answer as its output without
+        running again (a node with rerun_on_resume=False; an agent reads its answers itself)."""
+        earlier = self.log.nodes.get(path)
+        return (
+            earlier is not None and earlier.status == "waiting" and not node.rerun_on_resume
+            and getattr(node, "agent", None) is None and any(i in self.answers for i in earlier.interrupts)
+        )
+
     def _finished_run(self, path: str) -> Any:
         """The run at `path` if the log says it finished (before a crash or a pause), else None."""
         earlier = self.log.nodes.get(path)
@@ -248,7 +265,7 @@ class GraphRun:
                 self._wait_on(path, earlier.interrupts)
                 return WAITING, None  # still unanswered
             # the answer is the node's output; an agent's answers are its own to read (it runs again)
-            if not node.rerun_on_resume and getattr(node, "agent", None) is None:
+            if self._takes_answer(node, path):
                 answer = next(iter(resume_inputs.values())) if len(resume_inputs) == 1 else resume_inputs
                 # as ADK, no event: the answer's own (the client's) said it; the log keeps the fact
                 answered = fact_event(invocation, author=self._author(node), path=path, status="completed")
