@@ -88,8 +88,8 @@ class GraphRun:
         answered: set[str] = set()  # runs whose output is a person's answer (they do not run)
         try:
             while pending or tasks:
-                while pending and (self.max_concurrency is None or len(tasks) < self.max_concurrency):
-                    name, value, sources, lane = pending.pop(0)
+                while (at := self._next_start(pending, tasks)) is not None:
+                    name, value, sources, lane = pending.pop(at)
                     self._runs[name] += 1
                     path = f"{self.path}/{name}@{self._runs[name]}"
                     self._branches[path] = _branch(*lane, f"{name}@{self._runs[name]}")
@@ -122,26 +122,32 @@ class GraphRun:
                     if not committed.done():
                         committed.set_result(None)
                     continue
-                path = tasks.pop(item)
-                if item.cancelled():
-                    continue
-                error = item.exception()
-                if error is not None:
-                    async for event in self._cancel(tasks):
-                        yield event
-                    raise error
-                name = path.rsplit("/", 1)[-1].split("@", 1)[0]
-                output, route = item.result()
-                if output is WAITING:
-                    checkpoint = self.checkpoints.waiting(name, self._waiting.get(path, []))
-                elif path in answered:
-                    checkpoint = self.checkpoints.replayed(name, path, output)
-                    pending.extend(self._successors(name, path, output, route, arrivals))
-                else:
-                    checkpoint = self.checkpoints.completed(name)
-                    pending.extend(self._successors(name, path, output, route, arrivals))
-                if checkpoint is not None:
-                    yield checkpoint
+                if item not in tasks:
+                    continue  # its end was handled with an earlier one's
+                # as ADK: every run that has ended by now is handled, in the order they started (a run
+                # whose last event was just committed ends first)
+                await asyncio.sleep(0)
+                for ended in [t for t in tasks if t.done()]:
+                    path = tasks.pop(ended)
+                    if ended.cancelled():
+                        continue
+                    error = ended.exception()
+                    if error is not None:
+                        async for event in self._cancel(tasks):
+                            yield event
+                        raise error
+                    name = _name(path)
+                    output, route = ended.result()
+                    if output is WAITING:
+                        checkpoint = self.checkpoints.waiting(name, self._waiting.get(path, []))
+                    elif path in answered:
+                        checkpoint = self.checkpoints.replayed(name, path, output)
+                        pending.extend(self._successors(name, path, output, route, arrivals))
+                    else:
+                        checkpoint = self.checkpoints.completed(name)
+                        pending.extend(self._successors(name, path, output, route, arrivals))
+                    if checkpoint is not None:
+                        yield checkpoint
         finally:
             for task in tasks:
                 task.cancel()
@@ -207,6 +213,14 @@ class GraphRun:
                 triggered.append((target, {p: waiting[p][1] for p in expected}, paths, (shared, False)))
                 del arrivals[target]
         return triggered
+
+    def _next_start(self, pending: list[tuple[str, Any, list[str], tuple[str, bool]]], tasks: dict) -> Optional[int]:
+        """Which pending trigger starts next: the first whose node is not running already (as ADK,
+        a node's runs follow one another), while the concurrency cap allows; None for none."""
+        if self.max_concurrency is not None and len(tasks) >= self.max_concurrency:
+            return None
+        running = {_name(path) for path in tasks.values()}
+        return next((i for i, trigger in enumerate(pending) if trigger[0] not in running), None)
 
     def _takes_answer(self, node: BaseNode, path: str) -> bool:
         """Whether the run at `path` waited for input and takes the answer as its output without
@@ -448,6 +462,11 @@ class GraphRun:
             return output
 
         return run_child
+
+
+def _name(path: str) -> str:
+    """The node a run's path names (``wf@1/a@2`` -> ``a``)."""
+    return path.rsplit("/", 1)[-1].split("@", 1)[0]
 
 
 def _branch(base: str, sub: bool, run: str) -> str:
