@@ -30,9 +30,25 @@ def agent_to_run(root: BaseAgent, events: Sequence[Event]) -> BaseAgent:
         if event.author == root.name:
             return root
         agent = root.find_sub_agent(event.author)
+        if agent is not None and _delegated(agent):
+            return _delegator(agent)  # a task (or single-turn) agent's talk goes on through its chat agent
         if agent is not None and _is_transferable_across_agent_tree(agent):
             return agent
     return root
+
+
+def _delegated(agent: BaseAgent) -> bool:
+    from runtime.agents.single_turn import DELEGATED_MODES
+
+    return getattr(agent, "mode", None) in DELEGATED_MODES
+
+
+def _delegator(agent: BaseAgent) -> BaseAgent:
+    """The chat agent that delegated to `agent` (the nearest ancestor not itself delegated to)."""
+    current = agent
+    while current.parent_agent is not None and _delegated(current):
+        current = current.parent_agent
+    return current
 
 
 def matching_function_call(events: Sequence[Event], response_event: Event) -> Optional[Event]:

@@ -217,6 +217,7 @@ class InvocationContext:
             state = event.actions.agent_state
             if state is not None:
                 shared.agent_states[event.author] = dict(state)
+                shared.end_of_agents.pop(event.author, None)  # as ADK: a state recorded after an end runs it again
                 current = root_agent.find_agent(state.get("current_sub_agent") or "") if root_agent else None
                 if current is not None:
                     self._forget_states(current)

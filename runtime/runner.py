@@ -143,9 +143,12 @@ class Runner(RunnerConveniences):
         )
         session = entry.session
         resumable = self.is_resumable
+        replying: Optional[str] = None
         if invocation_id is None and resumable and new_message is not None:
             # A result for a paused long-running call resumes the invocation that made the call.
-            invocation_id = paused_invocation_answered_by(session.live_events(), new_message) or replied_to(session)
+            invocation_id = paused_invocation_answered_by(session.live_events(), new_message)
+            if invocation_id is None:  # or a reply to a task agent waiting for the user
+                invocation_id = replying = replied_to(session)
         answered = None
         if not resumable and new_message is not None:
             # As ADK 2.13: results for calls of one invocation are recorded in it (a given id yields).
@@ -187,6 +190,8 @@ class Runner(RunnerConveniences):
             first = live[resume_at]
             entry_agent = agent_to_run(self.agent, live[: resume_at + (first.author == "user")])
             ctx.begin_resume(resume_at, self.agent)
+            if replying:  # a task agent's talk goes on in the invocation its workflow ended (as ADK)
+                ctx.end_of_agents.pop(entry_agent.name, None)
             if ctx.end_of_agents.get(entry_agent.name):
                 if new_message is not None:
                     raise InvalidArgumentError(

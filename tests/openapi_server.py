@@ -1,6 +1,6 @@
 """A small REST API on a loopback port (Starlette under uvicorn, in a thread) with its OpenAPI spec,
 for the OpenAPI tool tests: pets behind an API key, a profile behind an OAuth2 bearer token, and
-the OAuth2 token endpoint that refreshes it. Every request is recorded."""
+the OAuth2 token endpoint that refreshes it (and exchanges a sign-in's code). Every request is recorded."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ API_KEY = "pk-live-7c1e-SECRET"
 ACCESS_TOKEN = "at-first-SECRET"
 REFRESHED_TOKEN = "at-refreshed-SECRET"
 REFRESH_TOKEN = "rt-SECRET"
+AUTH_CODE = "code-from-the-sign-in"
 
 
 def spec(base_url: str) -> dict[str, Any]:
@@ -126,6 +127,9 @@ class OpenApiServer:
         seen = await self._record(request)
         form = dict(await request.form()) if not seen["body"] else dict(
             p.split("=", 1) for p in seen["body"].split("&"))
+        if form.get("grant_type") == "authorization_code" and form.get("code") == AUTH_CODE:  # a sign-in's code
+            return JSONResponse({"access_token": self.access_token, "refresh_token": self.refresh_token,
+                                 "token_type": "Bearer", "expires_in": 3600})
         if form.get("grant_type") != "refresh_token" or form.get("refresh_token") != self.refresh_token:
             return JSONResponse({"error": "invalid_grant"}, status_code=400)
         self.access_token = REFRESHED_TOKEN

@@ -3,11 +3,12 @@ sent after a restart (a new service and Runner on the same store), resumes it fr
 
 from __future__ import annotations
 
+import pytest
 from google.genai import types
 
 from projections.workflow import fold_all
 from runtime import App, ResumabilityConfig, Runner, session_service_from_url
-from runtime.workflow import START, RequestInput, Workflow, node
+from runtime.workflow import START, RequestInput, Workflow, WorkflowDataError, node
 
 APP, USER, SESSION = "wf_input", "u1", "s1"
 
@@ -87,4 +88,45 @@ async def test_without_rerun_on_resume_the_answer_is_the_nodes_output(store_url)
     assert ran == ["publish"]  # approve was not run again
     session = await sessions.get_session(app_name=APP, user_id=USER, session_id=SESSION)
     assert fold_all(session.log_events()).nodes["wf@1/publish@1"].output == {"verdict": "no"}
+    await sessions.close()
+
+
+async def test_an_answer_is_shaped_by_the_requests_response_schema(store_url):
+    """As google-adk 2.13: the answer to a request with a response_schema is checked against it,
+    its optional fields None when missing; one that does not fit fails the node."""
+    from pydantic import BaseModel
+
+    class Decision(BaseModel):
+        approved: bool
+        days: int | None = None
+
+    seen: list = []
+
+    @node(rerun_on_resume=True)
+    def decide(ctx):
+        if not ctx.resume_inputs:
+            yield RequestInput(interrupt_id="ask-2", message="Approve?", response_schema=Decision)
+            return
+        seen.append(ctx.resume_inputs["ask-2"])
+        yield "decided"
+
+    sessions = session_service_from_url(store_url)
+
+    async def send(session_id: str, message: types.Content) -> list:
+        runner = Runner(app=app(Workflow(name="wf", edges=[(START, decide)])), session_service=sessions)
+        return [e async for e in runner.run_async(user_id=USER, session_id=session_id, new_message=message)]
+
+    def reply(text: str) -> types.Content:
+        response = types.FunctionResponse(id="ask-2", name="adk_request_input", response={"result": text})
+        return types.Content(role="user", parts=[types.Part(function_response=response)])
+
+    for session_id, text in (("fits", '{"approved": "true"}'), ("unfit", '{"days": 3}')):
+        await sessions.create_session(app_name=APP, user_id=USER, session_id=session_id)
+        await send(session_id, types.Content(role="user", parts=[types.Part(text="leave")]))
+        if session_id == "fits":
+            await send(session_id, reply(text))
+            assert seen == [{"approved": True, "days": None}]
+        else:
+            with pytest.raises(WorkflowDataError, match="response_schema"):  # no `approved`
+                await send(session_id, reply(text))
     await sessions.close()

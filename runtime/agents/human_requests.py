@@ -87,6 +87,8 @@ def answered_calls(events: Sequence[Event], agent_name: str) -> list[AnsweredCal
     last_user = next((i for i in range(len(events) - 1, -1, -1) if events[i].author == "user"), None)
     if last_user is None:
         return []
+    if not events[last_user].get_function_responses():
+        return _replied_task(events, last_user, agent_name)
     answers = {
         r.id: r
         for r in events[last_user].get_function_responses()
@@ -133,6 +135,24 @@ def answered_calls(events: Sequence[Event], agent_name: str) -> list[AnsweredCal
         if answered is not None and original_id not in ran_since:
             out.append(answered)
     return out
+
+
+def _replied_task(events: Sequence[Event], last_user: int, agent_name: str) -> list[AnsweredCall]:
+    """The call of `agent_name` whose delegated task (runtime.agents.task_mode.TaskAgentTool) waits
+    for the user's reply at `last_user`: it runs again, the task going on with the reply."""
+    from projections.workflow import node_fact
+    from runtime.resume import is_state_marker
+    from runtime.workflow.agent_node import USER_TURN
+
+    at = last_user - 1
+    while at >= 0 and is_state_marker(events[at]):
+        at -= 1
+    fact = node_fact(events[at]) if at >= 0 else None
+    if fact is None or fact.get("status") != "waiting" or USER_TURN not in fact.get("interrupts", ()):
+        return []
+    calls = {c.id: c for e in events[:at] if e.author == agent_name for c in e.get_function_calls() if c.id}
+    original = _node_tool_call(events[at].branch, calls, set(calls))
+    return [AnsweredCall(calls[original])] if original else []
 
 
 def _node_tool_call(branch: Optional[str], calls: dict[str, types.FunctionCall], own: set[str]) -> Optional[str]:

@@ -76,9 +76,10 @@ class LlmAgent(ModelCalls, BaseAgent):
     code_executor: Optional[BaseCodeExecutor] = None
     """BuiltInCodeExecutor: the model runs code (Gemini's code-execution tool). Other executors
     are refused: Chronicle runs no model-written code itself."""
-    mode: Optional[Literal["chat", "task"]] = None
-    """google-adk 2.13's delegation mode: 'chat' (what a sub-agent gets by default), or 'task' (it
-    hands in its result by calling finish_task: runtime.agents.task_mode). 'single_turn' is refused."""
+    mode: Optional[Literal["chat", "task", "single_turn"]] = None
+    """google-adk 2.13's delegation mode: 'chat' (what a sub-agent gets by default), 'task' (it
+    hands in its result by calling finish_task: runtime.agents.task_mode), or 'single_turn' (its
+    chat agent calls it as a tool: runtime.agents.single_turn)."""
     parallel_worker: Optional[bool] = None
     """As a workflow node: run once per item of a list input, in parallel (each item on a branch of
     its own); the output is the list of the answers (runtime.workflow.parallel_worker)."""
@@ -135,6 +136,9 @@ class LlmAgent(ModelCalls, BaseAgent):
             from runtime.agents.task_mode import FinishTaskTool
 
             self.tools.append(FinishTaskTool(self))  # as google-adk adds it
+        from runtime.agents.single_turn import delegation_tools
+
+        self.tools.extend(delegation_tools(self.sub_agents))  # as google-adk adds them
 
     def _clear_caches(self) -> None:
         self._wrapped_tools = {}
@@ -238,14 +242,19 @@ class LlmAgent(ModelCalls, BaseAgent):
 
     def transfer_targets(self) -> list[BaseAgent]:
         """The agents this one may hand the conversation to."""
-        targets: list[BaseAgent] = list(self.sub_agents)
+        from runtime.agents.single_turn import DELEGATED_MODES
+
+        # a single-turn or task agent is a tool of its chat agent, never a transfer's target (as ADK)
+        targets: list[BaseAgent] = [a for a in self.sub_agents if getattr(a, "mode", None) not in DELEGATED_MODES]
         parent = self.parent_agent
         if parent is None or not isinstance(parent, LlmAgent):
             return targets
         if not self.disallow_transfer_to_parent:
             targets.append(parent)
         if not self.disallow_transfer_to_peers:
-            targets.extend(peer for peer in parent.sub_agents if peer is not self)
+            targets.extend(
+                p for p in parent.sub_agents if p is not self and getattr(p, "mode", None) not in DELEGATED_MODES
+            )
         return targets
 
     @property

@@ -51,10 +51,10 @@ def check_code_executor(value: Optional[BaseCodeExecutor]) -> Optional[BaseCodeE
 
 
 def check_mode(value: Any) -> Any:
-    if value not in (None, "chat", "task"):
+    if value not in (None, "chat", "task", "single_turn"):
         raise InvalidArgumentError(
-            f"LlmAgent mode={value!r} is not supported yet; Chronicle runs agents in 'chat' mode "
-            "(sub-agents reached by transfer_to_agent) and 'task' mode. Wrap a sub-agent in AgentTool to call it as a tool."
+            f"LlmAgent mode={value!r} is not one of 'chat' (sub-agents reached by transfer_to_agent), 'task' "
+            "and 'single_turn'."
         )
     return value
 

@@ -7,6 +7,7 @@ from typing import Any, Optional
 
 from google.genai import types
 
+from runtime.agents.single_turn import DELEGATED_MODES
 from runtime.agents import llm_planning as planning, static_instruction as static
 from runtime.agents.instructions import inject_session_state
 from runtime.agents.model_input_context import insert_model_input_context
@@ -79,7 +80,8 @@ async def build_request(agent: Any, ctx: InvocationContext) -> LlmRequest:
     groups = await agent.tool_groups(readonly)
     targets = agent.transfer_targets()
     if targets:
-        request.append_instructions([transfer_instructions(agent, targets)])
+        if agent.mode not in DELEGATED_MODES:  # as ADK: a delegated agent is not told of transfers
+            request.append_instructions([transfer_instructions(agent, targets)])
         # Before the agent's own tools, as google-adk declares it: a tool of the user's with the
         # same name comes later and wins.
         groups.insert(0, (None, [agent.transfer_tool_for(targets)]))

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Optional
 from google.genai import types
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
+from runtime.tools.agent_tool import AgentTool
 from runtime.tools.base_tool import BaseTool
 
 if TYPE_CHECKING:
@@ -92,3 +93,51 @@ def finished(event: Any) -> bool:
     return any(
         r.name == FINISH_TASK and r.response == {"result": FINISHED} for r in event.get_function_responses()
     )
+
+
+class TaskAgentTool(AgentTool):
+    """A task-mode sub-agent as its chat agent's tool (google-adk 2.13's task delegation): a call
+    runs the sub-agent as a workflow node runs a task agent (runtime.workflow.agent_node) at
+    `<agent path>/<sub-agent>@<call id>`, on the branch `<sub-agent>@<call id>`, its first user turn
+    the call's arguments. Each text answer ends the invocation waiting for the user, whose reply
+    runs the call again (the task goes on: runtime.agents.human_requests); finish_task's arguments
+    are the call's result, which ADK records as the user's (`answers_as_user`)."""
+
+    emits_events = True  # the task's events come before the call's result (runtime.tools.tool_events)
+    answers_as_user = True
+
+    def _get_declaration(self) -> Optional[types.FunctionDeclaration]:
+        from runtime.tools.declarations import build_function_declaration
+
+        schema = getattr(self.agent, "input_schema", None) or _DefaultTaskInput
+        declaration = build_function_declaration(schema, name=self.name)
+        declaration.description = f"{self.agent.description or ''}{DELEGATION_NOTE}".strip()
+        return declaration
+
+    async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
+        from runtime.tools import tool_events
+        from runtime.workflow.graph import as_node
+        from runtime.workflow.node_tool import run_as_tool
+
+        task = as_node(self.agent).model_copy(update={"delegated": True})
+        output = await run_as_tool(task, self.name, dict(args), tool_context)
+        if output is tool_events.WAITING or isinstance(output, dict):
+            return output
+        return {"output": output}
+
+
+# A delegated task's input when its agent sets no input_schema (named, and left without a docstring,
+# as google-adk 2.13's: the model sees its JSON schema).
+class _DefaultTaskInput(BaseModel):
+    request: str = Field(description="Detailed instructions or context for the task sub-agent.")
+
+
+DELEGATION_NOTE = (
+    "\nIMPORTANT: This tool delegates execution to a specialized agent. Do NOT call this tool in parallel with "
+    "any other tools."
+)
+
+
+def task_tools(sub_agents: list[Any]) -> list[TaskAgentTool]:
+    """The tools a chat agent gets for its task-mode sub-agents."""
+    return [TaskAgentTool(a) for a in sub_agents if getattr(a, "mode", None) == "task"]

@@ -14,6 +14,7 @@ from google.genai import types
 from domain.errors import ChronicleError
 from domain.events import Event, EventActions
 from runtime.agents.llm_context import CLIENT_FUNCTION_CALL_ID_PREFIX
+from runtime.agents.node_path import agent_node_path
 from runtime.callbacks import call_user
 from runtime.models.filled import filled
 from runtime.telemetry import live as telemetry
@@ -395,13 +396,17 @@ def _response_event(
     text = _skipped_summary_text(tool, shown, response, tool_context)
     if text is not None:
         parts.append(filled(types.Part, text=text))
-    return Event(
+    event = Event(
         invocation_id=ctx.invocation_id,
         author=agent.name,
         branch=ctx.branch,
         content=filled(types.Content, role="user", parts=parts),
         actions=tool_context.actions,
     )
+    if getattr(tool, "answers_as_user", False):  # as ADK records a delegated task's result (TaskAgentTool)
+        event.author = "user"
+        event.node_info.path = agent_node_path(agent.root_agent, agent.name)
+    return event
 
 
 def _skipped_summary_text(tool: BaseTool, shown: Any, response: dict, tool_context: ToolContext) -> Optional[str]:

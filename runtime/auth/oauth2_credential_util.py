@@ -57,10 +57,46 @@ def refresh_access_token(auth_scheme: Any, credential: AuthCredential, *, timeou
     """Refreshes the credential's tokens in place with a refresh-token grant. False (the credential
     unchanged) when it cannot: no refresh token, client id or token endpoint, or the server refused."""
     oauth2 = credential.oauth2
-    url = token_endpoint(auth_scheme)
-    if oauth2 is None or not oauth2.refresh_token or not oauth2.client_id or not url:
+    if oauth2 is None or not oauth2.refresh_token:
         return False
-    form = {"grant_type": "refresh_token", "refresh_token": oauth2.refresh_token}
+    return _grant(auth_scheme, credential, {"grant_type": "refresh_token", "refresh_token": oauth2.refresh_token}, timeout)
+
+
+def authorization_code(credential: AuthCredential) -> Optional[str]:
+    """The code the user's sign-in returned: the credential's, or the one in its redirect URI."""
+    from urllib.parse import parse_qs, urlparse
+
+    oauth2 = credential.oauth2
+    if oauth2 is None:
+        return None
+    if oauth2.auth_code:
+        return oauth2.auth_code
+    query = parse_qs(urlparse(oauth2.auth_response_uri or "").query)
+    return (query.get("code") or [None])[0]
+
+
+def exchange_authorization_code(auth_scheme: Any, credential: AuthCredential, *, timeout: float = 30.0) -> bool:
+    """Exchanges the credential's authorization code for tokens, in place (an authorization-code
+    grant, with its PKCE verifier if it has one). False (unchanged) when it cannot."""
+    oauth2 = credential.oauth2
+    code = authorization_code(credential)
+    if oauth2 is None or not code:
+        return False
+    form = {"grant_type": "authorization_code", "code": code}
+    if oauth2.redirect_uri:
+        form["redirect_uri"] = oauth2.redirect_uri
+    if oauth2.code_verifier:
+        form["code_verifier"] = oauth2.code_verifier
+    return _grant(auth_scheme, credential, form, timeout)
+
+
+def _grant(auth_scheme: Any, credential: AuthCredential, form: dict[str, str], timeout: float) -> bool:
+    """Posts a token grant to the scheme's token endpoint (the client authenticated as the
+    credential says) and writes the tokens into the credential; False if it cannot or is refused."""
+    oauth2 = credential.oauth2
+    url = token_endpoint(auth_scheme)
+    if oauth2 is None or not oauth2.client_id or not url:
+        return False
     auth = None
     if oauth2.token_endpoint_auth_method == "client_secret_post" or not oauth2.client_secret:
         form["client_id"] = oauth2.client_id

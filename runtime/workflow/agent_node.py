@@ -22,6 +22,9 @@ class AgentNode(BaseNode):
     recorded on that answer's event."""
 
     agent: Any
+    delegated: bool = False
+    """A task a chat agent handed over (runtime.agents.task_mode.TaskAgentTool): its talk always
+    starts with the call's arguments, the user's replies following in it."""
 
     async def _run_impl(self, *, ctx: Context, node_input: Any) -> AsyncGenerator[Any, None]:
         if getattr(self.agent, "mode", None) == "task":
@@ -39,11 +42,14 @@ class AgentNode(BaseNode):
                 ctx.invocation_context.session, ctx.node_path, first, ctx.invocation_context.invocation_id
             )
         invocation = ctx.invocation_context.model_copy(update=update)
+        # each run of the node is a run of its agent (a loop's next, a parallel worker's other item)
+        invocation.end_of_agents.pop(self.agent.name, None)
         schema = getattr(self.agent, "output_schema", None)
-        answered = False
+        answered = ended = False
         agen = self.agent.run_async(invocation)
         try:
             async for event in agen:
+                ended = ended or (event.author == self.agent.name and bool(event.actions.end_of_agent))
                 asked = _asks_a_person(event)
                 if asked:  # the node waits with its agent; the answer runs the agent again (as ADK)
                     ctx.interrupts.extend(asked)
@@ -57,6 +63,10 @@ class AgentNode(BaseNode):
                 yield event
         finally:
             await agen.aclose()
+        if invocation.is_resumable and not ended and not ctx.interrupts and self.agent.name not in invocation.paused_agents:
+            # its end, as ADK records it for each run (a sibling run of the same agent may have
+            # recorded one for itself first)
+            yield invocation.agent_state_event(self.agent.name, end_of_agent=True)
         if not answered:  # no answer (an agent that only transferred, say): the value it stored
             output_key = getattr(self.agent, "output_key", None)
             yield ctx.state.get(output_key) if output_key else None
@@ -70,7 +80,7 @@ class AgentNode(BaseNode):
         from runtime.agents.task_mode import FINISH_TASK, finish_tool, finished
 
         message = ctx.resume_inputs.get(USER_TURN)
-        first = _input_event(ctx, message if message is not None else node_input)
+        first = _input_event(ctx, message if message is not None and not self.delegated else node_input)
         view = TaskSessionView(ctx.invocation_context.session, ctx.node_path, first)
         invocation = ctx.invocation_context.model_copy(update={"agent": self.agent, "session": view})
         invocation.llm_context.forget(self.agent.name, invocation.branch)

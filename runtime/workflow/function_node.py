@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import typing
-from typing import Any, AsyncGenerator, Callable, Generator, Literal, Optional
+from typing import Any, AsyncGenerator, Callable, Literal, Optional
 
-from pydantic import ConfigDict, PrivateAttr, TypeAdapter, ValidationError
+from pydantic import ConfigDict, PrivateAttr, TypeAdapter
 
 from runtime.auth.auth_tool import AuthConfig
 from runtime.workflow import confirmation, node_auth
@@ -90,16 +89,10 @@ class FunctionNode(BaseNode):
         return arguments
 
     def _coerced(self, name: str, value: Any) -> Any:
-        """The value as the parameter's type hint wants it (as ADK: "3" for an int becomes 3)."""
+        """The value as the parameter's type hint wants it (as ADK: "3" for an int becomes 3); one
+        that does not fit (None for a `str`) raises pydantic's ValidationError, ADK's error."""
         adapter = self._adapters.get(name)
-        if adapter is None or value is None:
-            return value
-        try:
-            return adapter.validate_python(value)
-        except ValidationError as error:
-            raise WorkflowDataError(
-                f"Parameter {name!r} of node {self.name!r} got {value!r}, which does not fit its type: {error}"
-            ) from error
+        return value if adapter is None else adapter.validate_python(value)
 
     def exempt_from_output_schema(self, value: Any) -> bool:
         return bool(self.require_confirmation) and value == confirmation.REJECTED
@@ -125,23 +118,19 @@ class FunctionNode(BaseNode):
             async for item in self.func(**arguments):
                 yield item
         elif inspect.isgeneratorfunction(self.func):
-            async for item in _stepped_in_threads(self.func(**arguments)):
-                yield item
+            # as google-adk 2.13 (no tool thread pool configured): a sync node runs on the loop, so
+            # what it says comes in the order ADK's does
+            generator = self.func(**arguments)
+            try:
+                for item in generator:
+                    yield item
+            finally:
+                generator.close()
         elif inspect.iscoroutinefunction(self.func):
             yield await self.func(**arguments)
         else:
-            yield await asyncio.to_thread(self.func, **arguments)  # a sync function must not block the loop
-
-
-async def _stepped_in_threads(generator: Generator[Any, None, None]) -> AsyncGenerator[Any, None]:
-    """A sync generator's items as they come, each step run in a thread (a step must not block
-    the loop); closed when the node stops, whatever the reason."""
-    done = object()
-    try:
-        while (item := await asyncio.to_thread(next, generator, done)) is not done:
-            yield item
-    finally:
-        await asyncio.to_thread(generator.close)
+            result = self.func(**arguments)
+            yield await result if inspect.isawaitable(result) else result
 
 
 def node(

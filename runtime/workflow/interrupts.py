@@ -8,7 +8,7 @@ of that id; the resumed invocation reads the answer from the log. A node's crede
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Optional
 
 from domain.events import Event
 from projections.pending import REQUEST_CONFIRMATION, REQUEST_CREDENTIAL, REQUEST_INPUT
@@ -32,15 +32,49 @@ def request_event(item: RequestInput) -> Event:
 
 
 def answers(events: list[Event]) -> dict[str, Any]:
-    """The client's answers (interrupt id -> response) in an invocation's events."""
+    """The client's answers (interrupt id -> response) in an invocation's events; an answer to an
+    input request with a response_schema is checked and shaped by it, as ADK does."""
     found: dict[str, Any] = {}
+    schemas: dict[str, Any] = {}  # input request id -> its response_schema
     for event in events:
+        for call in event.get_function_calls():
+            if call.name == REQUEST_INPUT and call.id and (call.args or {}).get("response_schema"):
+                schemas[call.id] = call.args["response_schema"]
         if event.author != "user":
             continue
         for response in event.get_function_responses():
             if response.name in (REQUEST_INPUT, REQUEST_CREDENTIAL, REQUEST_CONFIRMATION) and response.id:
-                found[response.id] = unwrapped(response.response)
+                found[response.id] = shaped(unwrapped(response.response), schemas.get(response.id))
     return found
+
+
+JSON_TYPES: dict[str, type] = {"integer": int, "number": float, "string": str, "boolean": bool, "array": list, "object": dict}
+
+
+def shaped(answer: Any, schema: Any) -> Any:
+    """The answer checked against a request's JSON response_schema as google-adk 2.13 checks it: an
+    object's properties by their JSON types (the optional ones None when missing), a value by its
+    type; a schema it cannot map passes the answer as it is. WorkflowDataError if it does not fit."""
+    from pydantic import TypeAdapter, ValidationError, create_model
+
+    from runtime.workflow.errors import WorkflowDataError
+
+    if not isinstance(schema, dict):
+        return answer
+    kind = schema.get("type")
+    try:
+        if kind == "object" and "properties" in schema:
+            required = schema.get("required", [])
+            fields: dict[str, Any] = {}
+            for name, prop in schema["properties"].items():
+                typed = JSON_TYPES.get(prop.get("type"), Any) if prop.get("type") else Any
+                fields[name] = (typed, ...) if name in required else (Optional[typed], None)
+            return TypeAdapter(create_model("Answer", **fields)).validate_python(answer).model_dump()
+        if kind in JSON_TYPES:
+            return TypeAdapter(JSON_TYPES[kind]).validate_python(answer)
+    except ValidationError as error:
+        raise WorkflowDataError(f"The answer does not fit the request's response_schema: {error}") from error
+    return answer
 
 
 def unwrapped(response: Any) -> Any:

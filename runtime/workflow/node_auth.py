@@ -14,9 +14,10 @@ from google.genai import types
 
 from domain.events import Event
 from projections.pending import REQUEST_CREDENTIAL
-from runtime.auth.auth_credential import AuthCredentialTypes
+from runtime.auth.auth_credential import AuthCredential, AuthCredentialTypes
 from runtime.auth.auth_handler import auth_response_state_key, without_secrets
 from runtime.auth.auth_tool import AuthConfig, AuthToolArguments
+from runtime.workflow.errors import WorkflowDataError
 
 if TYPE_CHECKING:
     from runtime.workflow.context import Context
@@ -32,13 +33,45 @@ async def gate(ctx: Context, auth_config: AuthConfig) -> Optional[Event]:
     if interrupt_id(ctx.node_path) in ctx.resume_inputs:
         credential = await ctx.load_credential(auth_config)
         if credential is not None:
-            ctx.invocation_context.session.state[auth_response_state_key(auth_config)] = credential.model_dump(
-                mode="json", by_alias=True, exclude_none=True
-            )
+            if await _exchanged(auth_config, credential):
+                await ctx.save_credential(auth_config.model_copy(update={"exchanged_auth_credential": credential}))
+            shown = credential.model_dump(mode="json", by_alias=True, exclude_none=True)
+            shown.get("oauth2", {}).pop("clientSecret", None)  # as ADK: state is the client's to read
+            ctx.invocation_context.session.state[auth_response_state_key(auth_config)] = shown
             return None
     if ctx.get_auth_response(auth_config) is not None:
         return None
     return request_event(auth_config, interrupt_id(ctx.node_path))
+
+
+async def _exchanged(auth_config: AuthConfig, credential: AuthCredential) -> bool:
+    """Exchanges an OAuth2 answer's authorization code for tokens at the scheme's token endpoint,
+    the client being the node's (as ADK does before the node runs again). True if it did."""
+    import asyncio
+
+    from runtime.auth.oauth2_credential_util import authorization_code, exchange_authorization_code
+
+    oauth2 = credential.oauth2
+    if oauth2 is None or oauth2.access_token or not authorization_code(credential):
+        return False
+    configured = auth_config.raw_auth_credential.oauth2 if auth_config.raw_auth_credential else None
+    if configured is not None:
+        oauth2.client_id = oauth2.client_id or configured.client_id
+        oauth2.client_secret = oauth2.client_secret or configured.client_secret
+        oauth2.redirect_uri = oauth2.redirect_uri or configured.redirect_uri
+    if not await asyncio.to_thread(exchange_authorization_code, auth_config.auth_scheme, credential):
+        raise WorkflowDataError("The OAuth2 authorization code could not be exchanged for a token at the token endpoint.")
+    oauth2.auth_code = oauth2.auth_response_uri = None  # used: a code is good for one exchange
+    return True
+
+
+def requested_config(events: list[Event], interrupt: str) -> Optional[AuthConfig]:
+    """The AuthConfig the request `interrupt` asked for (without its secrets), from the log."""
+    for event in reversed(events):
+        for call in event.get_function_calls():
+            if call.id == interrupt and call.name == REQUEST_CREDENTIAL:
+                return AuthConfig.model_validate((call.args or {}).get("authConfig") or {})
+    return None
 
 
 def request_event(auth_config: AuthConfig, interrupt: str) -> Event:

@@ -98,11 +98,16 @@ class NodeTool(BaseTool):
         return value.model_dump(exclude_none=True) if hasattr(value, "model_dump") else value
 
 
-async def run_as_tool(node: BaseNode, name: str, node_input: Any, tool_context: ToolContext) -> Any:
+async def run_as_tool(
+    node: BaseNode, name: str, node_input: Any, tool_context: ToolContext, *, numbered: bool = False
+) -> Any:
     """Runs `node` for the call `tool_context` is of, committing its events as they come; its
-    output, or tool_events.WAITING while it waits for a person."""
+    output, or tool_events.WAITING while it waits for a person. Its branch is `<name>@<call id>`
+    and so is its path's last segment, or, `numbered`, `<name>@<n>` (its n-th run under the agent,
+    as 2.13 numbers a single-turn sub-agent's runs)."""
     from projections.workflow import fold_all
     from runtime.agents.node_path import agent_node_path
+    from runtime.workflow.agent_node import USER_TURN
     from runtime.workflow.interrupts import answers
     from runtime.workflow.scheduler import WAITING, GraphRun
 
@@ -112,15 +117,34 @@ async def run_as_tool(node: BaseNode, name: str, node_input: Any, tool_context: 
     branch = f"{invocation.branch}.{segment}" if invocation.branch else segment
     agent = invocation.agent
     agent_path = agent_node_path(agent.root_agent, agent.name)
-    path = f"{agent_path}/{segment}" if agent_path else segment
     events = invocation.invocation_events(log_only=True)  # what an earlier run of this call recorded
-    run = GraphRun(
-        None, ctx=invocation, path=agent_path, author=node.name, log=fold_all(events), answers=answers(events),
-        state_schema=None,
-    )
+    if numbered:
+        segment = _numbered_run(events, f"{agent_path}/{name}@" if agent_path else f"{name}@", branch)
+    path = f"{agent_path}/{segment}" if agent_path else segment
+    log, found = fold_all(events), answers(events)
+    earlier = log.nodes.get(path)
+    if earlier is not None and earlier.status == "waiting" and USER_TURN in earlier.interrupts:
+        # a delegated task waits for the user: the call runs again on the user's reply
+        found[USER_TURN] = next(e.content for e in reversed(events) if e.author == "user")
+    run = GraphRun(None, ctx=invocation, path=agent_path, author=node.name, log=log, answers=found, state_schema=None)
     run._branches[path] = branch
     output, _ = await run.run_alone(node, path, node_input, tool_events.emit)
     return tool_events.WAITING if output is WAITING else output
+
+
+def _numbered_run(events: list[Any], prefix: str, branch: str) -> str:
+    """`<name>@<n>` for the run on `branch`: the one its call made before (a resumed call), else the
+    next number after the runs at `prefix<n>` so far."""
+    runs: dict[str, str] = {}  # path -> its branch
+    for event in events:
+        path = event.node_info.path or ""
+        if path.startswith(prefix) and "/" not in path[len(prefix):]:
+            runs.setdefault(path, event.branch or "")
+    for path, on in runs.items():
+        if on == branch:
+            return path.rsplit("/", 1)[-1]
+    numbers = [int(p[len(prefix):]) for p in runs if p[len(prefix):].isdigit()]
+    return f"{prefix.rsplit('/', 1)[-1]}{max(numbers, default=0) + 1}"
 
 
 def is_node(value: Any) -> bool:

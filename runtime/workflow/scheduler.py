@@ -24,6 +24,7 @@ from domain.events import Event, EventActions, NodeInfo
 from projections.workflow import NODE_FACT_KEY, WorkflowRuns, node_fact
 from runtime.invocation_context import InvocationContext
 from runtime.workflow.base_node import START, BaseNode
+from runtime.workflow.checkpoints import Checkpoints, is_checkpoint
 from runtime.workflow.context import Context
 from runtime.workflow.errors import NodeInterruptedError, NodeTimeoutError
 from runtime.workflow.facts import as_json, describe, fact_event, hide_if_silent
@@ -70,6 +71,7 @@ class GraphRun:
         self._branches: dict[str, str] = {}  # path -> the branch its run is on ("" for none)  # path -> its start fact, until its first event
         self.terminal_outputs: dict[str, Any] = {}
         self._told_errors: set[int] = set()  # the errors a failed event already records (by id)
+        self.checkpoints = Checkpoints(ctx, author)  # a resumable app's snapshots (none otherwise)
 
     # -- the generator the workflow yields from ---------------------------------------------
 
@@ -82,47 +84,89 @@ class GraphRun:
         ]
         arrivals: dict[str, dict[str, tuple[str, Any]]] = {}  # join -> predecessor -> (its path, output)
         tasks: dict[asyncio.Task, str] = {}
+        deferred: list[tuple[str, Any]] = []  # runs that ended while nodes were being started
+        answered: set[str] = set()  # runs whose output is a person's answer (they do not run)
         try:
             while pending or tasks:
-                while pending and (self.max_concurrency is None or len(tasks) < self.max_concurrency):
-                    name, value, sources, lane = pending.pop(0)
+                while (at := self._next_start(pending, tasks)) is not None:
+                    name, value, sources, lane = pending.pop(at)
                     self._runs[name] += 1
                     path = f"{self.path}/{name}@{self._runs[name]}"
                     self._branches[path] = _branch(*lane, f"{name}@{self._runs[name]}")
                     done = self._finished_run(path)
                     if done is not None:  # no task for a node the log says finished: a resume costs its read only
+                        replayed = self.checkpoints.replayed(name, path, done.output)
+                        if replayed is not None:
+                            yield replayed
                         pending.extend(self._successors(name, path, done.output, done.route, arrivals))
                         continue
-                    task = asyncio.create_task(self.run_node(self.graph.nodes[name], path, value, sources))
+                    node = self.graph.nodes[name]
+                    task = asyncio.create_task(self.run_node(node, path, value, sources))
                     tasks[task] = path
                     task.add_done_callback(lambda t: self._queue.put_nowait(("done", t)))
-                if not tasks:
+                    if self._takes_answer(node, path):  # as ADK: no run, so no snapshot; its output said on its end
+                        answered.add(path)
+                        continue
+                    checkpoint = self.checkpoints.started(name)
+                    if checkpoint is not None:
+                        yield checkpoint
+                        # as ADK: what the node said while its snapshot was committed comes before the next start
+                        async for event in self._said_meanwhile(deferred):
+                            yield event
+                if not tasks and not deferred:
                     continue  # the log had the rest: nothing runs, nothing to wait for
-                kind, item = await self._queue.get()
+                kind, item = deferred.pop(0) if deferred else await self._queue.get()
                 if kind == "event":
                     event, committed = item
                     yield event
                     if not committed.done():
                         committed.set_result(None)
                     continue
-                path = tasks.pop(item)
-                if item.cancelled():
-                    continue
-                error = item.exception()
-                if error is not None:
-                    async for event in self._cancel(tasks):
-                        yield event
-                    raise error
-                name = path.rsplit("/", 1)[-1].split("@", 1)[0]
-                output, route = item.result()
-                if output is WAITING:
-                    continue
-                pending.extend(self._successors(name, path, output, route, arrivals))
+                if item not in tasks:
+                    continue  # its end was handled with an earlier one's
+                # as ADK: every run that has ended by now is handled, in the order they started (a run
+                # whose last event was just committed ends first)
+                await asyncio.sleep(0)
+                for ended in [t for t in tasks if t.done()]:
+                    path = tasks.pop(ended)
+                    if ended.cancelled():
+                        continue
+                    error = ended.exception()
+                    if error is not None:
+                        async for event in self._cancel(tasks):
+                            yield event
+                        raise error
+                    name = _name(path)
+                    output, route = ended.result()
+                    if output is WAITING:
+                        checkpoint = self.checkpoints.waiting(name, self._waiting.get(path, []))
+                    elif path in answered:
+                        checkpoint = self.checkpoints.replayed(name, path, output)
+                        pending.extend(self._successors(name, path, output, route, arrivals))
+                    else:
+                        checkpoint = self.checkpoints.completed(name)
+                        pending.extend(self._successors(name, path, output, route, arrivals))
+                    if checkpoint is not None:
+                        yield checkpoint
         finally:
             for task in tasks:
                 task.cancel()
             if tasks:
                 await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _said_meanwhile(self, deferred: list[tuple[str, Any]]) -> AsyncGenerator[Event, None]:
+        """The events the nodes handed over while the last snapshot was being committed (runs that
+        ended meanwhile wait in `deferred`, in order)."""
+        await asyncio.sleep(0)  # a node just started runs up to its first event
+        while not self._queue.empty():
+            kind, item = self._queue.get_nowait()
+            if kind != "event":
+                deferred.append((kind, item))
+                continue
+            event, committed = item
+            yield event
+            if not committed.done():
+                committed.set_result(None)
 
     async def run_alone(
         self, node: BaseNode, path: str, node_input: Any, send: Callable[[Event], Any]
@@ -169,6 +213,23 @@ class GraphRun:
                 triggered.append((target, {p: waiting[p][1] for p in expected}, paths, (shared, False)))
                 del arrivals[target]
         return triggered
+
+    def _next_start(self, pending: list[tuple[str, Any, list[str], tuple[str, bool]]], tasks: dict) -> Optional[int]:
+        """Which pending trigger starts next: the first whose node is not running already (as ADK,
+        a node's runs follow one another), while the concurrency cap allows; None for none."""
+        if self.max_concurrency is not None and len(tasks) >= self.max_concurrency:
+            return None
+        running = {_name(path) for path in tasks.values()}
+        return next((i for i, trigger in enumerate(pending) if trigger[0] not in running), None)
+
+    def _takes_answer(self, node: BaseNode, path: str) -> bool:
+        """Whether the run at `path` waited for input and takes the answer as its output without
+        running again (a node with rerun_on_resume=False; an agent reads its answers itself)."""
+        earlier = self.log.nodes.get(path)
+        return (
+            earlier is not None and earlier.status == "waiting" and not node.rerun_on_resume
+            and getattr(node, "agent", None) is None and any(i in self.answers for i in earlier.interrupts)
+        )
 
     def _finished_run(self, path: str) -> Any:
         """The run at `path` if the log says it finished (before a crash or a pause), else None."""
@@ -218,7 +279,7 @@ class GraphRun:
                 self._wait_on(path, earlier.interrupts)
                 return WAITING, None  # still unanswered
             # the answer is the node's output; an agent's answers are its own to read (it runs again)
-            if not node.rerun_on_resume and getattr(node, "agent", None) is None:
+            if self._takes_answer(node, path):
                 answer = next(iter(resume_inputs.values())) if len(resume_inputs) == 1 else resume_inputs
                 # as ADK, no event: the answer's own (the client's) said it; the log keeps the fact
                 answered = fact_event(invocation, author=self._author(node), path=path, status="completed")
@@ -323,7 +384,9 @@ class GraphRun:
                     ctx.waiting_told = list(ctx.interrupts)
                 elif not isinstance(item, Event):
                     item = Event(output=item)  # as ADK: a value is an event with that output
-                if item.node_info.path:  # already placed: an event of a node inside this one
+                # already placed: a node's inside this one, or a nested workflow's checkpoint (an
+                # agent node's own end is at the node's path, as in ADK)
+                if item.node_info.path or (is_checkpoint(item) and getattr(node, "agent", None) is None):
                     await self._send_held(ctx, path)
                     await self._emit(item)
                     continue
@@ -399,6 +462,11 @@ class GraphRun:
             return output
 
         return run_child
+
+
+def _name(path: str) -> str:
+    """The node a run's path names (``wf@1/a@2`` -> ``a``)."""
+    return path.rsplit("/", 1)[-1].split("@", 1)[0]
 
 
 def _branch(base: str, sub: bool, run: str) -> str:

@@ -10,12 +10,14 @@ first, as a function node does (runtime.workflow.confirmation).
 from __future__ import annotations
 
 import json
-from typing import Any, AsyncGenerator
+import uuid
+from typing import Any, AsyncGenerator, Optional
 
 from google.genai import types
 from pydantic import BaseModel
 
-from runtime.workflow import confirmation
+from runtime.auth.auth_tool import AuthConfig
+from runtime.workflow import confirmation, node_auth
 from runtime.workflow.base_node import BaseNode
 from runtime.workflow.context import Context
 from runtime.workflow.errors import WorkflowDataError
@@ -43,12 +45,35 @@ class ToolNode(BaseNode):
         if answer is None and await self.tool.check_require_confirmation(args, ctx):
             yield confirmation.request(ctx.node_path, self.name, as_json(args))
             return
+        ctx.function_call_id = uuid.uuid4().hex  # as ADK: the call a tool's requests are keyed by
+        await self._take_answered_credential(ctx)
         plugins = ctx.invocation_context.plugin_manager
         result = await plugins.run_before_tool_callback(tool=self.tool, tool_args=args, tool_context=ctx)
         if result is None:
-            result = await self.tool.run_async(args=args, tool_context=ctx)
+            try:
+                result = await self.tool.run_async(args=args, tool_context=ctx)
+            except Exception as error:  # noqa: BLE001 - a plugin may answer it (ADK's on_tool_error_callback)
+                ctx.actions.requested_auth_configs.pop(ctx.function_call_id, None)  # the failure is the answer
+                result = await plugins.run_on_tool_error_callback(tool=self.tool, tool_args=args, tool_context=ctx, error=error)
+                if result is None:
+                    raise
+            requested = ctx.actions.requested_auth_configs.pop(ctx.function_call_id, None)
+            if requested is not None:  # the tool asked for a credential: the node waits for it (as ADK)
+                yield node_auth.request_event(requested, node_auth.interrupt_id(ctx.node_path))
+                return
         after = await plugins.run_after_tool_callback(tool=self.tool, tool_args=args, tool_context=ctx, result=result)
         yield after if after is not None else result
+
+    async def _take_answered_credential(self, ctx: Context) -> None:
+        """A rerun after the client answered the tool's credential request: the credential (kept by
+        the credential service) goes where the tool's `get_auth_response` finds it."""
+        interrupt = node_auth.interrupt_id(ctx.node_path)
+        if interrupt not in ctx.resume_inputs:
+            return
+        config = tool_auth_config(self.tool) or node_auth.requested_config(ctx.invocation_context.session.events, interrupt)
+        if config is None:
+            raise WorkflowDataError(f"Cannot resume auth for tool node {ctx.node_path}: no AuthConfig for {interrupt}.")
+        await node_auth.gate(ctx, config)
 
     def _arguments(self, ctx: Context, node_input: Any) -> dict[str, Any]:
         args = node_input
@@ -90,3 +115,12 @@ class ToolNode(BaseNode):
         if schema is not None:
             return list(schema.properties or ()), list(schema.required or ())
         return [], []
+
+
+def tool_auth_config(tool: Any) -> Optional[AuthConfig]:
+    """The AuthConfig a tool carries (its own, or its credential manager's), as ADK looks for it."""
+    for holder in (tool, getattr(tool, "_credentials_manager", None)):
+        config = getattr(holder, "_auth_config", None)
+        if isinstance(config, AuthConfig):
+            return config
+    return None

@@ -67,8 +67,10 @@ class Workflow(BaseAgent, BaseNode):
         run = self._graph_run(ctx, f"{self.name}@1", log, found, None)  # as ADK: the root's run id too
         async for event in run.events(text):
             yield event
-        if run.interrupts:
-            ctx.paused_agents.add(self.name)  # a resumable invocation pauses; it has not finished
+        if any(i != USER_TURN for i in run.interrupts):
+            # a resumable invocation pauses; it has not finished (as ADK: a task agent waiting for
+            # the user's reply does not pause it, the reply goes on in it)
+            ctx.paused_agents.add(self.name)
 
     async def _run_impl(self, *, ctx: Context, node_input: Any) -> AsyncGenerator[Any, None]:
         """As a node of another workflow."""
@@ -81,6 +83,9 @@ class Workflow(BaseAgent, BaseNode):
         if run.interrupts:
             ctx.interrupts.extend(run.interrupts)  # waits while a node inside waits, on the same requests
             return
+        end = run.checkpoints.end()  # as the Runner's agent, BaseAgent records its end
+        if end is not None:
+            yield end
         outputs = run.terminal_outputs
         ctx.output = next(iter(outputs.values())) if len(outputs) == 1 else (outputs or None)
         ctx.output_said = True  # as ADK: its terminal nodes' events said it; no event of its own (its end fact has it)

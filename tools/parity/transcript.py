@@ -74,6 +74,8 @@ ISO_TIME = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?([+-]\d\d:\d\d|Z)
 
 
 def _random_by_design(value: Any) -> Any:
+    if isinstance(value, list):  # a list of ids (a checkpoint's interrupts)
+        return [_random_by_design(v) for v in value]
     if not isinstance(value, str):
         return value
     if RUNTIME_ID.match(value):

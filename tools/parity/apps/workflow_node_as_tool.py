@@ -1,8 +1,7 @@
 """Nodes as an agent's tools: a Workflow (its input schema from its entry node) and an `@node`
 generator that asks a person (RequestInput) before it answers: the answer runs the call again,
-the node resumes with it, and the model then sees the node's output, never its messages. (Not
-resumable: in a resumable app google-adk 2.13 adds a workflow's checkpoint events, which
-Chronicle does not write; see docs/workflows.md.)"""
+the node resumes with it, and the model then sees the node's output, never its messages.
+(workflow_node_as_tool_resumable runs the same agent in a resumable app.)"""
 
 from google.adk import Agent, Context, Event, Workflow
 from google.adk.apps import App
