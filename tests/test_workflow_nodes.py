@@ -277,3 +277,37 @@ async def test_a_node_with_wait_for_output_waits_until_a_run_gives_an_output(sto
     assert reported == [["L", "R"]]  # triggered once, by the run that gave an output
     assert session.events[-1].actions.end_of_agent  # a node waiting for output does not pause the run
     await sessions.close()
+
+
+# -- where sync nodes run ----------------------------------------------------------------------
+
+
+async def test_sync_nodes_run_on_the_loop_unless_the_run_asks_for_a_tool_thread_pool():
+    import threading
+
+    from runtime.run_config import RunConfig, ToolThreadPoolConfig
+
+    seen: list[tuple[str, int]] = []
+
+    def plain(node_input: str) -> str:
+        seen.append(("plain", threading.get_ident()))
+        return node_input
+
+    def steps(node_input: str):
+        seen.append(("generator", threading.get_ident()))
+        yield node_input + "!"
+
+    workflow = Workflow(name="wf", edges=[(START, plain, steps)])
+    sessions = session_service_from_url("memory://")
+    await sessions.create_session(app_name=APP, user_id=USER, session_id=SESSION)
+    runner = Runner(app=app(workflow), session_service=sessions)
+    loop_thread = threading.get_ident()
+    pooled = RunConfig(tool_thread_pool_config=ToolThreadPoolConfig(max_workers=2))
+    for run_config in (None, pooled):
+        seen.clear()
+        events = [e async for e in runner.run_async(user_id=USER, session_id=SESSION, new_message=text("hi"),
+                                                    run_config=run_config)]
+        assert [kind for kind, _ in seen] == ["plain", "generator"]
+        on_loop = {thread == loop_thread for _, thread in seen}
+        assert on_loop == ({True} if run_config is None else {False})
+        assert any(e.output == "hi!" for e in events if getattr(e, "output", None) is not None)

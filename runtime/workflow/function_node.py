@@ -9,6 +9,7 @@ from typing import Any, AsyncGenerator, Callable, Literal, Optional
 from pydantic import ConfigDict, PrivateAttr, TypeAdapter
 
 from runtime.auth.auth_tool import AuthConfig
+from runtime.sync_calls import call_sync
 from runtime.workflow import confirmation, node_auth
 from runtime.workflow.base_node import BaseNode
 from runtime.workflow.context import Context
@@ -118,18 +119,18 @@ class FunctionNode(BaseNode):
             async for item in self.func(**arguments):
                 yield item
         elif inspect.isgeneratorfunction(self.func):
-            # as google-adk 2.13 (no tool thread pool configured): a sync node runs on the loop, so
-            # what it says comes in the order ADK's does
-            generator = self.func(**arguments)
+            # as google-adk 2.13: a sync node runs on the loop (so what it says comes in the order
+            # ADK's does), or step by step on the run's tool thread pool (runtime.sync_calls)
+            generator, done = self.func(**arguments), object()
             try:
-                for item in generator:
+                while (item := await call_sync(ctx.run_config, next, generator, done)) is not done:
                     yield item
             finally:
-                generator.close()
+                await call_sync(ctx.run_config, generator.close)
         elif inspect.iscoroutinefunction(self.func):
             yield await self.func(**arguments)
         else:
-            result = self.func(**arguments)
+            result = await call_sync(ctx.run_config, self.func, **arguments)
             yield await result if inspect.isawaitable(result) else result
 
 
