@@ -8,12 +8,13 @@ from uuid import UUID
 from eventsourcing.persistence import StoredEvent
 from eventsourcing.postgres import (
     ConnectionPool,
+    PostgresAggregateRecorder,
     PostgresApplicationRecorder,
     PostgresDatastore,
 )
 import psycopg
 from psycopg.rows import tuple_row
-from psycopg.sql import SQL
+from psycopg.sql import SQL, Identifier
 from pydantic_core import to_json
 
 from runtime.stores.base import CatalogRow, Listing, ScopedReads, SideRows, scoped_by_user
@@ -127,6 +128,25 @@ class _Datastore(PostgresDatastore):
         # The library builds its pool itself; this subclass only changes which idle
         # connection a checkout takes.
         self.pool.__class__ = _WarmestFirstPool
+
+    def register_type_adapters(self) -> None:
+        # The library's composite row type is used by no insert here (both recorders write
+        # plain arrays): not reading its definition saves a round trip when a store opens.
+        pass
+
+
+class PostgresSnapshotRecorder(PostgresAggregateRecorder):
+    """The snapshots' table, written with one plain array per column (as the log's appends are),
+    not the library's composite row type."""
+
+    def _insert_stored_events(self, curs: Any, stored_events: Sequence[StoredEvent], **_: Any) -> None:
+        curs.execute(
+            SQL("INSERT INTO {} (originator_id, originator_version, topic, state)"
+                " SELECT * FROM unnest(%s::uuid[], %s::bigint[], %s::text[], %s::bytea[])").format(
+                Identifier(self.datastore.schema, self.events_table_name)),
+            ([e.originator_id for e in stored_events], [e.originator_version for e in stored_events],
+             [e.topic for e in stored_events], [e.state for e in stored_events]),
+        )
 
 
 class PostgresLogRecorder(ScopedReads, RowReads, PostgresApplicationRecorder):

@@ -18,7 +18,7 @@ from psycopg.sql import SQL, Identifier
 from domain.errors import StoreError
 from domain.session_log import RECORDED_TOPICS, SessionLog
 from runtime.stores.base import LogRow, SnapshotParts, StateReads, Store, WindowRow, as_uuid
-from runtime.stores.postgres.recorder import PostgresLogRecorder, _Datastore
+from runtime.stores.postgres.recorder import PostgresLogRecorder, PostgresSnapshotRecorder, _Datastore
 from runtime.stores.postgres.errors import driver_error, missing_table
 from runtime.stores.snapshots import decode_snapshot
 
@@ -330,11 +330,14 @@ def _create_schema_once(
 
 def open_postgres_store(url: str, *, pool_size: int = 4, max_overflow: int = 16) -> PostgresStore:
     try:
-        datastore = _Datastore(**parse_postgres_url(url), pool_size=pool_size, max_overflow=max_overflow)
-        # Open once here: the library's lazy open races when many threads start at once.
+        datastore = _Datastore(**parse_postgres_url(url), pool_size=1, max_overflow=pool_size + max_overflow - 1)
+        # Open once here: the library's lazy open races when many threads start at once. One
+        # connection is all a store needs to start (a cold read waits for no more); the pool
+        # makes the others in the background.
         datastore.pool.open(wait=True, timeout=10)
+        datastore.pool.resize(pool_size, pool_size + max_overflow)
         recorder = PostgresLogRecorder(datastore)
-        snapshots = PostgresAggregateRecorder(datastore, events_table_name=SNAPSHOTS_TABLE)
+        snapshots = PostgresSnapshotRecorder(datastore, events_table_name=SNAPSHOTS_TABLE)
         _create_schema_once(datastore, recorder, snapshots)
         datastore.read_only = _read_only(datastore)
     except StoreError:
