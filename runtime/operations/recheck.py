@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Optional, TypeVar
+from typing import Any, Callable, Iterable, Optional, Sequence, TypeVar
 from uuid import UUID
 
 from pydantic_core import to_jsonable_python
@@ -100,40 +100,15 @@ class Recheck:
 
     # -- per log, as the audit reads it ------------------------------------------------------
 
-    def session(self, log: Any, rows: list[Any], payloads: list[dict[str, Any]]) -> None:
-        """Refolds a session log: its snapshots and catalog row against the fold, and the
-        artifact versions its events name."""
-        self._session_logs.add(log.log_id.hex)
-        mapper = self.store.application.mapper
-        events = [domain_event(mapper, row, payload) for row, payload in zip(rows, payloads)]
-        genesis = payloads[0] if rows[0].topic == SessionLog.Created.TOPIC else {}
-        # whose session it is, as its genesis says (a catalog row may have been edited)
-        where = _whose(genesis.get("app_name", log.app_name), genesis.get("user_id", log.user_id),
-                       genesis.get("session_id", log.session_id))
-        snapshots = {s.originator_version: s for s in self._snapshots(log.log_id)}
-        aggregate: Any = None
-        forked_at = next((r.originator_version for r in rows if r.topic == SessionLog.ForkedFrom.TOPIC), 0)
-        claims: dict[str, int] = {}
-        for event, payload in zip(events, payloads):
-            aggregate = event.mutate(aggregate)
-            version = event.originator_version
-            if version in snapshots:
-                self._compare_snapshot(log, where, snapshots.pop(version), aggregate)
-            if isinstance(payload.get("event"), dict):
-                claims[payload["event"].get("id")] = version
-                if version > forked_at:
-                    self._note_named(log, payload["event"], version)
-        self._compare_claims(log, where, claims)
-        for version, snapshot in snapshots.items():
-            self.drift(SNAPSHOT, where, f"a snapshot at version {version}, past the log's end", str(log.log_id),
-                       version)
-        if aggregate is not None and log.catalog is not None:
-            self._compare_catalog(log, where, aggregate)
+    def session(self, log: Any) -> "SessionRefold":
+        """A refold of a session log, fed its rows window by window (``SessionRefold``)."""
+        return SessionRefold(self, log)
 
-    def _snapshots(self, log_id: UUID) -> list[Any]:
-        store = self.store
-        stored = LogReader(store).snapshots(log_id)
-        return [store.application.mapper.to_domain_event(s) for s in stored]
+    def _snapshots(self, log_id: UUID, gt: int, lte: int | None) -> dict[int, Any]:
+        """The log's snapshots at versions in (gt, lte], by version."""
+        mapper = self.store.application.mapper
+        stored = self.store.application.snapshots.recorder.select_events(log_id, gt=gt, lte=lte)  # type: ignore[union-attr]
+        return {s.originator_version: mapper.to_domain_event(s) for s in stored}
 
     def _compare_snapshot(self, log: Any, where: str, snapshot: Any, aggregate: Any) -> None:
         version = snapshot.originator_version
@@ -325,6 +300,65 @@ class Recheck:
                 self.drift(MEMORY_INDEX, where, "a document the log does not hold" if got else
                            "a document of the log is missing from the index", key[0], key[1],
                            f"{key[0]}@{key[1]}", got and vars(got), want and vars(want))
+
+
+class SessionRefold:
+    """A session log refolded as ``audit`` reads it, a window of rows at a time (so checking a
+    long session holds one window, never all its events or snapshots): its snapshots against
+    the fold at their versions, then its event-id claims and catalog row against the whole fold
+    (``finish``), and the artifact versions its events name. ``discard`` takes back what it found
+    (a log with an unreadable payload is not refolded at all: its chain says where it was edited)."""
+
+    def __init__(self, recheck: Recheck, log: Any):
+        self.recheck, self.log = recheck, log
+        self._drifts = len(recheck.drifts)
+        self.aggregate: Any = None
+        self.where = _whose(log.app_name, log.user_id, log.session_id)
+        self.forked_at = 0  # a fork's ForkedFrom version: the events before it are its source's copies
+        self.named: list[tuple[dict[str, Any], int]] = []  # events naming artifact versions, and where
+        self.claims: dict[str, int] = {}
+        self.last = 0
+
+    def add(self, rows: Sequence[Any], payloads: Sequence[dict[str, Any]]) -> None:
+        recheck, log = self.recheck, self.log
+        mapper = recheck.store.application.mapper
+        if self.last == 0 and rows and rows[0].topic == SessionLog.Created.TOPIC:
+            genesis = payloads[0]  # whose session it is, as its genesis says (a catalog row may have been edited)
+            self.where = _whose(genesis.get("app_name", log.app_name), genesis.get("user_id", log.user_id),
+                                genesis.get("session_id", log.session_id))
+        if rows:
+            upto = rows[-1].originator_version
+            snapshots = recheck._snapshots(log.log_id, self.last, upto)
+            self.forked_at = next((r.originator_version for r in rows if r.topic == SessionLog.ForkedFrom.TOPIC),
+                                  self.forked_at)
+            aggregate, claims = self.aggregate, self.claims
+            for row, payload in zip(rows, payloads):
+                aggregate = domain_event(mapper, row, payload).mutate(aggregate)
+                version = row.originator_version
+                if version in snapshots:
+                    recheck._compare_snapshot(log, self.where, snapshots.pop(version), aggregate)
+                event = payload.get("event")
+                if isinstance(event, dict):
+                    claims[event.get("id")] = version
+                    if (event.get("actions") or {}).get("artifact_delta"):
+                        self.named.append((event, version))
+            self.aggregate, self.last = aggregate, upto
+
+    def finish(self) -> None:
+        recheck, log = self.recheck, self.log
+        recheck._session_logs.add(log.log_id.hex)
+        for event, version in self.named:
+            if version > self.forked_at:
+                recheck._note_named(log, event, version)
+        recheck._compare_claims(log, self.where, self.claims)
+        for version in recheck._snapshots(log.log_id, self.last, None):
+            recheck.drift(SNAPSHOT, self.where, f"a snapshot at version {version}, past the log's end",
+                          str(log.log_id), version)
+        if self.aggregate is not None and log.catalog is not None:
+            recheck._compare_catalog(log, self.where, self.aggregate)
+
+    def discard(self) -> None:
+        del self.recheck.drifts[self._drifts:]
 
 
 def surviving(recheck: Recheck, where: str, check: Callable[[], T], otherwise: T) -> T:
