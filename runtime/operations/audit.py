@@ -206,7 +206,7 @@ def check_log(store: Store, log: _Log, recheck: Optional[Recheck] = None) -> tup
             after = (last, after[1] if chain is None else str(chain))
         if len(rows) < WINDOW:
             break
-    if refold is not None:
+    if refold is not None and count:  # (a log without rows has nothing to refold)
         refold.finish(broken=first is not None)
     if not count:
         return 0, _broken(store, log, [], 1, "the log has no events at all (its rows were removed)")

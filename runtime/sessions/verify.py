@@ -49,7 +49,7 @@ _SESSION_TOPICS = "chronicle:SessionLog."
 
 
 def _decode_json_payload(state: Any) -> dict[str, Any]:
-    payload = from_json(state.encode() if isinstance(state, str) else bytes(state))
+    payload = from_json(state.encode() if isinstance(state, str) else bytes(state), cache_strings="keys")
     if not isinstance(payload, dict):
         raise ValueError("a payload is a JSON object")
     stamp = payload.get("timestamp")
