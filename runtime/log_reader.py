@@ -129,9 +129,13 @@ class LogReader:
         """The version of the log that holds event ``event_id``, or None."""
         return self._recorder.find_claim(log_id, event_id)
 
-    def claims(self, log_id: UUID) -> dict[str, int]:
-        """Every event-id claim of a log: {event id: version}."""
-        return self._recorder.select_claims(log_id)
+    def claims(self, log_id: UUID, event_ids: Sequence[str] | None = None) -> dict[str, int]:
+        """A log's event-id claims: {event id: version}; every one, or those of ``event_ids``."""
+        return self._recorder.select_claims(log_id, event_ids)
+
+    def claim_count(self, log_id: UUID) -> int:
+        """How many event-id claims a log has."""
+        return self._recorder.count_claims(log_id)
 
     # -- across logs: positions for followers ----------------------------------------
 

@@ -68,3 +68,23 @@ def test_a_short_pause_leaves_collection_to_the_collector(monkeypatch):
         assert cycle() is not None
     gc.collect()
     assert cycle() is None
+
+
+def test_what_a_pause_built_joins_the_oldest_generation_unwalked():
+    with gc_paused():
+        built = [[i] for i in range(5_000)]
+    young = {id(o) for o in gc.get_objects(generation=0)}
+    assert not any(id(item) in young for item in built)
+    oldest = {id(o) for o in gc.get_objects(generation=2)}
+    assert all(id(item) in oldest for item in built)
+
+
+def test_objects_the_program_froze_stay_frozen():
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with gc_paused():
+            _ = [[i] for i in range(1_000)]
+        assert gc.get_freeze_count() == frozen and gc.isenabled()
+    finally:
+        gc.unfreeze()

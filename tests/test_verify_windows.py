@@ -63,3 +63,16 @@ def test_no_read_of_a_log_returns_more_than_a_window(tampered, monkeypatch):
             store.close()
     assert report.ok and report.events == LONG + 1
     assert largest[str(LONG_LOG)] == SMALL
+
+
+def test_a_claim_no_event_of_a_long_session_has_is_found(tampered):
+    """Claims are checked window by window against each window's event ids; one that names no
+    event at all shows in the count of the log's claims, and is then named."""
+    if tampered.kind == "memory":
+        tampered.store.recorder._claims[(LONG_LOG, "ghost")] = 5
+    else:
+        tampered.sql("INSERT INTO chronicle_event_ids (log_id, event_id, version) VALUES (%s, %s, %s)",
+                     (tampered.raw_id(LONG_LOG), "ghost", 5))
+    (found,) = drifts(tampered.audit(), "event-id claim")
+    assert (found.key, found.found, found.expected, found.log_id) == ("ghost", 5, None, str(LONG_LOG))
+    assert found.reason == "no event of the log has this id"

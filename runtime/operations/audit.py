@@ -196,7 +196,7 @@ def check_log(store: Store, log: _Log, recheck: Optional[Recheck] = None) -> tup
         count += len(rows)
         payloads, link = decode_rows(store, rows, after=after, unchained=unchained)
         if refold is not None:
-            refold.add(rows, payloads)
+            refold.add(rows, payloads, last=len(rows) < WINDOW)
         if first is None and link is not None:
             first = _broken(store, log, rows, link.version, link.reason, link.found, link.expected)
         last = rows[-1].originator_version
@@ -252,7 +252,7 @@ class _Refold:
         self.failed: Optional[Exception] = None
         self.unreadable = False
 
-    def add(self, rows: Any, payloads: list[dict[str, Any]]) -> None:
+    def add(self, rows: Any, payloads: list[dict[str, Any]], *, last: bool) -> None:
         if len(payloads) != len(rows):
             self.unreadable = True
         if self.unreadable or self.failed is not None:
@@ -260,7 +260,7 @@ class _Refold:
         if self.session is None:
             self.others += zip((r.topic for r in rows), payloads)
             return
-        self._folding(lambda: self.session.add(rows, payloads))  # type: ignore[union-attr]
+        self._folding(lambda: self.session.add(rows, payloads, last=last))  # type: ignore[union-attr]
 
     def finish(self, *, broken: bool) -> None:
         recheck, log = self.recheck, self.log

@@ -203,10 +203,19 @@ class PostgresLogRecorder(ScopedReads, RowReads, PostgresApplicationRecorder):
             row = curs.fetchone()
         return None if row is None else row["version"]
 
-    def select_claims(self, log_id: UUID) -> dict[str, int]:
-        with self.datastore.get_connection() as conn, conn.cursor() as curs:
-            curs.execute("SELECT event_id, version FROM chronicle_event_ids WHERE log_id = %s", (log_id,))
-            return {row["event_id"]: row["version"] for row in curs.fetchall()}
+    def select_claims(self, log_id: UUID, event_ids: Sequence[str] | None = None) -> dict[str, int]:
+        sql, params = "SELECT event_id, version FROM chronicle_event_ids WHERE log_id = %s", [log_id]
+        if event_ids is not None:
+            sql += " AND event_id = ANY(%s)"
+            params.append(list(event_ids))
+        with self.datastore.get_connection() as conn, conn.cursor(row_factory=tuple_row) as curs:
+            curs.execute(sql, params)
+            return dict(curs.fetchall())
+
+    def count_claims(self, log_id: UUID) -> int:
+        with self.datastore.get_connection() as conn, conn.cursor(row_factory=tuple_row) as curs:
+            curs.execute("SELECT count(*) FROM chronicle_event_ids WHERE log_id = %s", (log_id,))
+            return int(curs.fetchone()[0])  # type: ignore[index]
 
     def select_listing(self, app_name: str, user_id: str | None) -> list[Listing]:
         sql = (
