@@ -26,6 +26,7 @@ from domain.memory_log import MemoryLog, memory_log_id
 from domain.purge_log import PURGE_LOG_ID
 from domain.session_log import SessionLog, session_log_id
 from domain.errors import StoreCorruptError, StoreError
+from runtime.gc_pause import gc_paused
 from runtime.log_reader import LogReader
 from runtime.operations.recheck import Drift, Recheck, read_model_drifts, surviving
 from runtime.sessions.verify import (
@@ -194,9 +195,10 @@ def check_log(store: Store, log: _Log, recheck: Optional[Recheck] = None) -> tup
         if not rows:
             break
         count += len(rows)
-        payloads, link = decode_rows(store, rows, after=after, unchained=unchained)
-        if refold is not None:
-            refold.add(rows, payloads, last=len(rows) < WINDOW)
+        with gc_paused():  # a window's payloads and fold: many objects, no cycles
+            payloads, link = decode_rows(store, rows, after=after, unchained=unchained)
+            if refold is not None:
+                refold.add(rows, payloads, last=len(rows) < WINDOW)
         if first is None and link is not None:
             first = _broken(store, log, rows, link.version, link.reason, link.found, link.expected)
         last = rows[-1].originator_version

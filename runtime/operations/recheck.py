@@ -39,6 +39,7 @@ from domain.state import is_user_scoped
 from projections.base import encoded, fold_events
 from projections.memory import Folded, SourceView, fold_memory_log_event, fold_session_event, with_visibility
 from runtime.stores.blobs import sha256_hex
+from runtime.gc_pause import gc_paused
 from runtime.log_reader import LogReader
 from runtime.read_models.source import LogSource
 from runtime.sessions.verify import ScopedFold
@@ -432,20 +433,21 @@ def read_model_drifts(store: Store, projections: Iterable[Any], scoped: Optional
     source, position = LogSource(store), 0
     end = None if scoped is not None else max((position for _, position in wanted.values()), default=0)
     while end is None or position < end:
-        try:
-            events, last = source.read(position, 10_000, end)
-        except ValueError:
+        with gc_paused():  # a batch's events and folds: many objects, no cycles
+            try:
+                events, last = source.read(position, 10_000, end)
+            except ValueError:
+                if scoped is not None:
+                    scoped.unreadable = True
+                return []  # an unreadable payload: the chain check says where
+            if last == position:
+                break
+            position = last
             if scoped is not None:
-                scoped.unreadable = True
-            return []  # an unreadable payload: the chain check says where
-        if last == position:
-            break
-        position = last
-        if scoped is not None:
-            scoped.add(events)
-        for name, (projection, upto) in wanted.items():
-            fold_events(projection, events if not events or events[-1].position <= upto else
-                        [e for e in events if e.position <= upto], views[name])
+                scoped.add(events)
+            for name, (projection, upto) in wanted.items():
+                fold_events(projection, events if not events or events[-1].position <= upto else
+                            [e for e in events if e.position <= upto], views[name])
     drifts = []
     for name, (projection, upto) in wanted.items():
         expected = _normalised(encoded(projection, views[name]))
