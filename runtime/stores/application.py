@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Any, Callable
 
 from eventsourcing.application import Application
+import eventsourcing.popo  # noqa: F401 - named as the persistence module below: imported with the store, not at its first open
 from eventsourcing.domain import CanMutateAggregate
 from eventsourcing.persistence import (
     AggregateRecorder,
