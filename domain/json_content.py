@@ -16,7 +16,8 @@ from __future__ import annotations
 from typing import Any
 
 from google.genai import types
-from pydantic import GetCoreSchemaHandler
+from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
+from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, SchemaValidator
 from pydantic_core import core_schema as cs
 
@@ -63,3 +64,7 @@ class PlainContent:
         full = handler(source)
         fast = cs.union_schema([PLAIN_CONTENT_SCHEMA, full], mode="left_to_right")
         return cs.json_or_python_schema(json_schema=fast, python_schema=full)
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        return handler(schema["python_schema"])  # what it accepts is genai's Content: the plain shapes are a subset

@@ -113,3 +113,15 @@ def test_a_stored_event_round_trips_exactly():
     again = Event.model_validate_json(event.model_dump_json(exclude_none=True))
     assert again == event
     _same(again.content, event.content)
+
+
+def test_the_events_json_schema_is_genais_content():
+    """The fast path changes how content is read, not what an event accepts."""
+    from typing import Optional
+
+    from pydantic import create_model
+
+    plain = create_model("Plain", content=(Optional[types.Content], None))
+    ours, genais = Event.model_json_schema(), plain.model_json_schema()
+    assert ours["properties"]["content"]["anyOf"] == genais["properties"]["content"]["anyOf"]
+    assert ours["$defs"]["Content"] == genais["$defs"]["Content"]
