@@ -115,9 +115,9 @@ class LogReader:
         """A log's stored events (the chain a verifier checks), oldest first unless ``desc``."""
         return self._recorder.select_events(log_id, gt=gt, lte=lte, desc=desc, limit=limit)
 
-    def snapshots(self, log_id: UUID | str, *, limit: int | None = None) -> Sequence[StoredEvent]:
-        """A log's stored snapshots, oldest first."""
-        return self.store.application.snapshots.recorder.select_events(log_id, limit=limit)  # type: ignore[union-attr]
+    def snapshots(self, log_id: UUID | str, *, gt: int | None = None, limit: int | None = None) -> Sequence[StoredEvent]:
+        """A log's stored snapshots (after version ``gt``), oldest first."""
+        return self.store.application.snapshots.recorder.select_events(log_id, gt=gt, limit=limit)  # type: ignore[union-attr]
 
     def link(self, log_id: UUID, version: int) -> str | None:
         """The chain link stored with the log's event at ``version`` (None: no such event, or no link)."""

@@ -109,7 +109,7 @@ class Recheck:
         """The log's snapshots after version ``gt``: those up to ``upto`` by version, and the
         versions of those after it (one read: past the log's end, they are drifts)."""
         mapper = self.store.application.mapper
-        stored = self.store.application.snapshots.recorder.select_events(log_id, gt=gt)  # type: ignore[union-attr]
+        stored = LogReader(self.store).snapshots(log_id, gt=gt)
         return ({s.originator_version: mapper.to_domain_event(s) for s in stored if s.originator_version <= upto},
                 [s.originator_version for s in stored if s.originator_version > upto])
 
