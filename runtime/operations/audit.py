@@ -180,7 +180,7 @@ def _geneses(store: Store) -> Iterator[tuple[str, UUID, dict[str, Any]]]:
 
 # Rows read, decoded and checked at a time: a long log is checked in windows, so checking it
 # holds one window of its events, never all of them.
-WINDOW = 500
+WINDOW = 200
 
 
 def check_log(store: Store, log: _Log, recheck: Optional[Recheck] = None) -> tuple[int, Optional[Broken]]:
