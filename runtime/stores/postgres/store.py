@@ -301,31 +301,36 @@ _SCHEMA_LOCK = 0x6368726F6E  # advisory lock key: one process creates the schema
 _SCHEMA_READY = (
     "SELECT to_regclass('chronicle_snapshots') IS NOT NULL"
     " AND to_regprocedure('chronicle_append_v2(uuid[], bigint[], text[], bytea[], jsonb)') IS NOT NULL"
-    " AND to_regprocedure('chronicle_append_one(uuid, bigint, text, bytea, jsonb)') IS NOT NULL AS ready"
+    " AND to_regprocedure('chronicle_append_one(uuid, bigint, text, bytea, jsonb)') IS NOT NULL AS ready,"
+    " current_setting('transaction_read_only') = 'on' AS read_only"  # (asked in the same round trip)
 )
 
 
 def _create_schema_once(
     datastore: PostgresDatastore, recorder: PostgresLogRecorder, snapshots: PostgresAggregateRecorder
-) -> None:
+) -> bool:
     """Create tables and the append function unless they exist. DDL takes locks that can
-    deadlock with appends already running, so a store that is set up runs none."""
+    deadlock with appends already running, so a store that is set up runs none. Returns
+    whether this database refuses writes to us (a standby, ``default_transaction_read_only``):
+    then reads and audits skip the tables they would otherwise create."""
 
-    def ready() -> bool:
+    def ready() -> tuple[bool, bool]:
         with datastore.transaction(commit=False) as curs:
             curs.execute(_SCHEMA_READY)
-            return bool(curs.fetchone()["ready"])  # type: ignore[index]
+            row = curs.fetchone()
+            return bool(row["ready"]), bool(row["read_only"])  # type: ignore[index]
 
-    if not ready():
+    is_ready, read_only = ready()
+    if not is_ready:
         with datastore.get_connection() as conn:
             conn.execute("SELECT pg_advisory_lock(%s)", (_SCHEMA_LOCK,))
             try:
-                if not ready():
+                if not ready()[0]:
                     recorder.create_table()
                     snapshots.create_table()
             finally:
                 conn.execute("SELECT pg_advisory_unlock(%s)", (_SCHEMA_LOCK,))
-    datastore.register_type_adapters()
+    return read_only
 
 
 def open_postgres_store(url: str, *, pool_size: int = 4, max_overflow: int = 16) -> PostgresStore:
@@ -338,8 +343,7 @@ def open_postgres_store(url: str, *, pool_size: int = 4, max_overflow: int = 16)
         datastore.pool.resize(pool_size, pool_size + max_overflow)
         recorder = PostgresLogRecorder(datastore)
         snapshots = PostgresSnapshotRecorder(datastore, events_table_name=SNAPSHOTS_TABLE)
-        _create_schema_once(datastore, recorder, snapshots)
-        datastore.read_only = _read_only(datastore)
+        datastore.read_only = _create_schema_once(datastore, recorder, snapshots)
     except StoreError:
         raise
     except Exception as e:
@@ -347,12 +351,3 @@ def open_postgres_store(url: str, *, pool_size: int = 4, max_overflow: int = 16)
     store = PostgresStore(url, recorder, snapshots, threads=pool_size + max_overflow)
     store.read_only = datastore.read_only
     return store
-
-
-def _read_only(datastore: PostgresDatastore) -> bool:
-    """Whether this database refuses writes to us (a standby, ``default_transaction_read_only``):
-    then reads and audits skip the tables they would otherwise create."""
-    with datastore.transaction(commit=False) as curs:
-        curs.execute("SHOW transaction_read_only")
-        row = curs.fetchone()
-    return (row["transaction_read_only"] if isinstance(row, dict) else row[0]) == "on"
