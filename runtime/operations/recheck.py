@@ -309,8 +309,8 @@ class Recheck:
 class SessionRefold:
     """A session log refolded as ``audit`` reads it, a window of rows at a time (so checking a
     long session holds one window, never all its events or snapshots): its snapshots against
-    the fold at their versions, then its event-id claims and catalog row against the whole fold
-    (``finish``), and the artifact versions its events name. ``discard`` takes back what it found
+    the fold at their versions, its event-id claims (window by window), then its catalog row
+    against the whole fold (``finish``), and the artifact versions its events name. ``discard`` takes back what it found
     (a log with an unreadable payload is not refolded at all: its chain says where it was edited)."""
 
     def __init__(self, recheck: Recheck, log: Any):
