@@ -335,12 +335,13 @@ def _create_schema_once(
 
 def open_postgres_store(url: str, *, pool_size: int = 4, max_overflow: int = 16) -> PostgresStore:
     try:
+        # One connection is all a store needs to start: a cold read waits for no more, and
+        # connections made meanwhile in the background (a server process forked for each)
+        # slowed it by about a tenth here. The pool grows when callers wait, up to
+        # pool_size + max_overflow, as SQLAlchemy's does, and shrinks back when they are idle.
         datastore = _Datastore(**parse_postgres_url(url), pool_size=1, max_overflow=pool_size + max_overflow - 1)
-        # Open once here: the library's lazy open races when many threads start at once. One
-        # connection is all a store needs to start (a cold read waits for no more); the pool
-        # makes the others in the background.
+        # Open once here: the library's lazy open races when many threads start at once.
         datastore.pool.open(wait=True, timeout=10)
-        datastore.pool.resize(pool_size, pool_size + max_overflow)
         recorder = PostgresLogRecorder(datastore)
         snapshots = PostgresSnapshotRecorder(datastore, events_table_name=SNAPSHOTS_TABLE)
         datastore.read_only = _create_schema_once(datastore, recorder, snapshots)
