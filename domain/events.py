@@ -13,17 +13,14 @@ from pydantic import (
     ConfigDict,
     Field,
     SerializerFunctionWrapHandler,
-    ValidationInfo,
-    ValidatorFunctionWrapHandler,
     WrapSerializer,
-    WrapValidator,
     field_serializer,
 )
 from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticSerializationError, to_jsonable_python
 
 from domain.errors import InvalidArgumentError
-from domain.json_content import content_from_json
+from domain.json_content import PlainContent
 from domain.ui_widget import UiWidget
 from domain.tool_confirmation import ToolConfirmation
 from domain.validation import check_event_id, check_storable
@@ -38,15 +35,6 @@ _MODEL_CONFIG = ConfigDict(
     ser_json_bytes="base64",
     val_json_bytes="base64",
 )
-
-
-def _content_from_json(value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo) -> Any:
-    # Reading the log back is JSON in, and most contents are plain: skip genai's hooks.
-    if info.mode == "json":
-        content = content_from_json(value)
-        if content is not None:
-            return content
-    return handler(value)
 
 
 def as_content(message: Any) -> types.Content:
@@ -130,7 +118,7 @@ class Event(BaseModel):
     id: str = ""
     invocation_id: str = ""
     author: str = ""
-    content: Annotated[Optional[types.Content], WrapValidator(_content_from_json)] = None
+    content: Annotated[Optional[types.Content], PlainContent] = None  # from JSON: plain shapes fast
     actions: EventActions = Field(default_factory=EventActions)
     partial: Optional[bool] = None
     turn_complete: Optional[bool] = None

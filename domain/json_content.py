@@ -4,9 +4,11 @@ Every genai model runs Python code per instance (a type-mismatch check over all 
 its fields, and ``Part`` validates itself twice through a custom ``__init__``), which
 made a stored event cost about 25 µs to read back, most of it in those hooks. Text,
 function-call and function-response parts with plain JSON values need none of that:
-they are built here directly. Anything else (bytes, files, camelCase keys, unexpected
-types) returns None, and the caller falls back to genai's own validation. A property
-test holds the two paths equal.
+``PlainContent`` gives pydantic-core a schema of those shapes alone (strict types,
+every other field absent or null), which builds the genai instances without calling
+any Python. Anything else (bytes, files, camelCase keys, unexpected types) fails that
+schema, and pydantic goes on to genai's own validation. A property test holds the two
+paths equal.
 """
 
 from __future__ import annotations
@@ -14,69 +16,55 @@ from __future__ import annotations
 from typing import Any
 
 from google.genai import types
+from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema, SchemaValidator
+from pydantic_core import core_schema as cs
 
-_PLAIN_FIELDS: dict[type, dict[str, tuple[type, ...]]] = {
-    types.FunctionCall: {"id": (str,), "name": (str,), "args": (dict,)},
-    types.FunctionResponse: {"id": (str,), "name": (str,), "response": (dict,)},
-}
-_PART_TEXT_FIELDS = {"text": (str,), "thought": (bool,)}
-_NESTED = {"function_call": types.FunctionCall, "function_response": types.FunctionResponse}
-
-
-def _model(cls: type, values: dict[str, Any]) -> Any:
-    """A genai model instance from already-checked values (unset fields are None)."""
-    instance = cls.__new__(cls)
-    fields = _UNSET[cls].copy()
-    fields.update(values)
-    object.__setattr__(instance, "__dict__", fields)
-    object.__setattr__(instance, "__pydantic_fields_set__", set(values))
-    object.__setattr__(instance, "__pydantic_extra__", None)
-    object.__setattr__(instance, "__pydantic_private__", None)
-    return instance
+_TEXT = cs.str_schema(strict=True)
+_OBJECT = cs.dict_schema(cs.str_schema(strict=True), cs.any_schema())
 
 
-def _plain(value: Any, fields: dict[str, tuple[type, ...]]) -> bool:
-    return type(value) is dict and all(
-        key in fields and type(v) in fields[key] for key, v in value.items()
-    )
+def _model(cls: type, fields: dict[str, CoreSchema], required: tuple[str, ...] = ()) -> CoreSchema:
+    """``cls`` built from ``fields`` (those not ``required``: None when absent); every other field
+    of the model absent or null."""
+    def field(name: str) -> Any:
+        schema = fields.get(name, cs.none_schema())
+        return cs.model_field(schema if name in required else cs.with_default_schema(schema, default=None))
+
+    return cs.model_schema(cls, cs.model_fields_schema({name: field(name) for name in cls.model_fields},
+                                                       extra_behavior="forbid"), extra_behavior="forbid")
 
 
-def _part(value: Any) -> Any:
-    if type(value) is not dict or len(value) != 1:
-        return _part_text(value)
-    if type(value.get("text")) is str:  # the commonest part of all, checked first
-        return _model(types.Part, value)
-    ((key, nested),) = value.items()
-    cls = _NESTED.get(key)
-    if cls is None:
-        return _part_text(value)
-    if not _plain(nested, _PLAIN_FIELDS[cls]):
-        return None
-    return _model(types.Part, {key: _model(cls, nested)})
+def _part(fields: dict[str, CoreSchema], required: str) -> CoreSchema:
+    return _model(types.Part, fields, (required,))
 
 
-def _part_text(value: Any) -> Any:
-    if not value or not _plain(value, _PART_TEXT_FIELDS):
-        return None
-    return _model(types.Part, value)
+_PART = cs.union_schema(
+    [
+        _part({"text": _TEXT, "thought": cs.bool_schema(strict=True)}, "text"),
+        _part({"function_call": _model(types.FunctionCall, {"id": _TEXT, "name": _TEXT, "args": _OBJECT})},
+              "function_call"),
+        _part({"function_response": _model(types.FunctionResponse, {"id": _TEXT, "name": _TEXT,
+                                                                    "response": _OBJECT})}, "function_response"),
+    ],
+    mode="left_to_right",
+)
+PLAIN_CONTENT_SCHEMA = _model(types.Content, {"role": cs.nullable_schema(_TEXT),
+                                              "parts": cs.nullable_schema(cs.list_schema(_PART))})
+plain_content = SchemaValidator(PLAIN_CONTENT_SCHEMA)  # the fast path alone: raises for other shapes
 
 
-def content_from_json(value: Any) -> types.Content | None:
-    """``Content`` built from a decoded JSON object, or None when it needs full validation."""
-    if type(value) is not dict or not value.keys() <= {"role", "parts"}:
-        return None
-    role, parts = value.get("role"), value.get("parts")
-    if not (role is None or type(role) is str) or not (parts is None or type(parts) is list):
-        return None
-    if parts is not None:
-        built = [_part(p) for p in parts]
-        if None in built:
-            return None
-        value = {**value, "parts": built}
-    return _model(types.Content, value)
+class PlainContent:
+    """Annotates a ``types.Content`` field: read from JSON through the plain shapes' schema
+    first, then, when that fails, through genai's own validation; from Python, genai's alone."""
 
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        full = handler(source)
+        fast = cs.union_schema([PLAIN_CONTENT_SCHEMA, full], mode="left_to_right")
+        return cs.json_or_python_schema(json_schema=fast, python_schema=full)
 
-_UNSET = {
-    cls: dict.fromkeys(cls.model_fields)
-    for cls in (types.Content, types.Part, types.FunctionCall, types.FunctionResponse)
-}
+    @classmethod
+    def __get_pydantic_json_schema__(cls, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        return handler(schema["python_schema"])  # what it accepts is genai's Content: the plain shapes are a subset

@@ -7,6 +7,11 @@ the collector comes back when the last one finishes (if it was on to begin with)
 overlapping pauses keep it off for over a second, the young objects are collected as
 each pause ends, so a busy process cannot starve the collector.
 
+When the collector comes back, what the pause built moves straight to the oldest generation
+(``gc.freeze`` then ``gc.unfreeze``: two list splices) instead of being walked by the next young
+collection: that walk took 4 ms after a 2,000-event load, an eighth of a cold load, to find
+nothing. (Skipped when the program froze objects itself: those stay frozen.)
+
 A long batch that keeps what it builds (an eval run) can also leave the objects that existed
 before it out of the collector's passes for its length (gc_frozen).
 """
@@ -42,6 +47,9 @@ def gc_paused() -> Iterator[None]:
         with _lock:
             _pausers -= 1
             if _pausers == 0 and _was_enabled:
+                if not gc.get_freeze_count():
+                    gc.freeze()
+                    gc.unfreeze()
                 gc.enable()
             elif _was_enabled and time.monotonic() - _paused_since > _LONGEST_PAUSE_S:
                 _paused_since, collect = time.monotonic(), True

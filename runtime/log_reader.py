@@ -119,9 +119,9 @@ class LogReader:
         """A log's stored events (the chain a verifier checks), oldest first unless ``desc``."""
         return self._recorder.select_events(log_id, gt=gt, lte=lte, desc=desc, limit=limit)
 
-    def snapshots(self, log_id: UUID | str, *, limit: int | None = None) -> Sequence[StoredEvent]:
-        """A log's stored snapshots, oldest first."""
-        return self.store.application.snapshots.recorder.select_events(log_id, limit=limit)  # type: ignore[union-attr]
+    def snapshots(self, log_id: UUID | str, *, gt: int | None = None, limit: int | None = None) -> Sequence[StoredEvent]:
+        """A log's stored snapshots (after version ``gt``), oldest first."""
+        return self.store.application.snapshots.recorder.select_events(log_id, gt=gt, limit=limit)  # type: ignore[union-attr]
 
     def link(self, log_id: UUID, version: int) -> str | None:
         """The chain link stored with the log's event at ``version`` (None: no such event, or no link)."""
@@ -133,9 +133,13 @@ class LogReader:
         """The version of the log that holds event ``event_id``, or None."""
         return self._recorder.find_claim(log_id, event_id)
 
-    def claims(self, log_id: UUID) -> dict[str, int]:
-        """Every event-id claim of a log: {event id: version}."""
-        return self._recorder.select_claims(log_id)
+    def claims(self, log_id: UUID, event_ids: Sequence[str] | None = None) -> dict[str, int]:
+        """A log's event-id claims: {event id: version}; every one, or those of ``event_ids``."""
+        return self._recorder.select_claims(log_id, event_ids)
+
+    def claim_count(self, log_id: UUID) -> int:
+        """How many event-id claims a log has."""
+        return self._recorder.count_claims(log_id)
 
     # -- across logs: positions for followers ----------------------------------------
 

@@ -88,3 +88,23 @@ def test_frozen_objects_are_left_out_until_the_last_freeze_ends_then_collected()
         assert cycle() is None  # given back, and collected
     finally:
         gc.enable()
+
+
+def test_what_a_pause_built_joins_the_oldest_generation_unwalked():
+    with gc_paused():
+        built = [[i] for i in range(5_000)]
+    young = {id(o) for o in gc.get_objects(generation=0)}
+    assert not any(id(item) in young for item in built)
+    oldest = {id(o) for o in gc.get_objects(generation=2)}
+    assert all(id(item) in oldest for item in built)
+
+
+def test_objects_the_program_froze_stay_frozen():
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with gc_paused():
+            _ = [[i] for i in range(1_000)]
+        assert gc.get_freeze_count() == frozen and gc.isenabled()
+    finally:
+        gc.unfreeze()

@@ -10,7 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain import Event
-from domain.json_content import content_from_json
+import pytest
+from pydantic import ValidationError
+
+from domain.json_content import plain_content
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
@@ -66,7 +69,7 @@ def _read_back(content: dict) -> Event:
 @settings(max_examples=300, deadline=None)
 @given(contents(plain_parts))
 def test_plain_content_is_built_directly_and_equals_genai_validation(content):
-    assert content_from_json(json.loads(json.dumps(content))) is not None  # the fast path took it
+    _same(plain_content.validate_json(json.dumps(content)), types.Content.model_validate(content))  # the fast path takes it
     _same(_read_back(content).content, types.Content.model_validate(content))
 
 
@@ -77,10 +80,13 @@ def test_any_content_reads_back_as_genai_validates_it(content):
 
 
 def test_shapes_outside_the_fast_path_fall_back():
-    for part in [{"inline_data": {"data": "AA==", "mime_type": "a/b"}}, {"functionCall": {"name": "f"}}, {}]:
-        assert content_from_json({"parts": [part]}) is None
-    assert content_from_json({"role": 3}) is None
-    assert content_from_json({"parts": [{"function_call": {"name": "f", "args": "not a dict"}}]}) is None
+    others = [{"parts": [part]} for part in [{"inline_data": {"data": "AA==", "mime_type": "a/b"}},
+                                             {"functionCall": {"name": "f"}}, {}, {"text": "t", "video_metadata": {}}]]
+    for content in [*others, {"role": 3}, {"parts": [{"function_call": {"name": "f", "args": "not a dict"}}]}]:
+        with pytest.raises(ValidationError):
+            plain_content.validate_json(json.dumps(content))
+    for content in others:  # and genai's own validation reads them
+        _same(_read_back(content).content, types.Content.model_validate(content))
 
 
 def test_python_input_keeps_genai_validation():
@@ -107,3 +113,15 @@ def test_a_stored_event_round_trips_exactly():
     again = Event.model_validate_json(event.model_dump_json(exclude_none=True))
     assert again == event
     _same(again.content, event.content)
+
+
+def test_the_events_json_schema_is_genais_content():
+    """The fast path changes how content is read, not what an event accepts."""
+    from typing import Optional
+
+    from pydantic import create_model
+
+    plain = create_model("Plain", content=(Optional[types.Content], None))
+    ours, genais = Event.model_json_schema(), plain.model_json_schema()
+    assert ours["properties"]["content"]["anyOf"] == genais["properties"]["content"]["anyOf"]
+    assert ours["$defs"]["Content"] == genais["$defs"]["Content"]

@@ -26,9 +26,12 @@ from domain.memory_log import MemoryLog, memory_log_id
 from domain.purge_log import PURGE_LOG_ID
 from domain.session_log import SessionLog, session_log_id
 from domain.errors import StoreCorruptError, StoreError
+from runtime.gc_pause import gc_paused
 from runtime.log_reader import LogReader
 from runtime.operations.recheck import Drift, Recheck, read_model_drifts, surviving
-from runtime.sessions.verify import ScopedFold, ScopedMismatch, decode_payload, decode_rows, scoped_state_mismatches
+from runtime.sessions.verify import (
+    CHAINED_LATER, ScopedFold, ScopedMismatch, decode_payload, decode_rows, scoped_state_mismatches,
+)
 from runtime.stores import CatalogRow, Store
 from runtime.stores.base import as_uuid
 
@@ -175,60 +178,116 @@ def _geneses(store: Store) -> Iterator[tuple[str, UUID, dict[str, Any]]]:
         start = page[-1].id + 1
 
 
+# Rows read, decoded and checked at a time: a long log is checked in windows, so checking it
+# holds one window of its events, never all of them.
+WINDOW = 200
+
+
 def check_log(store: Store, log: _Log, recheck: Optional[Recheck] = None) -> tuple[int, Optional[Broken]]:
     """(events read, the first broken link or None); with ``recheck``, the log's derived rows are
-    compared with its fold too."""
-    rows = LogReader(store).stored_events(log.log_id)
+    compared with its fold too. Read, checked and refolded a window of rows at a time."""
+    reader = LogReader(store)
+    refold = _Refold(recheck, log) if recheck is not None else None
+    first: Optional[Broken] = None
+    count, last, after, unchained = 0, 0, (0, ""), None
+    while True:
+        rows = reader.stored_events(log.log_id, gt=last or None, limit=WINDOW)
+        if not rows:
+            break
+        count += len(rows)
+        with gc_paused():  # a window's payloads and fold: many objects, no cycles
+            payloads, link = decode_rows(store, rows, after=after, unchained=unchained)
+            if refold is not None:
+                refold.add(rows, payloads, last=len(rows) < WINDOW)
+        if first is None and link is not None:
+            first = _broken(store, log, rows, link.version, link.reason, link.found, link.expected)
+        last = rows[-1].originator_version
+        if first is None:  # the chain goes on from this window's last link, or has not started yet
+            chain = payloads[-1].get("chain")
+            unchained = chain is None and (unchained if unchained is not None else rows[0].topic in CHAINED_LATER)
+            after = (last, after[1] if chain is None else str(chain))
+        if len(rows) < WINDOW:
+            break
+    if refold is not None and count:  # (a log without rows has nothing to refold)
+        refold.finish(broken=first is not None)
+    if not count:
+        return 0, _broken(store, log, [], 1, "the log has no events at all (its rows were removed)")
+    if first is not None:
+        return count, first
+    if log.kind == SESSION and log.catalog_version is None:
+        return count, _broken(store, log, [], last,
+                              "the session catalog has no row for this log (removed outside Chronicle)")
+    if log.catalog_version is not None and last < log.catalog_version:
+        return count, _broken(
+            store, log, [], last + 1, f"versions {last + 1}–{log.catalog_version} are missing from the end of "
+            f"the log (the catalog records version {log.catalog_version})"
+        )
+    if log.catalog_version is not None and last > log.catalog_version:
+        return count, _broken(store, log, [], log.catalog_version + 1,
+                              f"the catalog records version {log.catalog_version} but the log holds {last}")
+    return count, None
 
-    def broken(version: int, reason: str, found: Optional[str] = None, expected: Optional[str] = None) -> Broken:
-        event_id = None
-        for row in rows:
-            if row.originator_version == version and row.topic == SessionLog.Recorded.TOPIC:
-                try:
-                    event_id = decode_payload(store, row.state)["event"]["id"]
-                except Exception:  # noqa: BLE001 - an unreadable row has no id to show
-                    pass
-        return Broken(str(log.log_id), log.app_name, log.user_id, log.session_id, version, reason, event_id, log.kind,
-                      found, expected)
 
-    if not rows:
-        return 0, broken(1, "the log has no events at all (its rows were removed)")
-    payloads, link = decode_rows(store, rows)
-    if recheck is not None and len(payloads) == len(rows):  # else an unreadable payload: nothing to fold
+def _broken(store: Store, log: _Log, rows: Any, version: int, reason: str, found: Optional[str] = None,
+            expected: Optional[str] = None) -> Broken:
+    """The log's broken link at ``version`` (with the ADK event's id stored there, if any)."""
+    event_id = None
+    for row in rows or LogReader(store).stored_events(log.log_id, gt=version - 1, lte=version):
+        if row.originator_version == version and row.topic == SessionLog.Recorded.TOPIC:
+            try:
+                event_id = decode_payload(store, row.state)["event"]["id"]
+            except Exception:  # noqa: BLE001 - an unreadable row has no id to show
+                pass
+    return Broken(str(log.log_id), log.app_name, log.user_id, log.session_id, version, reason, event_id, log.kind,
+                  found, expected)
+
+
+class _Refold:
+    """A log's derived rows refolded window by window (``Recheck``). A log with a payload that
+    does not decode is not refolded (its chain says where it was edited); one whose events do
+    not fold is a drift that says so."""
+
+    def __init__(self, recheck: Recheck, log: _Log):
+        self.recheck, self.log = recheck, log
+        self.session = recheck.session(log) if log.kind == SESSION else None
+        self.others: list[tuple[str, dict[str, Any]]] = []  # (topic, payload) of the other kinds' logs
+        self.failed: Optional[Exception] = None
+        self.unreadable = False
+
+    def add(self, rows: Any, payloads: list[dict[str, Any]], *, last: bool) -> None:
+        if len(payloads) != len(rows):
+            self.unreadable = True
+        if self.unreadable or self.failed is not None:
+            return
+        if self.session is None:
+            self.others += zip((r.topic for r in rows), payloads)
+            return
+        self._folding(lambda: self.session.add(rows, payloads, last=last))  # type: ignore[union-attr]
+
+    def finish(self, *, broken: bool) -> None:
+        recheck, log = self.recheck, self.log
+        if not self.unreadable and self.failed is None:
+            if self.session is not None:
+                self._folding(self.session.finish)
+            elif log.kind == ARTIFACTS:
+                self._folding(lambda: recheck.artifacts(log, self.others))
+            elif log.kind == MEMORY:
+                self._folding(lambda: recheck.memory(log, self.others))
+            else:
+                self._folding(lambda: recheck.purges(self.others))
+        if self.unreadable and self.session is not None:
+            self.session.discard()
+        if self.failed is not None and not self.unreadable and not broken:  # else the break says it
+            where = Broken(str(log.log_id), log.app_name, log.user_id, log.session_id, 0, "", kind=log.kind).where
+            recheck.drift("log", where, f"its events do not fold: {self.failed!r}", str(log.log_id))
+
+    def _folding(self, step: Callable[[], None]) -> None:
         try:
-            _recheck(recheck, log, rows, payloads)
+            step()
         except StoreError:
             raise
         except Exception as e:  # noqa: BLE001 - a payload edited into something the fold cannot take
-            if link is None:  # an intact chain that does not fold is worth saying; else the break says it
-                where = Broken(str(log.log_id), log.app_name, log.user_id, log.session_id, 0, "", kind=log.kind).where
-                recheck.drift("log", where, f"its events do not fold: {e!r}", str(log.log_id))
-    if link is not None:
-        return len(rows), broken(link.version, link.reason, link.found, link.expected)
-    last = rows[-1].originator_version
-    if log.kind == SESSION and log.catalog_version is None:
-        return len(rows), broken(last, "the session catalog has no row for this log (removed outside Chronicle)")
-    if log.catalog_version is not None and last < log.catalog_version:
-        return len(rows), broken(
-            last + 1, f"versions {last + 1}–{log.catalog_version} are missing from the end of the log "
-            f"(the catalog records version {log.catalog_version})"
-        )
-    if log.catalog_version is not None and last > log.catalog_version:
-        return len(rows), broken(
-            log.catalog_version + 1, f"the catalog records version {log.catalog_version} but the log holds {last}"
-        )
-    return len(rows), None
-
-
-def _recheck(recheck: Recheck, log: _Log, rows: Any, payloads: list[dict[str, Any]]) -> None:
-    if log.kind == SESSION:
-        recheck.session(log, list(rows), payloads)
-    elif log.kind == ARTIFACTS:
-        recheck.artifacts(log, zip((r.topic for r in rows), payloads))
-    elif log.kind == MEMORY:
-        recheck.memory(log, zip((r.topic for r in rows), payloads))
-    else:
-        recheck.purges(zip((r.topic for r in rows), payloads))
+            self.failed = e
 
 
 def verify_store(

@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Optional, TypeVar
+from typing import Any, Callable, Iterable, Optional, Sequence, TypeVar
 from uuid import UUID
 
-from pydantic_core import to_jsonable_python
+from pydantic_core import from_json, to_jsonable_python
 
 from domain.artifact_log import ArtifactLog
 from domain.artifact_names import ArtifactScope
@@ -39,6 +39,7 @@ from domain.state import is_user_scoped
 from projections.base import encoded, fold_events
 from projections.memory import Folded, SourceView, fold_memory_log_event, fold_session_event, with_visibility
 from runtime.stores.blobs import sha256_hex
+from runtime.gc_pause import gc_paused
 from runtime.log_reader import LogReader
 from runtime.read_models.source import LogSource
 from runtime.sessions.verify import ScopedFold
@@ -100,40 +101,17 @@ class Recheck:
 
     # -- per log, as the audit reads it ------------------------------------------------------
 
-    def session(self, log: Any, rows: list[Any], payloads: list[dict[str, Any]]) -> None:
-        """Refolds a session log: its snapshots and catalog row against the fold, and the
-        artifact versions its events name."""
-        self._session_logs.add(log.log_id.hex)
-        mapper = self.store.application.mapper
-        events = [domain_event(mapper, row, payload) for row, payload in zip(rows, payloads)]
-        genesis = payloads[0] if rows[0].topic == SessionLog.Created.TOPIC else {}
-        # whose session it is, as its genesis says (a catalog row may have been edited)
-        where = _whose(genesis.get("app_name", log.app_name), genesis.get("user_id", log.user_id),
-                       genesis.get("session_id", log.session_id))
-        snapshots = {s.originator_version: s for s in self._snapshots(log.log_id)}
-        aggregate: Any = None
-        forked_at = next((r.originator_version for r in rows if r.topic == SessionLog.ForkedFrom.TOPIC), 0)
-        claims: dict[str, int] = {}
-        for event, payload in zip(events, payloads):
-            aggregate = event.mutate(aggregate)
-            version = event.originator_version
-            if version in snapshots:
-                self._compare_snapshot(log, where, snapshots.pop(version), aggregate)
-            if isinstance(payload.get("event"), dict):
-                claims[payload["event"].get("id")] = version
-                if version > forked_at:
-                    self._note_named(log, payload["event"], version)
-        self._compare_claims(log, where, claims)
-        for version, snapshot in snapshots.items():
-            self.drift(SNAPSHOT, where, f"a snapshot at version {version}, past the log's end", str(log.log_id),
-                       version)
-        if aggregate is not None and log.catalog is not None:
-            self._compare_catalog(log, where, aggregate)
+    def session(self, log: Any) -> "SessionRefold":
+        """A refold of a session log, fed its rows window by window (``SessionRefold``)."""
+        return SessionRefold(self, log)
 
-    def _snapshots(self, log_id: UUID) -> list[Any]:
-        store = self.store
-        stored = LogReader(store).snapshots(log_id)
-        return [store.application.mapper.to_domain_event(s) for s in stored]
+    def _snapshots(self, log_id: UUID, gt: int, upto: int) -> tuple[dict[int, Any], list[int]]:
+        """The log's snapshots after version ``gt``: those up to ``upto`` by version, and the
+        versions of those after it (one read: past the log's end, they are drifts)."""
+        mapper = self.store.application.mapper
+        stored = LogReader(self.store).snapshots(log_id, gt=gt)
+        return ({s.originator_version: mapper.to_domain_event(s) for s in stored if s.originator_version <= upto},
+                [s.originator_version for s in stored if s.originator_version > upto])
 
     def _compare_snapshot(self, log: Any, where: str, snapshot: Any, aggregate: Any) -> None:
         version = snapshot.originator_version
@@ -150,8 +128,9 @@ class Recheck:
                 self.drift(SNAPSHOT, where, f"the snapshot at version {version} is not served: {why}",
                            str(log.log_id), version, "digest")
 
-    def _compare_claims(self, log: Any, where: str, expected: dict[str, int]) -> None:
-        found = LogReader(self.store).claims(log.log_id)
+    def _compare_claims(self, log: Any, where: str, expected: dict[str, int], found: dict[str, int]) -> None:
+        if found == expected:
+            return  # (the common case, without sorting every id)
         for event_id in sorted({*found, *expected}, key=str):
             got, want = found.get(event_id), expected.get(event_id)
             if got != want:
@@ -327,6 +306,109 @@ class Recheck:
                            f"{key[0]}@{key[1]}", got and vars(got), want and vars(want))
 
 
+class SessionRefold:
+    """A session log refolded as ``audit`` reads it, a window of rows at a time (so checking a
+    long session holds one window, never all its events or snapshots): its snapshots against
+    the fold at their versions, its event-id claims (window by window), then its catalog row
+    against the whole fold (``finish``), and the artifact versions its events name. ``discard`` takes back what it found
+    (a log with an unreadable payload is not refolded at all: its chain says where it was edited)."""
+
+    def __init__(self, recheck: Recheck, log: Any):
+        self.recheck, self.log = recheck, log
+        self._drifts = len(recheck.drifts)
+        self.aggregate: Any = None
+        self.where = _whose(log.app_name, log.user_id, log.session_id)
+        self.forked_at = 0  # a fork's ForkedFrom version: the events before it are its source's copies
+        self.named: list[tuple[dict[str, Any], int]] = []  # events naming artifact versions, and where
+        self.windowed, self.matched = False, 0  # claims checked window by window; how many found
+        self.beyond: list[int] = []  # versions of snapshots after the last window read
+        self.last = 0
+
+    def add(self, rows: Sequence[Any], payloads: Sequence[dict[str, Any]], *, last: bool) -> None:
+        """The next window of the log's rows and their payloads (``last``: the log ends with it)."""
+        recheck, log = self.recheck, self.log
+        mapper = recheck.store.application.mapper
+        if self.last == 0 and rows and rows[0].topic == SessionLog.Created.TOPIC:
+            genesis = payloads[0]  # whose session it is, as its genesis says (a catalog row may have been edited)
+            self.where = _whose(genesis.get("app_name", log.app_name), genesis.get("user_id", log.user_id),
+                                genesis.get("session_id", log.session_id))
+        if not rows:
+            return
+        upto = rows[-1].originator_version
+        snapshots, self.beyond = recheck._snapshots(log.log_id, self.last, upto)
+        self.forked_at = next((r.originator_version for r in rows if r.topic == SessionLog.ForkedFrom.TOPIC),
+                              self.forked_at)
+        aggregate, claims = self.aggregate, {}
+        for row, payload in zip(rows, payloads):
+            aggregate = domain_event(mapper, row, payload).mutate(aggregate)
+            version = row.originator_version
+            if version in snapshots:
+                recheck._compare_snapshot(log, self.where, snapshots.pop(version), aggregate)
+            event = payload.get("event")
+            if isinstance(event, dict):
+                claims[event.get("id")] = version
+                if (event.get("actions") or {}).get("artifact_delta"):
+                    self.named.append((event, version))
+        self._check_claims(claims, whole=last and self.last == 0)
+        self.aggregate, self.last = aggregate, upto
+
+    def _check_claims(self, expected: dict[str, int], *, whole: bool) -> None:
+        """The window's claims: a log read in one window against all its claims (one read); a
+        longer one window by window, against the claims of the window's ids (then ``finish``
+        counts them all, so that a claim no event has is found too)."""
+        reader = LogReader(self.recheck.store)
+        if whole:
+            self.recheck._compare_claims(self.log, self.where, expected, reader.claims(self.log.log_id))
+            return
+        self.windowed = True
+        found = reader.claims(self.log.log_id, [i for i in expected if isinstance(i, str)])
+        self.matched += len(found)
+        self.recheck._compare_claims(self.log, self.where, expected, found)
+
+    def _claims_without_event(self) -> None:
+        """A long log's claims whose ids none of its events has (read again, only when the count
+        says there are some)."""
+        reader = LogReader(self.recheck.store)
+        if reader.claim_count(self.log.log_id) == self.matched:
+            return
+        extra, last = reader.claims(self.log.log_id), 0
+        while True:
+            rows = reader.stored_events(self.log.log_id, gt=last or None, limit=1_000)
+            for row in rows:
+                event = _event_of(row.state)
+                if isinstance(event, dict) and isinstance(event.get("id"), str):
+                    extra.pop(event["id"], None)
+            if len(rows) < 1_000:
+                break
+            last = rows[-1].originator_version
+        self.recheck._compare_claims(self.log, self.where, {}, extra)
+
+    def finish(self) -> None:
+        recheck, log = self.recheck, self.log
+        recheck._session_logs.add(log.log_id.hex)
+        for event, version in self.named:
+            if version > self.forked_at:
+                recheck._note_named(log, event, version)
+        if self.windowed:
+            self._claims_without_event()
+        for version in self.beyond:
+            recheck.drift(SNAPSHOT, self.where, f"a snapshot at version {version}, past the log's end",
+                          str(log.log_id), version)
+        if self.aggregate is not None and log.catalog is not None:
+            recheck._compare_catalog(log, self.where, self.aggregate)
+
+    def discard(self) -> None:
+        del self.recheck.drifts[self._drifts:]
+
+
+def _event_of(state: Any) -> Any:
+    try:
+        return from_json(bytes(state) if not isinstance(state, str) else state.encode(),
+                         cache_strings="keys").get("event")
+    except (ValueError, AttributeError):
+        return None  # an unreadable row: its chain says so
+
+
 def surviving(recheck: Recheck, where: str, check: Callable[[], T], otherwise: T) -> T:
     """``check()``, or, when rows it reads were edited into something no fold takes (a topic
     changed, a field removed), a drift that says so: an audit reports every edit, it never
@@ -351,20 +433,21 @@ def read_model_drifts(store: Store, projections: Iterable[Any], scoped: Optional
     source, position = LogSource(store), 0
     end = None if scoped is not None else max((position for _, position in wanted.values()), default=0)
     while end is None or position < end:
-        try:
-            events, last = source.read(position, 10_000, end)
-        except ValueError:
+        with gc_paused():  # a batch's events and folds: many objects, no cycles
+            try:
+                events, last = source.read(position, 10_000, end)
+            except ValueError:
+                if scoped is not None:
+                    scoped.unreadable = True
+                return []  # an unreadable payload: the chain check says where
+            if last == position:
+                break
+            position = last
             if scoped is not None:
-                scoped.unreadable = True
-            return []  # an unreadable payload: the chain check says where
-        if last == position:
-            break
-        position = last
-        if scoped is not None:
-            scoped.add(events)
-        for name, (projection, upto) in wanted.items():
-            fold_events(projection, events if not events or events[-1].position <= upto else
-                        [e for e in events if e.position <= upto], views[name])
+                scoped.add(events)
+            for name, (projection, upto) in wanted.items():
+                fold_events(projection, events if not events or events[-1].position <= upto else
+                            [e for e in events if e.position <= upto], views[name])
     drifts = []
     for name, (projection, upto) in wanted.items():
         expected = _normalised(encoded(projection, views[name]))

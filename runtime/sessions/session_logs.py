@@ -11,7 +11,7 @@ from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import StoredEvent
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from domain.events import Event
 from domain.session_log import SessionLog
@@ -19,6 +19,7 @@ from projections.session_at import SessionAt, session_at
 from runtime.log_reader import LogReader
 from runtime.read_models.source import LogSource
 from runtime.stores import CatalogRow, SideRows, Store
+from runtime.stores.application import recorded_event_json
 
 
 class _StoredRecorded(BaseModel):
@@ -33,8 +34,19 @@ def parse_recorded(stored: StoredEvent) -> Event:
 
 
 def parse_recorded_state(state: bytes) -> Event:
-    """The ADK event in a stored ``Recorded`` or ``Rewound`` payload."""
+    """The ADK event in a stored ``Recorded`` or ``Rewound`` payload: read from the event's own
+    text when the payload is a current ``Recorded`` one (the rest of it is not needed here), else
+    from the whole payload (and a bad row's typed error comes from there)."""
+    text = recorded_event_json(state)
+    if text is not None:
+        try:
+            return _validate_event_json(text)
+        except ValidationError:
+            pass
     return _StoredRecorded.model_validate_json(state).event
+
+
+_validate_event_json = Event.__pydantic_validator__.validate_json
 
 
 def copy_state(state: dict[str, Any]) -> dict[str, Any]:

@@ -38,7 +38,7 @@ def decode_payload(store: Store, state: Any) -> dict[str, Any]:
 
 
 # Logs that were written unchained before they were chained: their leading events may lack links.
-_CHAINED_LATER = frozenset({ArtifactLog.Created.TOPIC, MemoryLog.Created.TOPIC})
+CHAINED_LATER = frozenset({ArtifactLog.Created.TOPIC, MemoryLog.Created.TOPIC})
 
 
 # A session log's events hold JSON values only, apart from the library's timestamp (as the mapper
@@ -49,7 +49,7 @@ _SESSION_TOPICS = "chronicle:SessionLog."
 
 
 def _decode_json_payload(state: Any) -> dict[str, Any]:
-    payload = from_json(state.encode() if isinstance(state, str) else bytes(state))
+    payload = from_json(state.encode() if isinstance(state, str) else bytes(state), cache_strings="keys")
     if not isinstance(payload, dict):
         raise ValueError("a payload is a JSON object")
     stamp = payload.get("timestamp")
@@ -59,10 +59,12 @@ def _decode_json_payload(state: Any) -> dict[str, Any]:
 
 
 def decode_rows(
-    store: Store, rows: Sequence[StoredEvent], after: tuple[int, str] = (0, "")
+    store: Store, rows: Sequence[StoredEvent], after: tuple[int, str] = (0, ""), unchained: bool | None = None
 ) -> tuple[list[dict[str, Any]], BrokenLink | None]:
     """The payloads of a log's stored events (in version order), and the first broken link or
-    None; ``after``: (version, link) before the first row, when the rows are the log's tail."""
+    None; ``after``: (version, link) before the first row, when the rows are the log's tail;
+    ``unchained``: whether the log's chain is yet to start (by default: at a log's first row, if
+    its kind was written unchained before chaining)."""
     payloads = []
     for row in rows:
         try:
@@ -71,7 +73,8 @@ def decode_rows(
         except Exception:  # noqa: BLE001 - a row that is no longer JSON was edited
             return payloads, BrokenLink(row.originator_version, "payload is not readable JSON (edited)")
     entries = [(row.originator_version, row.topic, payload) for row, payload in zip(rows, payloads)]
-    unchained = after[0] == 0 and bool(rows) and rows[0].topic in _CHAINED_LATER
+    if unchained is None:
+        unchained = after[0] == 0 and bool(rows) and rows[0].topic in CHAINED_LATER
     return payloads, verify(entries, unchained_prefix=unchained, after=after)
 
 

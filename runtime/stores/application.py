@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any, Callable
 
 from eventsourcing.application import Application
+import eventsourcing.popo  # noqa: F401 - named as the persistence module below: imported with the store, not at its first open
 from eventsourcing.domain import CanMutateAggregate
 from eventsourcing.persistence import (
     AggregateRecorder,
@@ -324,13 +325,20 @@ def recorded_event(state: bytes) -> dict[str, Any] | None:
     structural; a first ``"event"`` key nested deeper, or another key after the event, would
     leave unbalanced brackets or a stray member in the slice, which does not parse.
     """
-    if not state.endswith(_RECORDED_TAIL):
-        return None
-    start = state.find(b',"event":')
-    if start < 0:
+    text = recorded_event_json(state)
+    if text is None:
         return None
     try:
-        data = from_json(state[start + 9 : len(state) - len(_RECORDED_TAIL)], cache_strings="keys")
+        data = from_json(text, cache_strings="keys")
     except ValueError:
         return None
     return data if type(data) is dict else None
+
+
+def recorded_event_json(state: bytes) -> bytes | None:
+    """The JSON text of the ADK event in a current ``Recorded`` payload (``recorded_event``'s
+    slice: exactly the event whenever it parses), or None when the payload is not laid out so."""
+    if not state.endswith(_RECORDED_TAIL):
+        return None
+    start = state.find(b',"event":')
+    return None if start < 0 else state[start + 9 : len(state) - len(_RECORDED_TAIL)]

@@ -74,8 +74,13 @@ class LogRecorder(Protocol):
 
     def find_claim(self, log_id: UUID, event_id: str) -> int | None: ...
 
-    def select_claims(self, log_id: UUID) -> dict[str, int]:
-        """Every event-id claim of a log: {event id: version} (what ``verify`` checks against the log)."""
+    def select_claims(self, log_id: UUID, event_ids: Sequence[str] | None = None) -> dict[str, int]:
+        """A log's event-id claims: {event id: version} (what ``verify`` checks against the log);
+        every one, or those of ``event_ids``."""
+        ...
+
+    def count_claims(self, log_id: UUID) -> int:
+        """How many event-id claims a log has."""
         ...
 
     def select_listing(self, app_name: str, user_id: str | None) -> list[Listing]: ...

@@ -89,9 +89,16 @@ class MemoryLogRecorder(ScopedReads, POPOApplicationRecorder):
         with self._database_lock:
             return self._claims.get((log_id, event_id))
 
-    def select_claims(self, log_id: UUID) -> dict[str, int]:
+    def select_claims(self, log_id: UUID, event_ids: Sequence[str] | None = None) -> dict[str, int]:
         with self._database_lock:
+            if event_ids is not None:
+                claims = self._claims
+                return {i: claims[(log_id, i)] for i in event_ids if (log_id, i) in claims}
             return {event_id: version for (claimed, event_id), version in self._claims.items() if claimed == log_id}
+
+    def count_claims(self, log_id: UUID) -> int:
+        with self._database_lock:
+            return sum(1 for claimed, _ in self._claims if claimed == log_id)
 
     def select_listing(self, app_name: str, user_id: str | None) -> list[Listing]:
         with self._database_lock:

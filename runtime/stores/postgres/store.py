@@ -17,8 +17,8 @@ from psycopg.sql import SQL, Identifier
 from domain.errors import StoreError
 from domain.session_log import RECORDED_TOPICS, SessionLog
 from runtime.stores.base import LogRow, SnapshotParts, StateReads, Store, WindowRow, as_uuid
-from runtime.stores.postgres.recorder import PostgresLogRecorder, _Datastore
 from runtime.stores.postgres.connect import parse_postgres_url
+from runtime.stores.postgres.recorder import PostgresLogRecorder, PostgresSnapshotRecorder, _Datastore
 from runtime.stores.postgres.errors import driver_error, missing_table
 from runtime.stores.snapshots import decode_snapshot
 
@@ -278,42 +278,50 @@ _SCHEMA_LOCK = 0x6368726F6E  # advisory lock key: one process creates the schema
 _SCHEMA_READY = (
     "SELECT to_regclass('chronicle_snapshots') IS NOT NULL"
     " AND to_regprocedure('chronicle_append_v2(uuid[], bigint[], text[], bytea[], jsonb)') IS NOT NULL"
-    " AND to_regprocedure('chronicle_append_one(uuid, bigint, text, bytea, jsonb)') IS NOT NULL AS ready"
+    " AND to_regprocedure('chronicle_append_one(uuid, bigint, text, bytea, jsonb)') IS NOT NULL AS ready,"
+    " current_setting('transaction_read_only') = 'on' AS read_only"  # (asked in the same round trip)
 )
 
 
 def _create_schema_once(
     datastore: PostgresDatastore, recorder: PostgresLogRecorder, snapshots: PostgresAggregateRecorder
-) -> None:
+) -> bool:
     """Create tables and the append function unless they exist. DDL takes locks that can
-    deadlock with appends already running, so a store that is set up runs none."""
+    deadlock with appends already running, so a store that is set up runs none. Returns
+    whether this database refuses writes to us (a standby, ``default_transaction_read_only``):
+    then reads and audits skip the tables they would otherwise create."""
 
-    def ready() -> bool:
+    def ready() -> tuple[bool, bool]:
         with datastore.transaction(commit=False) as curs:
             curs.execute(_SCHEMA_READY)
-            return bool(curs.fetchone()["ready"])  # type: ignore[index]
+            row = curs.fetchone()
+            return bool(row["ready"]), bool(row["read_only"])  # type: ignore[index]
 
-    if not ready():
+    is_ready, read_only = ready()
+    if not is_ready:
         with datastore.get_connection() as conn:
             conn.execute("SELECT pg_advisory_lock(%s)", (_SCHEMA_LOCK,))
             try:
-                if not ready():
+                if not ready()[0]:
                     recorder.create_table()
                     snapshots.create_table()
             finally:
                 conn.execute("SELECT pg_advisory_unlock(%s)", (_SCHEMA_LOCK,))
-    datastore.register_type_adapters()
+    return read_only
 
 
 def open_postgres_store(url: str, *, pool_size: int = 4, max_overflow: int = 16) -> PostgresStore:
     try:
-        datastore = _Datastore(**parse_postgres_url(url), pool_size=pool_size, max_overflow=max_overflow)
+        # One connection is all a store needs to start: a cold read waits for no more, and
+        # connections made meanwhile in the background (a server process forked for each)
+        # slowed it by about a tenth here. The pool grows when callers wait, up to
+        # pool_size + max_overflow, as SQLAlchemy's does, and shrinks back when they are idle.
+        datastore = _Datastore(**parse_postgres_url(url), pool_size=1, max_overflow=pool_size + max_overflow - 1)
         # Open once here: the library's lazy open races when many threads start at once.
         datastore.pool.open(wait=True, timeout=10)
         recorder = PostgresLogRecorder(datastore)
-        snapshots = PostgresAggregateRecorder(datastore, events_table_name=SNAPSHOTS_TABLE)
-        _create_schema_once(datastore, recorder, snapshots)
-        datastore.read_only = _read_only(datastore)
+        snapshots = PostgresSnapshotRecorder(datastore, events_table_name=SNAPSHOTS_TABLE)
+        datastore.read_only = _create_schema_once(datastore, recorder, snapshots)
     except StoreError:
         raise
     except Exception as e:
@@ -321,12 +329,3 @@ def open_postgres_store(url: str, *, pool_size: int = 4, max_overflow: int = 16)
     store = PostgresStore(url, recorder, snapshots, threads=pool_size + max_overflow)
     store.read_only = datastore.read_only
     return store
-
-
-def _read_only(datastore: PostgresDatastore) -> bool:
-    """Whether this database refuses writes to us (a standby, ``default_transaction_read_only``):
-    then reads and audits skip the tables they would otherwise create."""
-    with datastore.transaction(commit=False) as curs:
-        curs.execute("SHOW transaction_read_only")
-        row = curs.fetchone()
-    return (row["transaction_read_only"] if isinstance(row, dict) else row[0]) == "on"

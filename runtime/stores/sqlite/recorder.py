@@ -201,10 +201,19 @@ class SqliteLogRecorder(ScopedReads, RowReads, SQLiteApplicationRecorder):
             row = c.fetchone()
         return None if row is None else row[0]
 
-    def select_claims(self, log_id: UUID) -> dict[str, int]:
+    def select_claims(self, log_id: UUID, event_ids: Sequence[str] | None = None) -> dict[str, int]:
+        sql, params = "SELECT event_id, version FROM chronicle_event_ids WHERE log_id = ?", [log_id.hex]
+        if event_ids is not None:
+            sql += f" AND event_id IN ({','.join('?' * len(event_ids))})"
+            params += event_ids
         with self.datastore.transaction(commit=False) as c:
-            c.execute("SELECT event_id, version FROM chronicle_event_ids WHERE log_id = ?", (log_id.hex,))
+            c.execute(sql, params)
             return {row[0]: row[1] for row in c.fetchall()}
+
+    def count_claims(self, log_id: UUID) -> int:
+        with self.datastore.transaction(commit=False) as c:
+            c.execute("SELECT count(*) FROM chronicle_event_ids WHERE log_id = ?", (log_id.hex,))
+            return int(c.fetchone()[0])
 
     def select_listing(self, app_name: str, user_id: str | None) -> list[Listing]:
         sql = (
