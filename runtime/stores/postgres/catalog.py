@@ -12,24 +12,13 @@ from uuid import UUID
 
 import psycopg
 
+from runtime.stores import catalog_sql
 from runtime.stores.postgres.connect import parse_postgres_url
 from runtime.stores.rows import CatalogRow
 
-CATALOG_COLUMNS = "log_id, app_name, user_id, session_id, created_time, last_update_time, version, deleted, state"
-
-
 def catalog_query(app_name: str | None, user_id: str | None, log_id: UUID | None,
                   session_id: str | None) -> tuple[str, list[Any]]:
-    """Every session (deleted ones too), filtered by app, user and session id, or one by its log
-    id, oldest update first: the SQL and its parameters."""
-    sql = f"SELECT {CATALOG_COLUMNS} FROM chronicle_sessions WHERE true"
-    params: list[Any] = []
-    for column, value in (("app_name", app_name), ("user_id", user_id), ("log_id", log_id),
-                          ("session_id", session_id)):
-        if value is not None:
-            sql += f" AND {column} = %s"
-            params.append(value)
-    return sql + " ORDER BY last_update_time", params
+    return catalog_sql.catalog_query("%s", app_name, user_id, log_id, session_id)
 
 
 def catalog_rows(rows: Sequence[Sequence[Any]]) -> list[CatalogRow]:
@@ -37,21 +26,11 @@ def catalog_rows(rows: Sequence[Sequence[Any]]) -> list[CatalogRow]:
     return [CatalogRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8] or {}) for r in rows]
 
 
-class PostgresCatalog:
-    """The catalog of a PostgreSQL store: what ``LogReader``'s catalog reads (``sessions``,
-    ``session``, ``apps``) ask of a store's recorder, and nothing else."""
+class PostgresCatalog(catalog_sql.CatalogReader):
+    """The catalog of a PostgreSQL store, on a read-only connection."""
 
-    def __init__(self, connection: psycopg.Connection[Any]):
-        self._connection = connection
-
-    @property
-    def recorder(self) -> PostgresCatalog:  # what LogReader reads through
-        return self
-
-    def select_catalog(
-        self, app_name: str | None = None, user_id: str | None = None, *, log_id: UUID | None = None,
-        session_id: str | None = None,
-    ) -> list[CatalogRow]:
+    def _select(self, app_name: str | None, user_id: str | None, log_id: UUID | None,
+                session_id: str | None) -> list[CatalogRow]:
         try:
             with self._connection.cursor() as curs:
                 curs.execute(*catalog_query(app_name, user_id, log_id, session_id))
@@ -60,9 +39,6 @@ class PostgresCatalog:
             from runtime.stores.postgres.errors import driver_error  # the store's typed errors: on failure only
 
             raise driver_error(error) from error  # type: ignore[misc]
-
-    def close(self) -> None:
-        self._connection.close()
 
 
 def open_postgres_catalog(url: str) -> PostgresCatalog | None:

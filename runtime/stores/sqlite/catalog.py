@@ -14,24 +14,13 @@ import urllib.parse
 from typing import Any, Sequence
 from uuid import UUID
 
+from runtime.stores import catalog_sql
 from runtime.stores.rows import CatalogRow
 from runtime.stores.sqlite.files import not_writable, read_only_option, sqlite_path
 
-CATALOG_COLUMNS = "log_id, app_name, user_id, session_id, created_time, last_update_time, version, deleted, state"
-
-
 def catalog_query(app_name: str | None, user_id: str | None, log_id: UUID | None,
                   session_id: str | None) -> tuple[str, list[Any]]:
-    """Every session (deleted ones too), filtered by app, user and session id, or one by its log
-    id, oldest update first: the SQL and its parameters."""
-    sql = f"SELECT {CATALOG_COLUMNS} FROM chronicle_sessions WHERE 1 = 1"
-    params: list[Any] = []
-    for column, value in (("app_name", app_name), ("user_id", user_id), ("log_id", log_id and log_id.hex),
-                          ("session_id", session_id)):
-        if value is not None:
-            sql += f" AND {column} = ?"
-            params.append(value)
-    return sql + " ORDER BY last_update_time", params
+    return catalog_sql.catalog_query("?", app_name, user_id, log_id and log_id.hex, session_id)
 
 
 def catalog_rows(rows: Sequence[Sequence[Any]]) -> list[CatalogRow]:
@@ -41,30 +30,17 @@ def catalog_rows(rows: Sequence[Sequence[Any]]) -> list[CatalogRow]:
     ]
 
 
-class SqliteCatalog:
-    """The catalog of a SQLite store file, queried only: what ``LogReader``'s catalog reads
-    (``sessions``, ``session``, ``apps``) ask of a store's recorder, and nothing else."""
+class SqliteCatalog(catalog_sql.CatalogReader):
+    """The catalog of a SQLite store file, queried only."""
 
-    def __init__(self, connection: sqlite3.Connection):
-        self._connection = connection
-
-    @property
-    def recorder(self) -> SqliteCatalog:  # what LogReader reads through
-        return self
-
-    def select_catalog(
-        self, app_name: str | None = None, user_id: str | None = None, *, log_id: UUID | None = None,
-        session_id: str | None = None,
-    ) -> list[CatalogRow]:
+    def _select(self, app_name: str | None, user_id: str | None, log_id: UUID | None,
+                session_id: str | None) -> list[CatalogRow]:
         try:
             return catalog_rows(self._connection.execute(*catalog_query(app_name, user_id, log_id, session_id)).fetchall())
         except sqlite3.Error as error:
             from runtime.stores.sqlite.errors import driver_error  # the store's typed errors: on failure only
 
             raise driver_error(error) from error  # type: ignore[misc]
-
-    def close(self) -> None:
-        self._connection.close()
 
 
 def open_sqlite_catalog(url_or_path: str) -> SqliteCatalog | None:

@@ -22,7 +22,8 @@ from pydantic_core import to_json
 
 from runtime.stores.base import CatalogRow, Listing, ScopedReads, SideRows, scoped_by_user
 from runtime.stores.sql import RowReads, select_events_sql
-from runtime.stores.sqlite.catalog import CATALOG_COLUMNS, catalog_query, catalog_rows
+from runtime.stores.catalog_sql import CATALOG_COLUMNS
+from runtime.stores.sqlite.catalog import catalog_query, catalog_rows
 
 T = TypeVar("T")
 
