@@ -129,12 +129,12 @@ def test_bad_input_gets_one_line_and_nothing_written(sqlite_url, tmp_path):
     bad = cli("eval", AGENT_DIR, str(broken), expect=1)
     assert "is not an eval set" in bad.stderr and "Traceback" not in bad.stderr
     config = tmp_path / "judge.json"
-    config.write_text(json.dumps({"criteria": {"hallucinations_v1": 0.5}}))
+    config.write_text(json.dumps({"criteria": {"safety_v1": 0.5}}))
     good = tmp_path / "good.evalset.json"
     good.write_text(json.dumps({"eval_set_id": "g", "eval_cases": [{"eval_id": "x", "conversation": [
         {"user_content": {"role": "user", "parts": [{"text": "weather in Paris"}]}}]}]}))
     judge = cli("eval", AGENT_DIR, str(good), "--config", str(config), expect=1)
-    assert "hallucinations_v1" in judge.stderr and "not computed by Chronicle" in judge.stderr
+    assert "safety_v1" in judge.stderr and "not computed by Chronicle" in judge.stderr
     # a judge that cannot be called fails the case with the reason, not a silent NOT_EVALUATED
     config.write_text(json.dumps({"criteria": {"final_response_match_v2": {
         "threshold": 0.5, "judge_model_options": {"judge_model": "no-such-judge", "num_samples": 1}}}}))

@@ -90,6 +90,11 @@ class RubricsBasedCriterion(BaseCriterion):
     rubrics: list[Rubric] = Field(default_factory=list)  # for every turn, beside the case's and turn's own
 
 
+class HallucinationsCriterion(BaseCriterion):
+    judge_model_options: JudgeModelOptions = Field(default_factory=JudgeModelOptions)
+    evaluate_intermediate_nl_responses: bool = False  # the text a turn said before its final answer, too
+
+
 class TokenUsageDetails(EvalBaseModel):
     total_tokens: Optional[float] = None
     input_tokens: Optional[float] = None

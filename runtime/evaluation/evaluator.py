@@ -43,13 +43,18 @@ def status_at(score: float, threshold: float) -> EvalStatus:
     return EvalStatus.PASSED if score >= threshold else EvalStatus.FAILED
 
 
+def check_lengths(actual: list[Invocation], expected: Optional[list[Invocation]]) -> None:
+    """Expected turns, when given, pair one to one with the actual ones."""
+    if expected is not None and len(actual) != len(expected):
+        raise ValueError(f"actual_invocations and expected_invocations must have the same length; "
+                         f"got {len(actual)} and {len(expected)}.")
+
+
 def score_each(actual: list[Invocation], expected: Optional[list[Invocation]], threshold: float, score) -> EvaluationResult:
     """A reference metric: `score(actual, expected)` per turn, the case's score their mean."""
     if expected is None:
         raise ValueError("expected_invocations is required for this metric.")
-    if len(actual) != len(expected):
-        raise ValueError(f"actual_invocations and expected_invocations must have the same length; "
-                         f"got {len(actual)} and {len(expected)}.")
+    check_lengths(actual, expected)
     results = []
     for a, e in zip(actual, expected):
         value = score(a, e)

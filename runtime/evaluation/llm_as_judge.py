@@ -19,7 +19,7 @@ from .common import EvalBaseModel
 from .eval_case import IntermediateData, Invocation, InvocationEvents
 from .eval_metrics import EvalMetric, EvalStatus, LlmAsAJudgeCriterion, metric_threshold
 from .eval_rubrics import RubricScore
-from .evaluator import EvaluationResult, Evaluator, PerInvocationResult
+from .evaluator import EvaluationResult, Evaluator, PerInvocationResult, check_lengths
 
 logger = logging.getLogger(__name__)
 
@@ -37,9 +37,10 @@ class JudgeCriterionError(InvalidArgumentError):
     """A judge-model metric configured with a criterion it cannot read."""
 
 
-class LlmAsJudge(Evaluator):
+class JudgedMetric(Evaluator):
+    """A metric a judge model scores: its criterion read, its judge made, its requests built and answered."""
+
     criterion_type: type = LlmAsAJudgeCriterion
-    expected_invocations_required: bool = False
 
     def __init__(self, eval_metric: EvalMetric):
         from runtime.models.registry import LLMRegistry
@@ -55,18 +56,6 @@ class LlmAsJudge(Evaluator):
         self._options = self._criterion.judge_model_options
         self._judge = LLMRegistry.new_llm(self._options.judge_model)
 
-    @abstractmethod
-    def format_auto_rater_prompt(self, actual: Invocation, expected: Optional[Invocation]) -> str: ...
-
-    @abstractmethod
-    def convert_auto_rater_response_to_score(self, response) -> AutoRaterScore: ...
-
-    @abstractmethod
-    def aggregate_per_invocation_samples(self, samples: list[PerInvocationResult]) -> PerInvocationResult: ...
-
-    @abstractmethod
-    def aggregate_invocation_results(self, results: list[PerInvocationResult]) -> EvaluationResult: ...
-
     def judge_request(self, prompt: str):
         """The request the judge gets: the prompt as one user message, tools' automatic calling off."""
         from runtime.models.llm_request import LlmRequest
@@ -79,22 +68,40 @@ class LlmAsJudge(Evaluator):
         return LlmRequest(model=self._options.judge_model, config=config, contents=[
             genai_types.Content(role="user", parts=[genai_types.Part(text=prompt)])])
 
-    async def _sample(self, request, actual: Invocation, expected: Optional[Invocation]) -> PerInvocationResult:
+    async def ask_judge(self, request):
+        """The judge's answer to one request (not streaming: its first response)."""
         async with aclosing(self._judge.generate_content_async(request)) as answers:
-            async for answer in answers:  # not streaming: one answer
-                found = self.convert_auto_rater_response_to_score(answer)
-                return PerInvocationResult(actual_invocation=actual, expected_invocation=expected,
-                                           score=found.score, eval_status=judged_status(found.score, self._threshold),
-                                           rubric_scores=found.rubric_scores)
+            async for answer in answers:
+                return answer
         raise RuntimeError("LLM evaluation failed: no response received from judge model")
+
+
+class LlmAsJudge(JudgedMetric):
+    expected_invocations_required: bool = False
+
+    @abstractmethod
+    def format_auto_rater_prompt(self, actual: Invocation, expected: Optional[Invocation]) -> str: ...
+
+    @abstractmethod
+    def convert_auto_rater_response_to_score(self, response) -> AutoRaterScore: ...
+
+    @abstractmethod
+    def aggregate_per_invocation_samples(self, samples: list[PerInvocationResult]) -> PerInvocationResult: ...
+
+    @abstractmethod
+    def aggregate_invocation_results(self, results: list[PerInvocationResult]) -> EvaluationResult: ...
+
+    async def _sample(self, request, actual: Invocation, expected: Optional[Invocation]) -> PerInvocationResult:
+        found = self.convert_auto_rater_response_to_score(await self.ask_judge(request))
+        return PerInvocationResult(actual_invocation=actual, expected_invocation=expected, score=found.score,
+                                   eval_status=judged_status(found.score, self._threshold),
+                                   rubric_scores=found.rubric_scores)
 
     async def evaluate_invocations(self, actual_invocations, expected_invocations=None, conversation_scenario=None
                                    ) -> EvaluationResult:
         if self.expected_invocations_required and expected_invocations is None:
             raise ValueError("expected_invocations is needed by this metric.")
-        if expected_invocations is not None and len(actual_invocations) != len(expected_invocations):
-            raise ValueError(f"actual_invocations and expected_invocations must have the same length; "
-                             f"got {len(actual_invocations)} and {len(expected_invocations)}.")
+        check_lengths(actual_invocations, expected_invocations)
         expected_each = expected_invocations or [None] * len(actual_invocations)
         limit = asyncio.Semaphore(self._options.parallelism_limit)
 

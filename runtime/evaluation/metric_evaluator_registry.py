@@ -10,6 +10,7 @@ from .eval_metrics import EvalMetric, PrebuiltMetrics
 from .evaluator import Evaluator
 from .final_response_match_v1 import RougeEvaluator
 from .final_response_match_v2 import FinalResponseMatchV2Evaluator
+from .hallucinations_v1 import HallucinationsV1Evaluator
 from .rubric_based_final_response_quality_v1 import RubricBasedFinalResponseQualityV1Evaluator
 from .rubric_based_tool_use_quality_v1 import RubricBasedToolUseV1Evaluator
 from .trajectory_evaluator import TrajectoryEvaluator
@@ -20,6 +21,7 @@ EVALUATORS = {
     PrebuiltMetrics.FINAL_RESPONSE_MATCH_V2.value: FinalResponseMatchV2Evaluator,
     PrebuiltMetrics.RUBRIC_BASED_FINAL_RESPONSE_QUALITY_V1.value: RubricBasedFinalResponseQualityV1Evaluator,
     PrebuiltMetrics.RUBRIC_BASED_TOOL_USE_QUALITY_V1.value: RubricBasedToolUseV1Evaluator,
+    PrebuiltMetrics.HALLUCINATIONS_V1.value: HallucinationsV1Evaluator,
     PrebuiltMetrics.TOOL_CALL_COUNT_V1.value: ToolCallCountV1Evaluator,
     PrebuiltMetrics.INFERENCE_CALL_COUNT_V1.value: InferenceCallCountV1Evaluator,
     PrebuiltMetrics.TOKEN_USAGE_V1.value: TokenUsageV1Evaluator,
