@@ -14,6 +14,7 @@ import re
 
 import pytest
 
+from domain.errors import InvalidArgumentError
 from runtime.evaluation import AgentEvaluator, EvalConfig, LocalEvalSetResultsManager
 from runtime.evaluation.eval_case import Invocation
 from runtime.evaluation.eval_metrics import BaseCriterion, EvalMetric, EvalStatus
@@ -190,3 +191,20 @@ def test_a_hallucinations_criterion_it_cannot_read_is_refused_before_any_call():
     with pytest.raises(JudgeCriterionError):
         HallucinationsV1Evaluator(EvalMetric(metric_name="hallucinations_v1", criterion=BaseCriterion.model_validate(
             {"threshold": 0.5, "evaluate_intermediate_nl_responses": "sometimes"})))
+
+
+def test_a_judge_call_that_fails_leaves_its_text_unscored(gemini_server, monkeypatch):
+    """As in google-adk: the turn's score is over the texts judged."""
+    use_judge(gemini_server, monkeypatch)
+    gemini_server.reply_error(404, "models/gemini-2.0-flash is not found")  # splitting t1's first text
+    found = chronicle_judge({"threshold": 0.1, "evaluate_intermediate_nl_responses": True,
+                             "judge_model_options": {"judge_model": "gemini-2.0-flash"}})
+    assert found["turns"][0] == [pytest.approx((0 + 1 / 3) / 2), "PASSED"]
+
+
+def test_a_judge_without_credentials_fails_the_case_with_the_reason(monkeypatch):
+    """Not a NOT_EVALUATED that a report would hide: the judge was never asked."""
+    for key in ("GOOGLE_API_KEY", "GEMINI_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI"):
+        monkeypatch.delenv(key, raising=False)
+    with pytest.raises(InvalidArgumentError, match="Gemini needs credentials"):
+        chronicle_judge({"threshold": 0.5})
