@@ -17,7 +17,7 @@ from typing import Optional
 from domain.errors import InvalidArgumentError
 
 from .eval_case import Invocation, InvocationEvent, InvocationEvents
-from .eval_metrics import EvalStatus, HallucinationsCriterion
+from .eval_metrics import HallucinationsCriterion
 from .evaluator import EvaluationResult, PerInvocationResult, check_lengths
 from .judge_inputs import grounding_metadata_json, tool_declarations_json
 from .llm_as_judge import JudgedMetric, judged_status, text_of
