@@ -27,8 +27,9 @@ def _pool(max_workers: int) -> ThreadPoolExecutor:
 
 def pool_size(run_config: Any) -> int | None:
     """The tool thread pool's size the run asks for, or None: run on the loop."""
-    config = getattr(run_config, "tool_thread_pool_config", None)
-    return None if config is None else config.max_workers
+    size = getattr(getattr(run_config, "tool_thread_pool_config", None), "max_workers", None)
+    # a tool called directly (no context) or with a stand-in context runs on the loop
+    return size if isinstance(size, int) and not isinstance(size, bool) else None
 
 
 async def call_sync(run_config: Any, func: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:

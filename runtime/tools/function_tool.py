@@ -122,7 +122,7 @@ class FunctionTool(BaseTool):
             call_args[self._context_param] = tool_context
         if self._is_async:
             return await self.func(**call_args)
-        result = await call_sync(tool_context.run_config, self.func, **call_args)
+        result = await call_sync(getattr(tool_context, "run_config", None), self.func, **call_args)
         if inspect.isawaitable(result):
             result = await result
         return result
