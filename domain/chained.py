@@ -82,20 +82,30 @@ class ChainedAggregate(Aggregate):
     def _append(self, event_class: type[Chained], **payload: Any) -> None:
         """Records an event carrying ``payload``, linked to the log's last one.
 
-        What the library's ``trigger_event`` does, without its generic per-call work (a copy of
-        the arguments, a look-up in its topic registry: a tenth of an in-memory append): the
-        event is built by its own class, applied, and left pending for the next save."""
+        What the library's ``trigger_event`` and ``mutate`` do, without their generic per-call work
+        (a copy of the arguments, a look-up in its topic registry, checking the id and version just
+        given; for an event of one payload attribute, as every append's is, the frozen dataclass's
+        constructor too): the event is built, applied and left pending for the next save."""
         version = self.version + 1
         encoded = hash_chain.encode(payload)
         digest = hash_chain.digest_of(event_class.TOPIC, encoded)
         chain = hash_chain.link(self.chain_head, version, digest)
-        event = event_class(  # type: ignore[call-arg]
-            originator_id=self.id, originator_version=version, timestamp=event_class.create_timestamp(),
-            digest=digest, chain=chain, **payload,
-        )
+        timestamp = event_class.create_timestamp()
         if len(payload) == 1:  # {"name":value}: the stored payload reuses these bytes (ENCODED_PAYLOAD)
-            object.__setattr__(event, ENCODED_PAYLOAD, encoded)
-        event.mutate(self)
+            event = object.__new__(event_class)  # the constructor's attributes, in its order
+            object.__setattr__(event, "__dict__", {
+                "originator_id": self.id, "originator_version": version, "timestamp": timestamp,
+                "digest": digest, "chain": chain, **payload, ENCODED_PAYLOAD: encoded,
+            })
+        else:  # rarer events: built by their constructor, which orders and checks their fields
+            event = event_class(  # type: ignore[call-arg]
+                originator_id=self.id, originator_version=version, timestamp=timestamp,
+                digest=digest, chain=chain, **payload,
+            )
+        event.apply(self)  # then what the library's mutate sets
+        self.version = version
+        self.modified_on = timestamp
+        self.chain_head = chain
         self.pending_events.append(event)  # (the library's own list, as trigger_event appends to it)
 
 

@@ -165,3 +165,22 @@ def test_a_temp_value_need_not_be_json():
         assert session.state["temp:o"] is marker and session.state["k"] == 1
 
     asyncio.run(scenario())
+
+
+def test_a_log_built_by_appends_is_the_log_its_events_replay():
+    """The log applies the events it appends itself (the library's ``mutate`` is what replays
+    them): replaying what it recorded gives the same log, and an event built without its
+    constructor has the constructor's attributes, in its order (the stored JSON keeps it)."""
+    log = SessionLog.start("app", "u", "s", {"a": 1}, 1.0)
+    log.record({"id": "x", "timestamp": 2.0, "actions": {"state_delta": {"b": 2}, "artifact_delta": {"f": 1}}})
+    log.note_interrupted("inv-1", ["c1"], 3.0)
+    log.delete(4.0)
+    events = log.collect_events()
+    for event in events[1:]:
+        attributes = {k: v for k, v in vars(event).items() if k != ENCODED_PAYLOAD}
+        assert list(vars(type(event)(**attributes))) == list(attributes)
+    replayed = None
+    for event in events:
+        replayed = event.mutate(replayed)
+    assert vars(replayed) == vars(log)
+    assert (log.version, log.state, log.artifacts, log.deleted) == (4, {"a": 1, "b": 2}, {"f": 1}, True)

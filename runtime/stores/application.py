@@ -54,19 +54,34 @@ class VersionedMapper(Mapper):
     """Writes the schema version into every payload (eventsourcing omits version 1)."""
 
     def to_stored_event(self, domain_event: Any) -> StoredEvent:
+        attributes = domain_event.__dict__
+        encoded = attributes.get(ENCODED_PAYLOAD)
+        if (
+            encoded is not None
+            and len(attributes) == _CHAINED_ONE_PAYLOAD
+            and isinstance(domain_event, SessionLog.Chained)  # a log whose events are stored as JSON
+        ):
+            # A chained event of one payload attribute (every append's): written from its
+            # parts, without copying its attributes into a dict and encoding that.
+            return StoredEvent(
+                originator_id=attributes["originator_id"],
+                originator_version=attributes["originator_version"],
+                topic=get_topic(type(domain_event)),
+                state=self._chained_bytes(domain_event, encoded),
+            )
         state = dict(vars(domain_event))
         originator_id = state.pop("originator_id")
         originator_version = state.pop("originator_version")
-        encoded = state.pop(ENCODED_PAYLOAD, None)
+        state.pop(ENCODED_PAYLOAD, None)
         state["class_version"] = getattr(type(domain_event), "class_version", 1)
         return StoredEvent(
             originator_id=originator_id,
             originator_version=originator_version,
             topic=get_topic(type(domain_event)),
-            state=self._encode(domain_event, state, encoded),
+            state=self._encode(domain_event, state),
         )
 
-    def _encode(self, domain_event: Any, state: dict[str, Any], encoded: bytes | None = None) -> bytes:
+    def _encode(self, domain_event: Any, state: dict[str, Any]) -> bytes:
         if not isinstance(domain_event, _JSON_PAYLOAD_EVENTS):
             return self.transcoder.encode(state)
         # The same JSON the transcoder writes, many times faster (a snapshot of a long
@@ -77,9 +92,15 @@ class VersionedMapper(Mapper):
             state["state"] = self._tag_datetimes(dict(state["state"]))
         else:
             state["timestamp"] = self._tagged(state["timestamp"])
-            if encoded is not None:
-                return _with_encoded_payload(state, encoded)
         return to_json(state)
+
+    def _chained_bytes(self, event: Any, encoded: bytes) -> bytes:
+        """``_encode``'s bytes for a chained event of one payload attribute whose ``{"name":value}``
+        the digest already encoded: its attributes are, in order, the library's id, version and
+        timestamp, then ``digest``, ``chain`` and that attribute (``domain.chained``)."""
+        head = to_json({"timestamp": self._tagged(event.timestamp), "digest": event.digest, "chain": event.chain})
+        class_version = getattr(type(event), "class_version", 1)
+        return b"".join((head[:-1], b",", encoded[1:-1], b',"class_version":%d}' % class_version))
 
     def _tagged(self, moment: datetime) -> dict[str, Any]:
         transcoding = self._datetimes
@@ -96,17 +117,9 @@ class VersionedMapper(Mapper):
         return values
 
 
-def _with_encoded_payload(state: dict[str, Any], encoded: bytes) -> bytes:
-    """``to_json(state)`` for a chained event's state whose one payload attribute, just before
-    ``class_version``, is already encoded as ``{"name":value}`` (``domain.chained.ENCODED_PAYLOAD``):
-    the bytes its digest hashed, written once. JSON's text of an object is its members' texts
-    joined, so the result is the same bytes."""
-    class_version = state.pop("class_version")
-    name, value = state.popitem()
-    if not encoded.startswith(b'{"' + name.encode() + b'":'):
-        state[name], state["class_version"] = value, class_version
-        return to_json(state)  # not this attribute's encoding: encode it all
-    return b"".join((to_json(state)[:-1], b",", encoded[1:-1], b',"class_version":%d}' % class_version))
+# The attributes of a chained event of one payload attribute with its digest's bytes kept: the
+# library's id, version and timestamp, digest, chain, the attribute, and ENCODED_PAYLOAD.
+_CHAINED_ONE_PAYLOAD = 7
 
 
 def make_transcoder() -> Transcoder:

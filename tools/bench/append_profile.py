@@ -6,6 +6,11 @@ wrapper around the service's own function, in this process only, in CPU time (a 
 other jobs move wall time far more), and the table is the run with the fastest whole append
 among `--runs`. The wrappers add about a µs per phase; the figures are for comparing phases
 and trees (docs/benchmarks.md), not for quoting rates.
+
+`--floor` times instead, on the same events, only what no append can skip with every check kept:
+the state delta's check, the event's checks and JSON dump (`Event.checked_json_dict`), and its
+link in the hash chain (the payload's encoding, its digest and the link). No store, no log, no
+wrappers: the CPU time per event under which no in-memory append can go.
 """
 
 from __future__ import annotations
@@ -17,7 +22,9 @@ import time
 from collections import defaultdict
 from typing import Any
 
+from domain import chain as hash_chain
 from domain.events import Event
+from domain.state import check_json_state
 from domain.session_log import SessionLog
 from runtime.sessions import service, session_logs, session_service_from_url
 from tools.bench.sessions import workload_event
@@ -78,10 +85,46 @@ def profile(runs: int = 7) -> dict[str, float]:
     return {label: best.get(label, 0.0) / N * 1e6 for label in [WHOLE] + [p[0] for p in PHASES] + [MAPPER]}
 
 
+FLOOR = "floor: what every append must do (checks, JSON dump, chain link)"
+FLOOR_PHASES = [
+    "  state delta check (check_json_state)",
+    "  event checks and JSON dump (Event.checked_json_dict)",
+    "  chain: payload encoding, digest, link",
+]
+
+
+def _floor_run(events: list[Event]) -> list[float]:
+    """CPU seconds of each floor phase over all ``events``, each phase timed as one loop (the
+    clock is a system call: read per event, it would weigh on phases of a µs)."""
+    clock, topic, encode, digest_of, link = (
+        time.process_time, SessionLog.Recorded.TOPIC, hash_chain.encode, hash_chain.digest_of, hash_chain.link)
+    t0 = clock()
+    for event in events:
+        check_json_state(event.actions.state_delta, "state_delta")
+    t1 = clock()
+    payloads = [event.checked_json_dict() for event in events]
+    t2 = clock()
+    head = hash_chain.GENESIS
+    for version, payload in enumerate(payloads, start=2):
+        head = link(head, version, digest_of(topic, encode({"event": payload})))
+    t3 = clock()
+    return [t1 - t0, t2 - t1, t3 - t2]
+
+
+def floor(runs: int = 7) -> dict[str, float]:
+    """µs per event of the floor and its phases, from the run whose total was lowest."""
+    events = [workload_event(i) for i in range(N)]
+    gc.collect()
+    best = min((_floor_run(events) for _ in range(runs)), key=sum)
+    return {FLOOR: sum(best) / N * 1e6} | {label: t / N * 1e6 for label, t in zip(FLOOR_PHASES, best)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
-    for label, micros in profile(parser.parse_args().runs).items():
+    parser.add_argument("--floor", action="store_true", help="time only what no append can skip")
+    args = parser.parse_args()
+    for label, micros in (floor(args.runs) if args.floor else profile(args.runs)).items():
         print(f"{micros:6.1f} µs  {label}")
 
 

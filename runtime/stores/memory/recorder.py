@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from typing import Any, Iterable, Sequence
 from uuid import UUID
 
@@ -19,6 +18,10 @@ class MemoryLogRecorder(ScopedReads, POPOApplicationRecorder):
         self._claims: dict[tuple[UUID, str], int] = {}
         self._catalog: dict[UUID, CatalogRow] = {}
         self._scoped: dict[tuple[str, str], dict[str, str]] = {}  # values as JSON text
+        self._index_keys: dict[UUID, str] = {}  # the library indexes logs by their id's text
+
+    def _index_key(self, log_id: UUID) -> str:
+        return self._index_keys.get(log_id) or self._index_keys.setdefault(log_id, str(log_id))
 
     def _insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int] | None:
         # The library's checks and writes in one pass, each log's index looked up once (an
@@ -27,7 +30,7 @@ class MemoryLogRecorder(ScopedReads, POPOApplicationRecorder):
         side: SideRows = kwargs.get("side") or SideRows()
         claims, catalog, stored = self._claims, self._catalog, self._stored_events
         with self._database_lock:
-            placed = [(self._stored_events_index[str(s.originator_id)], s) for s in stored_events]
+            placed = [(self._stored_events_index[self._index_key(s.originator_id)], s) for s in stored_events]
             if len(placed) > 1 and len({(id(index), s.originator_version) for index, s in placed}) < len(placed):
                 raise IntegrityError(f"Stored events are not unique: {stored_events}")
             for index, s in placed:
@@ -45,7 +48,7 @@ class MemoryLogRecorder(ScopedReads, POPOApplicationRecorder):
                 catalog[row.log_id] = row
             for row in side.updated_sessions:
                 if row.state is None:  # state unchanged by this write: keep the stored one
-                    row = replace(row, state=catalog[row.log_id].state)
+                    row.state = catalog[row.log_id].state  # (the row is this write's own)
                 catalog[row.log_id] = row
             for app_name, user_id, key, value in side.sorted_scoped() if side.scoped else ():
                 self._scoped.setdefault((app_name, user_id), {})[key] = json.dumps(value)
