@@ -29,6 +29,10 @@ _SQLITE_TABLES = [
     "CREATE TABLE IF NOT EXISTS chronicle_projection_views ("
     " projection TEXT NOT NULL, fold TEXT NOT NULL, key TEXT NOT NULL, view TEXT NOT NULL,"
     " PRIMARY KEY (projection, fold, key)) WITHOUT ROWID",
+    # A rowid table (its rows are long texts), scanned with instr() or sought by key.
+    "CREATE TABLE IF NOT EXISTS chronicle_projection_search ("
+    " projection TEXT NOT NULL, fold TEXT NOT NULL, key TEXT NOT NULL, text TEXT NOT NULL,"
+    " PRIMARY KEY (projection, fold, key))",
     "CREATE TABLE IF NOT EXISTS chronicle_projection_items ("
     " projection TEXT NOT NULL, fold TEXT NOT NULL, key TEXT NOT NULL, item TEXT NOT NULL,"
     " value TEXT, removed INTEGER NOT NULL DEFAULT 0,"
@@ -87,6 +91,12 @@ class SqliteProjectionStorage(SQLiteTrackingRecorder, ProjectionStorage):
                     " ON CONFLICT (projection, fold, key) DO UPDATE SET view = excluded.view",
                     [(name, f, k, v) for (f, k), v in batch.views.items()],
                 )
+            if batch.search:
+                c.executemany(
+                    "INSERT INTO chronicle_projection_search VALUES (?, ?, ?, ?)"
+                    " ON CONFLICT (projection, fold, key) DO UPDATE SET text = excluded.text",
+                    [(name, f, k, t) for (f, k), t in batch.search.items()],
+                )
             if batch.items:
                 c.executemany(
                     "INSERT INTO chronicle_projection_items VALUES (?, ?, ?, ?, ?, ?)"
@@ -112,7 +122,7 @@ class SqliteProjectionStorage(SQLiteTrackingRecorder, ProjectionStorage):
                 " DO UPDATE SET notification_id = tracking.notification_id + 1",
                 (name + EPOCH_SUFFIX,),
             )
-            for table in ("views", "items", "history"):
+            for table in ("views", "search", "items", "history"):
                 c.execute(f"DELETE FROM chronicle_projection_{table} WHERE projection = ?", (name,))
 
     def _select(self, sql: str, params: Sequence[Any]) -> list[Any]:
@@ -130,6 +140,16 @@ class SqliteProjectionStorage(SQLiteTrackingRecorder, ProjectionStorage):
             )
             out.update((r[0], json.loads(r[1])) for r in rows)
         return out
+
+    def search(self, name: str, fold: str, text: str, keys: Sequence[str] | None = None) -> list[str]:
+        sql = "SELECT key FROM chronicle_projection_search WHERE projection = ? AND fold = ? AND instr(text, ?) > 0"
+        if keys is None:
+            return [r[0] for r in self._select(sql, [name, fold, text])]
+        found: list[str] = []
+        for chunk in _chunks(keys, 500):
+            rows = self._select(sql + f" AND key IN ({','.join('?' * len(chunk))})", [name, fold, text, *chunk])
+            found.extend(r[0] for r in rows)
+        return found
 
     def load_items(self, name: str, fold: str, keys: Sequence[str]) -> dict[str, dict[str, Any]]:
         out: dict[str, dict[str, Any]] = {}
