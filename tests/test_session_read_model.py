@@ -282,12 +282,13 @@ def test_search_answers_what_the_log_holds_across_appends_rewinds_forks_and_rebu
     async def build():
         for n in range(12):
             await _session(service, f"u{n % 6}", f"s{n}", [
-                _said(f"i{n}", "user", f"Émile asks about KETTLE {n}" if n % 3 == 0 else f"plain {n}", 100.0 + n),
+                _said(f"i{n}", "user", f"Émile asks about KETTLE {n}" if n % 3 == 0 else f"plain {n}: 100% off_now", 100.0 + n),
                 _call(f"i{n}", "weather", {"city": "Paris" if n % 4 == 0 else "Oslo"}, 100.5 + n),
             ])
     _run(build())
     index = SessionIndex.of(store)
-    queries = ["kettle", "émile", 'weather({"city": "paris"})', "s1", "plain 1", "oslo", "nowhere"]
+    # the last ones hold what SQL patterns would read as wildcards: found (or not) as written
+    queries = ["kettle", "émile", 'weather({"city": "paris"})', "s1", "plain 1", "oslo", "nowhere", "0% off_", "1_0", "1%"]
 
     def agree():
         for text in queries:
@@ -329,3 +330,23 @@ def test_search_answers_as_of_the_index_position_whoever_caught_the_stored_rows_
     runner_for(store, SESSION_SUMMARIES).catch_up()
     assert _ids(ahead.page(SessionQuery(text="kettle"))[0]) == ["new", "mid", "old"]
     assert _ids(ahead.page(SessionQuery(text="followed"))[0]) == ["mid"]
+
+
+def test_postgresql_searches_through_a_trigram_index_where_pg_trgm_is_installed(postgres_url):
+    import psycopg
+
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
+    store = open_store(postgres_url)
+    try:
+        service = LogSessionService(store)
+        for n in range(30):
+            _run(_session(service, f"u{n % 3}", f"s{n}", [_said("i1", "user", f"order {n}: 50% off_{n}", 1.0 + n)]))
+        assert _ids(SessionIndex.of(store).page(SessionQuery(text="50% OFF_7"))[0]) == ["s7"]
+        assert _ids(SessionIndex.of(store).page(SessionQuery(text="5_%", user_id="u0"))[0]) == []
+        with psycopg.connect(postgres_url) as conn:
+            indexes = [r[0] for r in conn.execute(
+                "SELECT indexname FROM pg_indexes WHERE tablename = 'chronicle_projection_search'")]
+        assert "chronicle_projection_search_trgm" in indexes
+    finally:
+        store.close()
