@@ -273,9 +273,7 @@ class SessionIndex:
         the index's position: the stored rows are caught up first (on a read-only store they may
         lag: the sessions the events in between changed are searched here, from their stored
         texts and those events)."""
-        views = self._views
-        found = {key for key in (views if within is None else within) if text in views[key]["session_id"].lower()}
-        recent: dict[str, dict[str, Any]] = {}
+        recent: _Recent = {}
         if not self.store.read_only:
             self.follower.catch_up()
         storage = self.follower.storage
@@ -290,26 +288,29 @@ class SessionIndex:
                 break
         else:
             raise RuntimeError("the session texts kept moving while searched")  # pragma: no cover
+        views = self._views
+        found = {key for key in (views if within is None else within) if text in views[key]["session_id"].lower()}
         found.update(key for key in stored if key not in recent)
         found.update(key for key, view in recent.items() if text in searched_text(view))
         return found, recent
 
     def _texts_since(self, position: int, within: Sequence[str] | None) -> _Recent:
-        """The texts of the sessions the log changed between ``position`` (the stored rows') and
-        the index's, brought to the index's position: their stored views, and the events folded."""
-        events: list[LogEvent] = []
-        while position < self._position:
-            batch, position = self.source.read(position, _BATCH, self._position)
-            events.extend(batch)
-        if not events:
-            return {}
+        """The texts of the sessions (among ``within``) the log changed between ``position`` (the
+        stored rows') and the index's, brought to the index's position: their stored views, and
+        the events folded, a batch at a time."""
+        storage, texts = self.follower.storage, {}
         wanted = None if within is None else set(within)
-        keys = list(dict.fromkeys(e.session_key for e in events if wanted is None or e.session_key in wanted))
-        stored = self.store.read_if_made(lambda: self.follower.storage.load_views(_NAME, TEXTS, keys), {})
-        texts = {key: stored.get(key) or new_texts() for key in keys}
-        for event in events:
-            if event.session_key in texts:
-                fold_texts(texts[event.session_key], event)
+        while position < self._position:
+            events, position = self.source.read(position, _BATCH, self._position)
+            new = list(dict.fromkeys(e.session_key for e in events
+                                     if e.session_key not in texts and (wanted is None or e.session_key in wanted)))
+            if new:
+                stored = self.store.read_if_made(lambda: storage.load_views(_NAME, TEXTS, new), {})
+                texts.update((key, stored.get(key) or new_texts()) for key in new)
+            for event in events:
+                view = texts.get(event.session_key)
+                if view is not None:
+                    fold_texts(view, event)
         return texts
 
     def _matched(self, rows: list[dict[str, Any]], text: str, recent: _Recent) -> list[dict[str, Any]]:
