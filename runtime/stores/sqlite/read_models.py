@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import sqlite3
+from contextlib import closing
 from typing import Any, Iterator, Sequence
 
 from pydantic_core import from_json
@@ -45,6 +47,36 @@ _SQLITE_TABLES = [
 ]
 
 
+# The searched texts indexed by trigrams (FTS5, SQLite 3.34+), so that a search of the whole store
+# reads the rows that hold the text's trigrams instead of scanning every text; kept in step with
+# its table by triggers (an index over it: the texts are stored once).
+_FTS_TABLES = [
+    "CREATE VIRTUAL TABLE IF NOT EXISTS chronicle_projection_search_fts USING fts5(text,"
+    " content='chronicle_projection_search', content_rowid='rowid', tokenize='trigram case_sensitive 1')",
+    "CREATE TRIGGER IF NOT EXISTS chronicle_projection_search_ai AFTER INSERT ON chronicle_projection_search BEGIN"
+    " INSERT INTO chronicle_projection_search_fts (rowid, text) VALUES (new.rowid, new.text); END",
+    "CREATE TRIGGER IF NOT EXISTS chronicle_projection_search_ad AFTER DELETE ON chronicle_projection_search BEGIN"
+    " INSERT INTO chronicle_projection_search_fts (chronicle_projection_search_fts, rowid, text)"
+    " VALUES ('delete', old.rowid, old.text); END",
+    "CREATE TRIGGER IF NOT EXISTS chronicle_projection_search_au AFTER UPDATE ON chronicle_projection_search BEGIN"
+    " INSERT INTO chronicle_projection_search_fts (chronicle_projection_search_fts, rowid, text)"
+    " VALUES ('delete', old.rowid, old.text);"
+    " INSERT INTO chronicle_projection_search_fts (rowid, text) VALUES (new.rowid, new.text); END",
+]
+
+
+def _has_trigrams() -> bool:
+    try:
+        with closing(sqlite3.connect(":memory:")) as db:
+            db.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='trigram')")
+        return True
+    except sqlite3.Error:
+        return False
+
+
+_HAS_TRIGRAMS = _has_trigrams()
+
+
 class SqliteProjectionStorage(SQLiteTrackingRecorder, ProjectionStorage):
     """Rows in the store's SQLite file; the tracking table is eventsourcing's ``tracking``."""
 
@@ -53,7 +85,7 @@ class SqliteProjectionStorage(SQLiteTrackingRecorder, ProjectionStorage):
         self.tracking = self
 
     def construct_create_table_statements(self) -> list[str]:
-        return [*super().construct_create_table_statements(), *_SQLITE_TABLES]
+        return [*super().construct_create_table_statements(), *_SQLITE_TABLES, *(_FTS_TABLES if _HAS_TRIGRAMS else [])]
 
     def position(self, name: str) -> int:
         return self.max_tracking_id(name) or 0
@@ -144,6 +176,10 @@ class SqliteProjectionStorage(SQLiteTrackingRecorder, ProjectionStorage):
     def search(self, name: str, fold: str, text: str, keys: Sequence[str] | None = None) -> list[str]:
         sql = "SELECT key FROM chronicle_projection_search WHERE projection = ? AND fold = ? AND instr(text, ?) > 0"
         if keys is None:
+            if _HAS_TRIGRAMS and len(text) >= 3:  # a shorter text has no trigram: scanned
+                sql += (" AND rowid IN (SELECT rowid FROM chronicle_projection_search_fts"
+                        " WHERE chronicle_projection_search_fts MATCH ?)")
+                return [r[0] for r in self._select(sql, [name, fold, text, '"' + text.replace('"', '""') + '"'])]
             return [r[0] for r in self._select(sql, [name, fold, text])]
         found: list[str] = []
         for chunk in _chunks(keys, 500):
