@@ -288,7 +288,7 @@ def test_search_answers_what_the_log_holds_across_appends_rewinds_forks_and_rebu
     _run(build())
     index = SessionIndex.of(store)
     # the last ones hold what SQL patterns would read as wildcards: found (or not) as written
-    queries = ["kettle", "émile", 'weather({"city": "paris"})', "s1", "plain 1", "oslo", "nowhere", "0% off_", "1_0", "1%"]
+    queries = ["kettle", "émile", 'weather({"city": "paris"})', "s1", "plain 1", "oslo", "nowhere", "e 9", "0% off_", "1_0", "1%"]
 
     def agree():
         for text in queries:

@@ -174,12 +174,15 @@ class SqliteProjectionStorage(SQLiteTrackingRecorder, ProjectionStorage):
         return out
 
     def search(self, name: str, fold: str, text: str, keys: Sequence[str] | None = None) -> list[str]:
+        if keys is None and _HAS_TRIGRAMS and len(text) >= 3:  # a shorter text has no trigram: scanned
+            # A phrase of trigrams at consecutive offsets: the texts holding it, exactly.
+            return [r[0] for r in self._select(
+                "SELECT key FROM chronicle_projection_search WHERE projection = ? AND fold = ? AND rowid IN"
+                " (SELECT rowid FROM chronicle_projection_search_fts WHERE chronicle_projection_search_fts MATCH ?)",
+                [name, fold, '"' + text.replace('"', '""') + '"'],
+            )]
         sql = "SELECT key FROM chronicle_projection_search WHERE projection = ? AND fold = ? AND instr(text, ?) > 0"
         if keys is None:
-            if _HAS_TRIGRAMS and len(text) >= 3:  # a shorter text has no trigram: scanned
-                sql += (" AND rowid IN (SELECT rowid FROM chronicle_projection_search_fts"
-                        " WHERE chronicle_projection_search_fts MATCH ?)")
-                return [r[0] for r in self._select(sql, [name, fold, text, '"' + text.replace('"', '""') + '"'])]
             return [r[0] for r in self._select(sql, [name, fold, text])]
         found: list[str] = []
         for chunk in _chunks(keys, 500):
