@@ -356,3 +356,26 @@ def test_postgresql_searches_through_a_trigram_index_where_pg_trgm_is_installed(
         assert "chronicle_projection_search_trgm" in indexes
     finally:
         store.close()
+
+
+def test_a_sqlite_file_whose_texts_were_stored_without_the_trigram_index_is_searched_all_the_same(tmp_path):
+    import sqlite3
+
+    url = f"sqlite:///{tmp_path}/chronicle.db"
+    store = open_store(url)
+    _run(_session(LogSessionService(store), "ann", "a", [_said("i1", "user", "a copper kettle", 1.0)]))
+    runner_for(store, SESSION_SUMMARIES).catch_up()
+    store.close()
+    with sqlite3.connect(f"{tmp_path}/chronicle.db") as db:  # as a SQLite without FTS5 trigrams left it
+        db.execute("DROP TABLE chronicle_projection_search_fts")
+    read_only = open_store(url + "?mode=ro")  # cannot add the index: scans the texts
+    try:
+        assert _ids(SessionIndex.of(read_only).page(SessionQuery(text="copper"))[0]) == ["a"]
+    finally:
+        read_only.close()
+    store = open_store(url)  # adds the index, over the texts already stored
+    try:
+        assert _ids(SessionIndex.of(store).page(SessionQuery(text="copper"))[0]) == ["a"]
+        assert store.projection_storage()._trigrams
+    finally:
+        store.close()

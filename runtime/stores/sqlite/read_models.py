@@ -83,9 +83,22 @@ class SqliteProjectionStorage(SQLiteTrackingRecorder, ProjectionStorage):
     def __init__(self, datastore: Any) -> None:
         super().__init__(datastore)
         self.tracking = self
+        self._trigrams: bool | None = None  # whether searches use the trigram index (known on the first)
 
     def construct_create_table_statements(self) -> list[str]:
         return [*super().construct_create_table_statements(), *_SQLITE_TABLES, *(_FTS_TABLES if _HAS_TRIGRAMS else [])]
+
+    def create_table(self) -> None:
+        indexed = self._indexed()
+        super().create_table()
+        if _HAS_TRIGRAMS and not indexed:  # texts stored before the index existed (a build without it)
+            with self.datastore.transaction(commit=True) as c:
+                c.execute("INSERT INTO chronicle_projection_search_fts (chronicle_projection_search_fts) VALUES ('rebuild')")
+
+    def _indexed(self) -> bool:
+        """Whether this file has the trigram index (a read-only copy made without it has not)."""
+        rows = self._select("SELECT 1 FROM sqlite_master WHERE name = 'chronicle_projection_search_fts'", [])
+        return bool(rows)
 
     def position(self, name: str) -> int:
         return self.max_tracking_id(name) or 0
@@ -174,7 +187,9 @@ class SqliteProjectionStorage(SQLiteTrackingRecorder, ProjectionStorage):
         return out
 
     def search(self, name: str, fold: str, text: str, keys: Sequence[str] | None = None) -> list[str]:
-        if keys is None and _HAS_TRIGRAMS and len(text) >= 3:  # a shorter text has no trigram: scanned
+        if self._trigrams is None:
+            self._trigrams = _HAS_TRIGRAMS and self._indexed()
+        if keys is None and self._trigrams and len(text) >= 3:  # a shorter text has no trigram: scanned
             # A phrase of trigrams at consecutive offsets: the texts holding it, exactly.
             return [r[0] for r in self._select(
                 "SELECT key FROM chronicle_projection_search WHERE projection = ? AND fold = ? AND rowid IN"
