@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from typing import Any, Collection, Sequence
 
 from domain.errors import InvalidArgumentError
-from projections.log_event import LogEvent
 from projections.pending import PendingRequest, new_pending_log, pending_of_log
 from projections.session_summary import (
     SESSION_SUMMARIES, SUMMARIES, TEXTS, fold_summary, fold_texts, new_summary, new_texts, searched_text,
