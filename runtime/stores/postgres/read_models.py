@@ -100,7 +100,8 @@ class PostgresProjectionStorage(PostgresTrackingRecorder, ProjectionStorage):
                     curs.execute(
                         "INSERT INTO chronicle_projection_search"
                         " SELECT %s, f, k, t FROM unnest(%s::text[], %s::text[], %s::text[]) AS s(f, k, t)"
-                        " ON CONFLICT (projection, fold, key) DO UPDATE SET text = excluded.text",
+                        " ON CONFLICT (projection, fold, key) DO UPDATE SET text = excluded.text"
+                        " WHERE chronicle_projection_search.text != excluded.text",  # unchanged: no new row version
                         (name, list(f), list(k), list(t)),
                     )
                 if batch.items:

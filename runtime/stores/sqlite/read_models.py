@@ -139,7 +139,8 @@ class SqliteProjectionStorage(SQLiteTrackingRecorder, ProjectionStorage):
             if batch.search:
                 c.executemany(
                     "INSERT INTO chronicle_projection_search VALUES (?, ?, ?, ?)"
-                    " ON CONFLICT (projection, fold, key) DO UPDATE SET text = excluded.text",
+                    " ON CONFLICT (projection, fold, key) DO UPDATE SET text = excluded.text"
+                    " WHERE chronicle_projection_search.text != excluded.text",  # unchanged: its index untouched
                     [(name, f, k, t) for (f, k), t in batch.search.items()],
                 )
             if batch.items:
