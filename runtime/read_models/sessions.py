@@ -246,15 +246,15 @@ class SessionIndex:
         if query.status is not None:
             sets.append(self._by_status[query.status])
         sets.sort(key=len)
-        views = self._views
         recent: _Recent = {}
         if text:
             within = None
-            if sets and len(sets[0]) * 4 < len(views):
+            if sets and len(sets[0]) * 4 < len(self._views):
                 within = [key for key in sets[0] if all(key in o for o in sets[1:])]
-            found, recent = self._search(text, within)
+            found, recent = self._search(text, within)  # may have followed the log further
             sets.insert(0, found)
             sets.sort(key=len)
+        views = self._views
         if sets and len(sets[0]) * 8 < len(views):
             smallest, *others = sets
             return sorted((-views[key]["updated"], key) for key in smallest if all(key in o for o in others)), [], recent
