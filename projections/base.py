@@ -71,6 +71,10 @@ class Fold(Generic[V]):
     decode: Callable[[Any], V] = _same
     search: Callable[[V], str] | None = None
 
+    def __post_init__(self) -> None:
+        if self.items and self.search is not None:
+            raise ValueError(f"Fold {self.name!r}: only a view stored whole can be searched (items=False)")
+
 
 @dataclass(frozen=True, init=False)
 class Projection:
