@@ -57,7 +57,9 @@ class Fold(Generic[V]):
     ``items=True`` declares a view that is a dict of JSON values whose top-level entries the
     fold only sets (as the state and artifact folds do): a tracked read model then stores it
     entry by entry, and keeps every entry's history for time travel. Otherwise the view is
-    stored whole, as the JSON ``encode`` makes of it (``decode`` reads it back).
+    stored whole, as the JSON ``encode`` makes of it (``decode`` reads it back). A view stored
+    whole may also be searched where it is stored: ``search`` gives the text a search looks
+    through (stored beside the view; ``ProjectionStorage.search``).
     """
 
     name: str
@@ -67,6 +69,11 @@ class Fold(Generic[V]):
     items: bool = False
     encode: Callable[[V], Any] = _same
     decode: Callable[[Any], V] = _same
+    search: Callable[[V], str] | None = None
+
+    def __post_init__(self) -> None:
+        if self.items and self.search is not None:
+            raise ValueError(f"Fold {self.name!r}: only a view stored whole can be searched (items=False)")
 
 
 @dataclass(frozen=True, init=False)

@@ -6,7 +6,7 @@ update time: the last event's, the fork's or the deletion's), its version, count
 invocations and rewinds, whether it is deleted or forked from another, its first text and its
 pending log (``projections.pending``: the open requests, safe across rewinds). A second fold keeps
 the texts the search looks through (the first ``SEARCH_CHARS`` characters of its messages, tool
-calls and results).
+calls and results), stored with their lower-case text so that the store itself searches them.
 
 Invocations are counted as the timeline counts them (``projections.timeline``), remembering the
 last ``RECENT_INVOCATIONS`` ids so that a resumed invocation is not counted twice, without keeping
@@ -92,9 +92,16 @@ def fold_texts(view: dict[str, Any], event: LogEvent) -> dict[str, Any]:
     return view
 
 
-# Two folds, so that a reader of the summaries (the sessions page, pending) does not decode the texts.
+def searched_text(view: dict[str, Any]) -> str:
+    """What a search looks through, lower case (a search lowers its text too)."""
+    return "\n".join(view["texts"]).lower()
+
+
+# Two folds, so that a reader of the summaries (the sessions page, pending) does not decode the
+# texts; the texts are searched where they are stored. The projection's name changes with what
+# its rows hold (``_2``: the searched texts), so that a store folded before is folded again.
 SUMMARIES, TEXTS = "session_summaries", "session_texts"
-SESSION_SUMMARIES = Projection(SUMMARIES, folds=[
+SESSION_SUMMARIES = Projection("session_summaries_2", folds=[
     Fold(SUMMARIES, fold_summary, by_session, new_summary),
-    Fold(TEXTS, fold_texts, by_session, new_texts),
+    Fold(TEXTS, fold_texts, by_session, new_texts, search=searched_text),
 ])

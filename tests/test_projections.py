@@ -31,6 +31,7 @@ from projections import (
     SESSION_ARTIFACTS,
     SESSION_STATE,
     USER_STATE,
+    Fold,
     Projection,
     fold_events,
     fold_one,

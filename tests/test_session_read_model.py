@@ -13,7 +13,7 @@ from google.genai import types
 
 from domain.events import Event
 from projections.base import fold_events
-from projections.session_summary import SESSION_SUMMARIES
+from projections.session_summary import SESSION_SUMMARIES, SUMMARIES, TEXTS, searched_text
 from runtime.log_reader import LogReader
 from runtime.read_models.follower import runner_for
 from runtime.read_models.sessions import SessionIndex, SessionQuery
@@ -232,35 +232,94 @@ def test_a_read_only_copy_is_searched_and_its_requests_read_without_writing(tmp_
     _run(_session(LogSessionService(store), "ann", "a", [_said("i1", "user", "book", 1.0), _ask("i1", "c1", 2.0)]))
     store.close()
     copy = open_store(url + "?mode=ro")
+    writer = open_store(url)
     try:
-        assert _ids(SessionIndex.of(copy).page(SessionQuery(text="book"))[0]) == ["a"]
+        index = SessionIndex.of(copy)
+        assert _ids(index.page(SessionQuery(text="book"))[0]) == ["a"]
         reader = LogReader(copy)
         assert [(r.session_id, q.call_id) for r, q in reader.pending()] == [("a", "c1")]
+
+        # another process writes and nobody catches the stored rows up: the copy, which cannot,
+        # searches the stored texts and those of the sessions written since, folded from the log
+        service = LogSessionService(writer)
+        for n in range(8):
+            _run(_session(service, f"u{n}", f"other{n}", [_said("i1", "user", f"book {n}", 10.0 + n)]))
+        _run(_session(service, "ann", "b", [_said("i1", "user", "Book again", 30.0)]))
+        stored, _ = runner_for(writer, SESSION_SUMMARIES).storage.state(SESSION_SUMMARIES.name)
+        assert stored < LogSource(writer).max_position()
+        assert _ids(index.page(SessionQuery(text="book", user_id="ann"))[0]) == ["b", "a"]
+        found = index.page(SessionQuery(text="BOOK"))[0]
+        assert _ids(found) == _found_in_the_log(writer, "book") == ["b", *(f"other{n}" for n in range(7, -1, -1)), "a"]
+        assert found[0]["match"] == "Book again"
     finally:
+        writer.close()
         copy.close()
 
 
-def test_search_finds_texts_gathered_in_one_string_and_those_changed_since(store, monkeypatch):
-    from runtime.read_models import sessions
+def _call(invocation: str, name: str, args: dict, ts: float) -> Event:
+    call = types.FunctionCall(id=f"{invocation}-{name}", name=name, args=args)
+    return Event(invocation_id=invocation, author="bot", timestamp=ts,
+                 content=types.Content(role="model", parts=[types.Part(function_call=call)]))
 
-    monkeypatch.setattr(sessions._Texts, "_REJOIN", 1)  # gather the texts in one string at once
+
+def _found_in_the_log(store, text: str, user: str | None = None) -> list[str]:
+    """What a search must find, folded here from the whole log: the sessions whose id or searched
+    texts hold the text, newest update first."""
+    events, _ = LogSource(store).read(0, 1_000_000)
+    views = fold_events(SESSION_SUMMARIES, events)
+    found = []
+    for (fold, key), summary in views.items():
+        if fold != SUMMARIES or (user is not None and summary["user_id"] != user):
+            continue
+        if text in summary["session_id"].lower() or text in searched_text(views[(TEXTS, key)]):
+            found.append((-summary["updated"], key, summary["session_id"]))
+    return [sid for _, _, sid in sorted(found)]
+
+
+def test_search_answers_what_the_log_holds_across_appends_rewinds_forks_and_rebuilds(store, store_url):
     service = LogSessionService(store)
-    _run(_session(service, "ann", "x1", [_said("i1", "user", "kettle one", 1.0)]))
-    _run(_session(service, "ann", "x2", [_said("i1", "user", "kettle two", 2.0)]))
+
+    async def build():
+        for n in range(12):
+            await _session(service, f"u{n % 6}", f"s{n}", [
+                _said(f"i{n}", "user", f"Émile asks about KETTLE {n}" if n % 3 == 0 else f"plain {n}: 100% off_now", 100.0 + n),
+                _call(f"i{n}", "weather", {"city": "Paris" if n % 4 == 0 else "Oslo"}, 100.5 + n),
+            ])
+    _run(build())
     index = SessionIndex.of(store)
-    assert _ids(index.page(SessionQuery(text="KETTLE"))[0]) == ["x2", "x1"]  # joined
-    assert _ids(index.page(SessionQuery(text="two"))[0]) == ["x2"]  # a match ends at its session's end
+    # the last ones hold what SQL patterns would read as wildcards: found (or not) as written
+    queries = ["kettle", "émile", 'weather({"city": "paris"})', "s1", "plain 1", "oslo", "nowhere", "e 9", "0% off_", "1_0", "1%"]
 
-    async def more():
-        session = await service.get_session(app_name="shop", user_id="ann", session_id="x1")
-        await service.append_event(session, _said("i2", "bot", "a kettle whistles", 3.0))
-    _run(more())  # one changed session: searched on its own, beside the joined string
-    found = index.page(SessionQuery(text="whistles"))[0]
-    assert [(r["session_id"], r["match"]) for r in found] == [("x1", "a kettle whistles")]
-    assert _ids(index.page(SessionQuery(text="kettle"))[0]) == ["x1", "x2"]
+    def agree():
+        for text in queries:
+            assert _ids(index.page(SessionQuery(text=text.upper()))[0]) == _found_in_the_log(store, text), text
+            for user in ("u0", "u1"):  # a user's search looks among that user's sessions only
+                found = index.page(SessionQuery(user_id=user, text=text))[0]
+                assert _ids(found) == _found_in_the_log(store, text, user), (text, user)
+                assert all(r["match"] and text in r["match"].lower() for r in found)
+    agree()
+
+    async def change():
+        s1 = await service.get_session(app_name="shop", user_id="u1", session_id="s1")
+        await service.append_event(s1, _said("j1", "bot", "a kettle whistles", 500.0))
+        await service.rewind_session(app_name="shop", user_id="u0", session_id="s0", rewind_before_invocation_id="i0")
+        await service.fork_session(app_name="shop", user_id="u3", session_id="s3", new_session_id="s3-fork")
+        await service.delete_session(app_name="shop", user_id="u5", session_id="s5")
+        await _session(service, "u0", "late", [_said("k1", "user", "a late kettle", 600.0)])
+    _run(change())
+    agree()
+    assert [r["match"] for r in index.page(SessionQuery(user_id="u1", text="whistles"))[0]] == ["a kettle whistles"]
+    runner_for(store, SESSION_SUMMARIES).rebuild()  # the texts are a projection: rebuilt from the log alike
+    agree()
+    if store_url.startswith("sqlite"):  # the trigram index followed its table through updates and deletions
+        import sqlite3
+
+        with sqlite3.connect(store_url.removeprefix("sqlite:///")) as db:
+            db.execute("INSERT INTO chronicle_projection_search_fts (chronicle_projection_search_fts, rank)"
+                       " VALUES ('integrity-check', 1)")  # against its table's rows (malformed: raises)
 
 
-def test_texts_loaded_on_the_first_search_are_brought_to_the_index_position(store):
+def test_search_answers_as_of_the_index_position_whoever_caught_the_stored_rows_up(store):
     service = LogSessionService(store)
     _run(_session(service, "ann", "old", [_said("i1", "user", "stored kettle", 1.0)]))
     behind = SessionIndex(store)
@@ -277,3 +336,46 @@ def test_texts_loaded_on_the_first_search_are_brought_to_the_index_position(stor
     runner_for(store, SESSION_SUMMARIES).catch_up()
     assert _ids(ahead.page(SessionQuery(text="kettle"))[0]) == ["new", "mid", "old"]
     assert _ids(ahead.page(SessionQuery(text="followed"))[0]) == ["mid"]
+
+
+def test_postgresql_searches_through_a_trigram_index_where_pg_trgm_is_installed(postgres_url):
+    import psycopg
+
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
+    store = open_store(postgres_url)
+    try:
+        service = LogSessionService(store)
+        for n in range(30):
+            _run(_session(service, f"u{n % 3}", f"s{n}", [_said("i1", "user", f"order {n}: 50% off_{n}", 1.0 + n)]))
+        assert _ids(SessionIndex.of(store).page(SessionQuery(text="50% OFF_7"))[0]) == ["s7"]
+        assert _ids(SessionIndex.of(store).page(SessionQuery(text="5_%", user_id="u0"))[0]) == []
+        with psycopg.connect(postgres_url) as conn:
+            indexes = [r[0] for r in conn.execute(
+                "SELECT indexname FROM pg_indexes WHERE tablename = 'chronicle_projection_search'")]
+        assert "chronicle_projection_search_trgm" in indexes
+    finally:
+        store.close()
+
+
+def test_a_sqlite_file_whose_texts_were_stored_without_the_trigram_index_is_searched_all_the_same(tmp_path):
+    import sqlite3
+
+    url = f"sqlite:///{tmp_path}/chronicle.db"
+    store = open_store(url)
+    _run(_session(LogSessionService(store), "ann", "a", [_said("i1", "user", "a copper kettle", 1.0)]))
+    runner_for(store, SESSION_SUMMARIES).catch_up()
+    store.close()
+    with sqlite3.connect(f"{tmp_path}/chronicle.db") as db:  # as a SQLite without FTS5 trigrams left it
+        db.execute("DROP TABLE chronicle_projection_search_fts")
+    read_only = open_store(url + "?mode=ro")  # cannot add the index: scans the texts
+    try:
+        assert _ids(SessionIndex.of(read_only).page(SessionQuery(text="copper"))[0]) == ["a"]
+    finally:
+        read_only.close()
+    store = open_store(url)  # adds the index, over the texts already stored
+    try:
+        assert _ids(SessionIndex.of(store).page(SessionQuery(text="copper"))[0]) == ["a"]
+        assert store.projection_storage()._trigrams
+    finally:
+        store.close()

@@ -308,6 +308,8 @@ class ProjectionFollower:
                 view = cache[view_id] = new
         for view_id in dirty:
             batch.views[view_id] = _dumps(f.encode(cache[view_id]))
+        if f.search is not None:
+            batch.search.update((view_id, f.search(cache[view_id])) for view_id in dirty)
 
     def _load_missing(self, events: Sequence[LogEvent]) -> None:
         if self._cache_complete:

@@ -1,12 +1,15 @@
 """The sessions page's read model: every session's summary (``projections.session_summary``), folded
 once and followed, searched and paged without reading any session's log.
 
-The summaries are a tracked projection (``session_summaries``): stored next to the log with their
+The summaries are a tracked projection (``SESSION_SUMMARIES``): stored next to the log with their
 position, so a process starting on a big store loads them in one query instead of folding the
-whole log (and their searched texts, a second fold, on the first search). A ``SessionIndex`` then
-keeps them in memory and follows the log from that position on
+whole log. A ``SessionIndex`` then keeps them in memory and follows the log from that position on
 each query (whatever another process appended: positions, not notifications, say what is new), and
 reloads them when the stored rows were rebuilt or purged (the projection's epoch moved).
+
+The searched texts (the projection's second fold, up to 4,000 characters a session) are not held
+in memory: the store searches its stored rows, among the sessions the other filters leave, so a
+search costs the sessions it looks through and its answer, not the whole store's texts.
 
 Pages are keyset-paginated, newest update first: a page's cursor names the last session it gave,
 and the next page starts after it, whatever was appended meanwhile.
@@ -22,15 +25,15 @@ from dataclasses import dataclass
 from typing import Any, Collection, Sequence
 
 from domain.errors import InvalidArgumentError
-from projections.log_event import LogEvent
 from projections.pending import PendingRequest, new_pending_log, pending_of_log
 from projections.session_summary import (
-    SESSION_SUMMARIES, SUMMARIES, TEXTS, fold_summary, fold_texts, new_summary, new_texts,
+    SESSION_SUMMARIES, SUMMARIES, TEXTS, fold_summary, fold_texts, new_summary, new_texts, searched_text,
 )
 from runtime.read_models.follower import runner_for
 from runtime.read_models.source import LogSource
 from runtime.stores import Store
 
+_Recent = dict[str, dict[str, Any]]  # session key -> its texts view, folded beyond the stored rows
 STATUSES = ("waiting", "rewound", "forked", "forked_into", "deleted")
 _NAME = SESSION_SUMMARIES.name
 _BATCH = 10_000
@@ -74,8 +77,8 @@ class SessionIndex:
     """Every session's summary, in memory, following the store's log (see the module docstring).
 
     Beside the summaries it keeps what makes a query cost its answer rather than the store: the
-    sessions of each app and of each user, those of each status, and the searched texts of all
-    sessions in one string (``_Texts``), so a filter or a search reads only the sessions it finds.
+    sessions of each app and of each user, and those of each status, so a filter reads only the
+    sessions it finds. The searched texts stay in the store, which searches them (``_search``).
     """
 
     def __init__(self, store: Store):
@@ -95,7 +98,6 @@ class SessionIndex:
         self._by_user: dict[str, set[str]] = {}
         self._by_id: dict[str, set[str]] = {}  # session id -> its keys (one per app and user using it)
         self._by_status: dict[str, set[str]] = {status: set() for status in STATUSES}
-        self._texts: _Texts | None = None  # loaded on the first search (see _search)
         self._order: list[tuple[float, str]] | None = None  # (-updated, key), sorted
 
     @staticmethod
@@ -123,8 +125,6 @@ class SessionIndex:
                         view = self._views[key] = new_summary()
                     fold_summary(view, event)
                     changed[key] = None
-                if self._texts is not None:
-                    self._texts.fold(events)
                 self._position = last
                 for key in changed:
                     self._note(key)
@@ -204,7 +204,7 @@ class SessionIndex:
         self.refresh()
         text = query.text.strip().lower()
         with self._lock:
-            order, filters = self._candidates(query, text)
+            order, filters, recent = self._candidates(query, text)
             start = 0
             if query.after is not None:
                 updated, key = decode_cursor(query.after)
@@ -224,17 +224,16 @@ class SessionIndex:
                     continue
                 if len(found) == query.limit:
                     last = found[-1]
-                    return found, encode_cursor(last["updated"], self._key(last))
-                row = self._row(key)
-                if text:
-                    row["match"] = self._match(view, text)
-                found.append(row)
-            return found, None
+                    return self._matched(found, text, recent), encode_cursor(last["updated"], self._key(last))
+                found.append(self._row(key))
+            return self._matched(found, text, recent), None
 
-    def _candidates(self, query: SessionQuery, text: str) -> tuple[list[tuple[float, str]], list[Collection[str]]]:
+    def _candidates(self, query: SessionQuery, text: str) -> tuple[list[tuple[float, str]], list[Collection[str]], _Recent]:
         """The sessions to page through, in page order, and the sets each must be in: the
         smallest of the sets the query's app, user, status and text filters name, sorted, when
-        it is small; else the whole order, filtered as the page is read (it stops at the limit)."""
+        it is small; else the whole order, filtered as the page is read (it stops at the limit).
+        The text is searched last, among the sessions the other filters leave when they are few
+        (and the texts it read beyond the stored rows are returned for the page's matches)."""
         sets: list[Collection[str]] = []
         if query.session_id is not None:  # one id, in any app and user the other filters allow
             sets.append({key for key in self._by_id.get(query.session_id, ())})
@@ -246,53 +245,89 @@ class SessionIndex:
             sets.append(self._by_app.get(query.app_name, ()))
         if query.status is not None:
             sets.append(self._by_status[query.status])
-        if text:
-            sets.append(self._search(text))
         sets.sort(key=len)
+        recent: _Recent = {}
+        if text:
+            within = None
+            if sets and len(sets[0]) * 4 < len(self._views):
+                within = [key for key in sets[0] if all(key in o for o in sets[1:])]
+            found, recent = self._search(text, within)  # may have followed the log further
+            sets.insert(0, found)
+            sets.sort(key=len)
         views = self._views
         if sets and len(sets[0]) * 8 < len(views):
             smallest, *others = sets
-            return sorted((-views[key]["updated"], key) for key in smallest if all(key in o for o in others)), []
+            return sorted((-views[key]["updated"], key) for key in smallest if all(key in o for o in others)), [], recent
         if self._order is None:
             self._order = sorted((-view["updated"], key) for key, view in views.items())
-        return self._order, sets
+        return self._order, sets, recent
 
     @staticmethod
     def _key(row: dict[str, Any]) -> str:
         return f"{row['app_name']}/{row['user_id']}/{row['session_id']}"
 
-    def _match(self, view: dict[str, Any], text: str) -> str:
-        if text in view["session_id"].lower():
-            return view["session_id"]
-        texts = self._texts.views.get(self._key(view), {}).get("texts", ()) if self._texts else ()
-        return next((t[:160] for t in texts if text in t.lower()), "")
-
-    def _search(self, text: str) -> set[str]:
-        """The sessions whose id or searched texts hold ``text`` (lower case)."""
-        if self._texts is None:
-            self._texts = self._load_texts()
-        return self._texts.find(text)
-
-    def _load_texts(self) -> _Texts:
-        """The stored texts and the position they reflect (the projection's, which may have moved
-        since the summaries were loaded), brought to the index's position: the index first
-        follows the log to at least theirs, then the events in between are folded into them."""
+    def _search(self, text: str, within: Sequence[str] | None) -> tuple[set[str], _Recent]:
+        """The sessions (among ``within``; None: all) whose id or searched texts hold ``text``
+        (lower case). The ids are in memory; the texts are searched where they are stored, as of
+        the index's position: the stored rows are caught up first (on a read-only store they may
+        lag: the sessions the events in between changed are searched here, from their stored
+        texts and those events)."""
+        recent: _Recent = {}
+        if not self.store.read_only:
+            self.follower.catch_up()
         storage = self.follower.storage
-        for _ in range(5):  # the rows rebuilt meanwhile (a new epoch): read them again
+        for _ in range(5):  # the stored rows moved meanwhile: search them again
             self.refresh()
             before = self._stored_state()
-            views = self.store.read_if_made(lambda: storage.read_views(_NAME, TEXTS), {})
-            if self._stored_state() != before or before[1] != self._epoch:
+            if before[0] > self._position or before[1] != self._epoch:
                 continue
-            self.refresh()  # now at or beyond the texts' position: their rows were committed first
-            if before[1] == self._epoch:
+            stored = self.store.read_if_made(lambda: storage.search(_NAME, TEXTS, text, within), [])
+            recent = self._texts_since(before[0], within)
+            if self._stored_state() == before:
                 break
-        texts = _Texts({key: view for (_, key), view in views.items()}, self._views)
-        position = before[0]
+        else:
+            raise RuntimeError("the session texts kept moving while searched")  # pragma: no cover
+        views = self._views
+        found = {key for key in (views if within is None else within) if text in views[key]["session_id"].lower()}
+        found.update(key for key in stored if key not in recent)
+        found.update(key for key, view in recent.items() if text in searched_text(view))
+        return found, recent
+
+    def _texts_since(self, position: int, within: Sequence[str] | None) -> _Recent:
+        """The texts of the sessions (among ``within``) the log changed between ``position`` (the
+        stored rows') and the index's, brought to the index's position: their stored views, and
+        the events folded, a batch at a time."""
+        storage, texts = self.follower.storage, {}
+        wanted = None if within is None else set(within)
         while position < self._position:
             events, position = self.source.read(position, _BATCH, self._position)
-            texts.fold(events)
+            new = list(dict.fromkeys(e.session_key for e in events
+                                     if e.session_key not in texts and (wanted is None or e.session_key in wanted)))
+            if new:
+                stored = self.store.read_if_made(lambda: storage.load_views(_NAME, TEXTS, new), {})
+                texts.update((key, stored.get(key) or new_texts()) for key in new)
+            for event in events:
+                view = texts.get(event.session_key)
+                if view is not None:
+                    fold_texts(view, event)
         return texts
+
+    def _matched(self, rows: list[dict[str, Any]], text: str, recent: _Recent) -> list[dict[str, Any]]:
+        """The rows, each with its ``match`` when there is a text: its session id if it holds the
+        text, else the first of its searched texts that does (cut), read for these rows only."""
+        if not text:
+            return rows
+        keys = [self._key(row) for row in rows if text not in row["session_id"].lower()]
+        stored = self.store.read_if_made(
+            lambda: self.follower.storage.load_views(_NAME, TEXTS, [k for k in keys if k not in recent]), {})
+        for row in rows:
+            key = self._key(row)
+            if text in row["session_id"].lower():
+                row["match"] = row["session_id"]
+                continue
+            texts = (recent.get(key) or stored.get(key) or new_texts())["texts"]
+            row["match"] = next((t[:160] for t in texts if text in t.lower()), "")
+        return rows
 
     def _row(self, key: str) -> dict[str, Any]:
         view = self._views[key]
@@ -308,63 +343,3 @@ class SessionIndex:
             ("forked_into", row["forks"]), ("deleted", row["deleted"]),
         ) if on]
         return row
-
-
-class _Texts:
-    """Every session's searched texts (its id and ``texts``, lower case) in one string, so a search
-    is one scan of it (``str.find``), not a Python loop over the sessions. The string is gathered
-    again once enough sessions changed; until then a changed session is searched on its own."""
-
-    _REJOIN = 1000  # changed sessions searched one by one before the string is joined again
-
-    def __init__(self, views: dict[str, dict[str, Any]], summaries: dict[str, dict[str, Any]]) -> None:
-        self.views = views  # key -> the session_texts view
-        self._summaries = summaries
-        self._joined = ""
-        self._starts: list[int] = []  # where each joined session's text starts
-        self._keys: list[str] = []
-        self._changed: set[str] = set(views)  # texts not (or no longer) as joined
-
-    def fold(self, events: Sequence[LogEvent]) -> None:
-        """Folds events of the log into the texts (their views grow only while ``searched`` does)."""
-        for event in events:
-            key = event.session_key
-            view = self.views.get(key)
-            if view is None:
-                view = self.views[key] = new_texts()
-                self._changed.add(key)
-            searched = view["searched"]
-            fold_texts(view, event)
-            if view["searched"] != searched:
-                self._changed.add(key)
-
-    def _text(self, key: str) -> str:
-        summary = self._summaries.get(key)
-        return "\n".join([summary["session_id"] if summary else "", *self.views[key]["texts"]]).lower()
-
-    def find(self, text: str) -> set[str]:
-        """The sessions whose texts hold ``text``."""
-        if len(self._changed) > self._REJOIN:
-            self._join()
-        found: set[str] = set()
-        joined, starts, keys = self._joined, self._starts, self._keys
-        at = joined.find(text)
-        while at >= 0:
-            index = bisect_right(starts, at) - 1
-            found.add(keys[index])
-            next_start = starts[index + 1] if index + 1 < len(starts) else len(joined)
-            at = joined.find(text, next_start)
-        found -= self._changed
-        found.update(key for key in self._changed if text in self._text(key))
-        return found
-
-    def _join(self) -> None:
-        self._keys = list(self.views)
-        self._starts, parts, at = [], [], 0
-        for key in self._keys:
-            part = self._text(key)
-            self._starts.append(at)
-            parts.append(part)
-            at += len(part) + 1
-        self._joined = "\0".join(parts)
-        self._changed = set()

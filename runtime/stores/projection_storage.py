@@ -1,10 +1,12 @@
 """Where tracked read models keep their rows, next to the log, in every kind of store.
 
-Three tables per store, shared by all projections (the projection's name is a column):
+Four tables per store, shared by all projections (the projection's name is a column):
 
 * ``views``   — (projection, fold, key) -> the view as JSON, for folds stored whole;
 * ``items``   — (projection, fold, key, item) -> JSON value, for folds stored entry by entry
                 (state, artifact versions); a removed entry keeps its row, marked removed;
+* ``search``  — (projection, fold, key) -> the text a search looks through, for the folds that
+                declare one (``Fold.search``), written with their views;
 * ``history`` — every write to an entry: (projection, fold, key, item, position) -> value,
                 with the session, version, event id and author that wrote it (time travel).
 
@@ -52,6 +54,7 @@ class Batch:
     """What one commit writes for one projection (values as JSON text)."""
 
     views: dict[ViewId, str] = field(default_factory=dict)
+    search: dict[ViewId, str] = field(default_factory=dict)  # the searched text of views that have one
     items: dict[tuple[str, str, str], str | None] = field(default_factory=dict)  # None: removed
     history: dict[tuple[str, str, str, int], tuple[str | None, str, int, str, str]] = field(default_factory=dict)
 
@@ -98,6 +101,11 @@ class ProjectionStorage(ABC):
 
     @abstractmethod
     def read_views(self, name: str, fold: str | None = None) -> dict[ViewId, Any]: ...
+
+    @abstractmethod
+    def search(self, name: str, fold: str, text: str, keys: Sequence[str] | None = None) -> list[str]:
+        """The keys (among ``keys``; None: all) whose searched text holds ``text`` (exactly, as
+        ``in`` finds it: the caller lowers both sides), as of the projection's position."""
 
     @abstractmethod
     def read_items(self, name: str, fold: str | None = None) -> dict[ViewId, dict[str, Any]]: ...

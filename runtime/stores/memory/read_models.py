@@ -25,6 +25,7 @@ class MemoryProjectionStorage(POPOTrackingRecorder, ProjectionStorage):
         super().__init__()
         self.tracking = self
         self._views: dict[str, dict[ViewId, str]] = {}
+        self._search: dict[str, dict[ViewId, str]] = {}
         self._items: dict[str, dict[ViewId, dict[str, str | None]]] = {}
         self._history: dict[str, list[tuple[Any, ...]]] = {}
 
@@ -44,6 +45,7 @@ class MemoryProjectionStorage(POPOTrackingRecorder, ProjectionStorage):
                 raise PositionMoved(name)
             views = self._views.setdefault(name, {})
             views.update(batch.views)
+            self._search.setdefault(name, {}).update(batch.search)
             items = self._items.setdefault(name, {})
             for (f, k, i), v in batch.items.items():
                 items.setdefault((f, k), {})[i] = v
@@ -53,6 +55,7 @@ class MemoryProjectionStorage(POPOTrackingRecorder, ProjectionStorage):
     def drop(self, name: str) -> None:
         with self._database_lock:
             self._views.pop(name, None)
+            self._search.pop(name, None)
             self._items.pop(name, None)
             self._history.pop(name, None)
             self._max_tracking_ids[name] = 0
@@ -62,6 +65,13 @@ class MemoryProjectionStorage(POPOTrackingRecorder, ProjectionStorage):
         with self._database_lock:
             views = self._views.get(name, {})
             return {k: json.loads(views[(fold, k)]) for k in keys if (fold, k) in views}
+
+    def search(self, name: str, fold: str, text: str, keys: Sequence[str] | None = None) -> list[str]:
+        with self._database_lock:
+            rows = self._search.get(name, {})
+            if keys is None:
+                return [k for (f, k), searched in rows.items() if f == fold and text in searched]
+            return [k for k in keys if text in rows.get((fold, k), "")]
 
     def load_items(self, name: str, fold: str, keys: Sequence[str]) -> dict[str, dict[str, Any]]:
         with self._database_lock:

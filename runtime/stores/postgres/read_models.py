@@ -24,6 +24,14 @@ _PG_TABLES = [
     "CREATE TABLE IF NOT EXISTS chronicle_projection_views ("
     " projection text NOT NULL, fold text NOT NULL, key text NOT NULL, view jsonb NOT NULL,"
     " PRIMARY KEY (projection, fold, key))",
+    "CREATE TABLE IF NOT EXISTS chronicle_projection_search ("
+    " projection text NOT NULL, fold text NOT NULL, key text NOT NULL, text text NOT NULL,"
+    " PRIMARY KEY (projection, fold, key))",
+    # Searched with LIKE, which a trigram index serves where the database has pg_trgm (an
+    # operator's CREATE EXTENSION); without it, a scan of the rows the query names.
+    "DO $$ BEGIN IF EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm') THEN"
+    " CREATE INDEX IF NOT EXISTS chronicle_projection_search_trgm ON chronicle_projection_search"
+    " USING gin (text gin_trgm_ops); END IF; END $$",
     "CREATE TABLE IF NOT EXISTS chronicle_projection_items ("
     " projection text NOT NULL, fold text NOT NULL, key text NOT NULL, item text NOT NULL,"
     " value jsonb, removed boolean NOT NULL DEFAULT false,"
@@ -87,6 +95,15 @@ class PostgresProjectionStorage(PostgresTrackingRecorder, ProjectionStorage):
                         " ON CONFLICT (projection, fold, key) DO UPDATE SET view = excluded.view",
                         (name, list(f), list(k), list(v)),
                     )
+                if batch.search:
+                    f, k, t = zip(*((f, k, t) for (f, k), t in batch.search.items()))
+                    curs.execute(
+                        "INSERT INTO chronicle_projection_search"
+                        " SELECT %s, f, k, t FROM unnest(%s::text[], %s::text[], %s::text[]) AS s(f, k, t)"
+                        " ON CONFLICT (projection, fold, key) DO UPDATE SET text = excluded.text"
+                        " WHERE chronicle_projection_search.text != excluded.text",  # unchanged: no new row version
+                        (name, list(f), list(k), list(t)),
+                    )
                 if batch.items:
                     columns = [list(c) for c in zip(*batch.item_rows())]
                     curs.execute(
@@ -109,7 +126,7 @@ class PostgresProjectionStorage(PostgresTrackingRecorder, ProjectionStorage):
                 f" DO UPDATE SET notification_id = {_PG_TRACKING}.notification_id + 1",
                 (name + EPOCH_SUFFIX,),
             )
-            for table in ("views", "items", "history"):
+            for table in ("views", "search", "items", "history"):
                 curs.execute(f"DELETE FROM chronicle_projection_{table} WHERE projection = %s", (name,))
 
     def _select(self, sql: str, params: Sequence[Any]) -> list[Any]:
@@ -123,6 +140,13 @@ class PostgresProjectionStorage(PostgresTrackingRecorder, ProjectionStorage):
             [name, fold, list(keys)],
         )
         return dict(rows)
+
+    def search(self, name: str, fold: str, text: str, keys: Sequence[str] | None = None) -> list[str]:
+        sql = "SELECT key FROM chronicle_projection_search WHERE projection = %s AND fold = %s AND text LIKE %s"
+        pattern = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        if keys is None:
+            return [r[0] for r in self._select(sql, [name, fold, pattern])]
+        return [r[0] for r in self._select(sql + " AND key = ANY(%s)", [name, fold, pattern, list(keys)])]
 
     def load_items(self, name: str, fold: str, keys: Sequence[str]) -> dict[str, dict[str, Any]]:
         rows = self._select(

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import sqlite3
+from contextlib import closing
 from typing import Any, Iterator, Sequence
 
 from pydantic_core import from_json
@@ -29,6 +31,10 @@ _SQLITE_TABLES = [
     "CREATE TABLE IF NOT EXISTS chronicle_projection_views ("
     " projection TEXT NOT NULL, fold TEXT NOT NULL, key TEXT NOT NULL, view TEXT NOT NULL,"
     " PRIMARY KEY (projection, fold, key)) WITHOUT ROWID",
+    # A rowid table (its rows are long texts), scanned with instr() or sought by key.
+    "CREATE TABLE IF NOT EXISTS chronicle_projection_search ("
+    " projection TEXT NOT NULL, fold TEXT NOT NULL, key TEXT NOT NULL, text TEXT NOT NULL,"
+    " PRIMARY KEY (projection, fold, key))",
     "CREATE TABLE IF NOT EXISTS chronicle_projection_items ("
     " projection TEXT NOT NULL, fold TEXT NOT NULL, key TEXT NOT NULL, item TEXT NOT NULL,"
     " value TEXT, removed INTEGER NOT NULL DEFAULT 0,"
@@ -41,15 +47,58 @@ _SQLITE_TABLES = [
 ]
 
 
+# The searched texts indexed by trigrams (FTS5, SQLite 3.34+), so that a search of the whole store
+# reads the rows that hold the text's trigrams instead of scanning every text; kept in step with
+# its table by triggers (an index over it: the texts are stored once).
+_FTS_TABLES = [
+    "CREATE VIRTUAL TABLE IF NOT EXISTS chronicle_projection_search_fts USING fts5(text,"
+    " content='chronicle_projection_search', content_rowid='rowid', tokenize='trigram case_sensitive 1')",
+    "CREATE TRIGGER IF NOT EXISTS chronicle_projection_search_ai AFTER INSERT ON chronicle_projection_search BEGIN"
+    " INSERT INTO chronicle_projection_search_fts (rowid, text) VALUES (new.rowid, new.text); END",
+    "CREATE TRIGGER IF NOT EXISTS chronicle_projection_search_ad AFTER DELETE ON chronicle_projection_search BEGIN"
+    " INSERT INTO chronicle_projection_search_fts (chronicle_projection_search_fts, rowid, text)"
+    " VALUES ('delete', old.rowid, old.text); END",
+    "CREATE TRIGGER IF NOT EXISTS chronicle_projection_search_au AFTER UPDATE ON chronicle_projection_search BEGIN"
+    " INSERT INTO chronicle_projection_search_fts (chronicle_projection_search_fts, rowid, text)"
+    " VALUES ('delete', old.rowid, old.text);"
+    " INSERT INTO chronicle_projection_search_fts (rowid, text) VALUES (new.rowid, new.text); END",
+]
+
+
+def _has_trigrams() -> bool:
+    try:
+        with closing(sqlite3.connect(":memory:")) as db:
+            db.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='trigram')")
+        return True
+    except sqlite3.Error:
+        return False
+
+
+_HAS_TRIGRAMS = _has_trigrams()
+
+
 class SqliteProjectionStorage(SQLiteTrackingRecorder, ProjectionStorage):
     """Rows in the store's SQLite file; the tracking table is eventsourcing's ``tracking``."""
 
     def __init__(self, datastore: Any) -> None:
         super().__init__(datastore)
         self.tracking = self
+        self._trigrams: bool | None = None  # whether searches use the trigram index (known on the first)
 
     def construct_create_table_statements(self) -> list[str]:
-        return [*super().construct_create_table_statements(), *_SQLITE_TABLES]
+        return [*super().construct_create_table_statements(), *_SQLITE_TABLES, *(_FTS_TABLES if _HAS_TRIGRAMS else [])]
+
+    def create_table(self) -> None:
+        indexed = self._indexed()
+        super().create_table()
+        if _HAS_TRIGRAMS and not indexed:  # texts stored before the index existed (a build without it)
+            with self.datastore.transaction(commit=True) as c:
+                c.execute("INSERT INTO chronicle_projection_search_fts (chronicle_projection_search_fts) VALUES ('rebuild')")
+
+    def _indexed(self) -> bool:
+        """Whether this file has the trigram index (a read-only copy made without it has not)."""
+        rows = self._select("SELECT 1 FROM sqlite_master WHERE name = 'chronicle_projection_search_fts'", [])
+        return bool(rows)
 
     def position(self, name: str) -> int:
         return self.max_tracking_id(name) or 0
@@ -87,6 +136,13 @@ class SqliteProjectionStorage(SQLiteTrackingRecorder, ProjectionStorage):
                     " ON CONFLICT (projection, fold, key) DO UPDATE SET view = excluded.view",
                     [(name, f, k, v) for (f, k), v in batch.views.items()],
                 )
+            if batch.search:
+                c.executemany(
+                    "INSERT INTO chronicle_projection_search VALUES (?, ?, ?, ?)"
+                    " ON CONFLICT (projection, fold, key) DO UPDATE SET text = excluded.text"
+                    " WHERE chronicle_projection_search.text != excluded.text",  # unchanged: its index untouched
+                    [(name, f, k, t) for (f, k), t in batch.search.items()],
+                )
             if batch.items:
                 c.executemany(
                     "INSERT INTO chronicle_projection_items VALUES (?, ?, ?, ?, ?, ?)"
@@ -112,7 +168,7 @@ class SqliteProjectionStorage(SQLiteTrackingRecorder, ProjectionStorage):
                 " DO UPDATE SET notification_id = tracking.notification_id + 1",
                 (name + EPOCH_SUFFIX,),
             )
-            for table in ("views", "items", "history"):
+            for table in ("views", "search", "items", "history"):
                 c.execute(f"DELETE FROM chronicle_projection_{table} WHERE projection = ?", (name,))
 
     def _select(self, sql: str, params: Sequence[Any]) -> list[Any]:
@@ -130,6 +186,25 @@ class SqliteProjectionStorage(SQLiteTrackingRecorder, ProjectionStorage):
             )
             out.update((r[0], json.loads(r[1])) for r in rows)
         return out
+
+    def search(self, name: str, fold: str, text: str, keys: Sequence[str] | None = None) -> list[str]:
+        if self._trigrams is None:
+            self._trigrams = _HAS_TRIGRAMS and self._indexed()
+        if keys is None and self._trigrams and len(text) >= 3:  # a shorter text has no trigram: scanned
+            # A phrase of trigrams at consecutive offsets: the texts holding it, exactly.
+            return [r[0] for r in self._select(
+                "SELECT key FROM chronicle_projection_search WHERE projection = ? AND fold = ? AND rowid IN"
+                " (SELECT rowid FROM chronicle_projection_search_fts WHERE chronicle_projection_search_fts MATCH ?)",
+                [name, fold, '"' + text.replace('"', '""') + '"'],
+            )]
+        sql = "SELECT key FROM chronicle_projection_search WHERE projection = ? AND fold = ? AND instr(text, ?) > 0"
+        if keys is None:
+            return [r[0] for r in self._select(sql, [name, fold, text])]
+        found: list[str] = []
+        for chunk in _chunks(keys, 500):
+            rows = self._select(sql + f" AND key IN ({','.join('?' * len(chunk))})", [name, fold, text, *chunk])
+            found.extend(r[0] for r in rows)
+        return found
 
     def load_items(self, name: str, fold: str, keys: Sequence[str]) -> dict[str, dict[str, Any]]:
         out: dict[str, dict[str, Any]] = {}
