@@ -47,7 +47,7 @@ def gc_paused() -> Iterator[None]:
         with _lock:
             _pausers -= 1
             if _pausers == 0 and _was_enabled:
-                if not gc.get_freeze_count():
+                if not _freezers and not _program_froze():
                     gc.freeze()
                     gc.unfreeze()
                 gc.enable()
@@ -58,6 +58,18 @@ def gc_paused() -> Iterator[None]:
 
 
 _freezers = 0
+_froze = False  # whether gc_frozen's outermost block froze (not when the program had)
+_program_freezes: bool | None = None
+
+
+def _program_froze() -> bool:
+    """Whether the program froze objects itself (gc.freeze before forking workers, say): those must
+    stay frozen, so neither trick here runs. Asked once, under _lock: counting the frozen objects
+    walks them all (an eval run's frozen heap made each count take milliseconds)."""
+    global _program_freezes
+    if _program_freezes is None:
+        _program_freezes = gc.get_freeze_count() > 0
+    return _program_freezes
 
 
 @contextmanager
@@ -67,15 +79,17 @@ def gc_frozen() -> Iterator[None]:
     triggers full passes, and each rescanned the whole heap (modules, the app) for nothing:
     in an eval of 100 cases, a tenth of its CPU time. Counted like gc_paused: the objects go
     back to the collector when the last block ends, and any garbage among them is collected then."""
-    global _freezers
+    global _freezers, _froze
     with _lock:
         if _freezers == 0:
-            gc.freeze()
+            _froze = not _program_froze()
+            if _froze:
+                gc.freeze()
         _freezers += 1
     try:
         yield
     finally:
         with _lock:
             _freezers -= 1
-            if _freezers == 0:
+            if _freezers == 0 and _froze:
                 gc.unfreeze()

@@ -99,12 +99,32 @@ def test_what_a_pause_built_joins_the_oldest_generation_unwalked():
     assert all(id(item) in oldest for item in built)
 
 
-def test_objects_the_program_froze_stay_frozen():
+def test_objects_the_program_froze_stay_frozen(monkeypatch):
+    monkeypatch.setattr(gc_pause, "_program_freezes", None)  # as in a program that froze before any pause
     gc.freeze()
     try:
         frozen = gc.get_freeze_count()
         with gc_paused():
             _ = [[i] for i in range(1_000)]
         assert gc.get_freeze_count() == frozen and gc.isenabled()
+        with gc_pause.gc_frozen():
+            pass
+        assert gc.get_freeze_count() == frozen  # an eval run does not give them back either
     finally:
         gc.unfreeze()
+
+
+def test_the_frozen_objects_are_counted_once_not_at_every_pause(monkeypatch):
+    # Counting them walks them all: inside an eval run (everything frozen) a count per case took ms.
+    counts = []
+    real = gc.get_freeze_count
+    monkeypatch.setattr(gc_pause, "_program_freezes", None)
+    monkeypatch.setattr(gc, "get_freeze_count", lambda: counts.append(1) or real())
+    with gc_pause.gc_frozen():
+        for _ in range(50):
+            with gc_paused():
+                _ = [[i] for i in range(100)]
+    for _ in range(50):
+        with gc_paused():
+            _ = [[i] for i in range(100)]
+    assert len(counts) == 1
