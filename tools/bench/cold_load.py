@@ -47,7 +47,9 @@ def main(argv: list[str]) -> None:
 
     import tools.bench.adk  # noqa: F401
 
-    importlib.import_module(f"runtime.stores.{'sqlite' if kind == 'sqlite' else 'postgres'}")
+    backend = "sqlite" if kind == "sqlite" else "postgres"
+    for module in ("store", "recorder"):  # the package imports its modules on first use
+        importlib.import_module(f"runtime.stores.{backend}.{module}")
 
     if side == "adk":  # its services, and the drivers its engines load on first use
         for module in ("google.adk.sessions", "google.adk.sessions.sqlite_session_service", "aiosqlite",
