@@ -26,7 +26,7 @@ def build(ran: list[str], broken: set[str]) -> Workflow:
     """START -> a -> (b, c) -> join -> d; a node named in `broken` raises."""
 
     def make(name):
-        def work(node_input):
+        def work(node_input: str | dict):
             ran.append(name)
             if name in broken:
                 raise RuntimeError(f"{name} is broken")

@@ -213,4 +213,5 @@ def _record_answer(event: Event, schema: Any) -> None:
         event.output = value.model_dump() if isinstance(value, BaseModel) else _plain(value)
     else:
         fact["output"] = text
+        event.node_info.message_as_output = True  # as ADK: the message is the output
     event.custom_metadata = {**(event.custom_metadata or {}), NODE_FACT_KEY: fact}
