@@ -197,14 +197,18 @@ async def transcript(app_name: str, prefix: str, package: str = APPS_PACKAGE) ->
         if turn == {"add_session_to_memory": True}:
             await runner.memory_service.add_session_to_memory(await service.get_session(**scope))
             continue
-        if isinstance(turn, str):
+        resume = {}
+        if isinstance(turn, dict) and "resume" in turn:  # resume invocation n (its ordinal), no message
+            resume = {"invocation_id": next(i for i, n in invocations.items() if n == turn["resume"])}
+            message = None
+        elif isinstance(turn, str):
             message = types.Content(role="user", parts=[types.Part(text=turn)])
         elif isinstance(turn, types.Content):  # a message with more than text (an image, a file)
             message = turn
         else:
             message = _answer(turn, events, types)
         try:
-            async for event in runner.run_async(user_id=USER, session_id=SESSION, new_message=message, **run_kwargs):
+            async for event in runner.run_async(user_id=USER, session_id=SESSION, new_message=message, **run_kwargs, **resume):
                 if event.partial:
                     continue
                 events.append(event)
