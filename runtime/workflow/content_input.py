@@ -30,6 +30,22 @@ def unwrapped(content: types.Content, annotation: Any) -> Any:
         return text
 
 
+def items_of(content: types.Content, annotation: Any) -> Any:
+    """What a parallel worker fans out from the message, its items typed by `annotation` (its
+    node's input_schema or `node_input` hint): the text parsed as JSON (a list is its items), or
+    the text; the message itself for an item that takes a Content, or a message with more than text."""
+    if _bare(annotation) not in (Any, object) and _accepts_content(annotation):
+        return content
+    if not content.parts or any(p.text is None for p in content.parts):
+        return content
+    text = text_of(content)
+    try:
+        parsed = json.loads(text)
+    except json.JSONDecodeError:
+        return text
+    return text if not isinstance(parsed, list) and _expects_str(annotation) else parsed
+
+
 def _bare(annotation: Any) -> Any:
     return get_args(annotation)[0] if get_origin(annotation) is Annotated else annotation
 
