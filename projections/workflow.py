@@ -27,8 +27,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional
 
-from google.genai import types
-
 if TYPE_CHECKING:  # folds read JSON; importing the model (and google-genai) is left to callers
     from domain.events import Event
 
@@ -126,6 +124,8 @@ def fold(runs: WorkflowRuns, event: Event) -> WorkflowRuns:
     if "input" in fact:  # started, resumed, or a quick node's completed fact that says both
         run.input = fact.get("input")
         if fact.get("content") and isinstance(run.input, dict):  # the user's message, as the run got it
+            from google.genai import types  # only here: folds read JSON
+
             run.input = types.Content.model_validate(run.input)
         run.sources = list(fact.get("sources", ()))
         run.attempts = fact.get("attempt", run.attempts)
