@@ -6,7 +6,8 @@
 On Chronicle's side the app's source is rewritten as a porting user would rewrite it: every
 `google.adk` becomes `runtime`, nothing else. A turn ``{"rewind_before": n}`` rewinds to before the
 n-th invocation (Runner.rewind_async); an app that rewinds also gets the session's stored events
-and its files' versions in its transcript. The transcript keeps what a user relies on and
+and its files' versions in its transcript. A turn ``{"resume": n}`` asks the Runner to resume the
+n-th invocation, with no message. The transcript keeps what a user relies on and
 leaves out what is random by design (ids, timestamps): per event its author, invocation (as an
 ordinal), texts, calls, responses, state delta, artifact keys, transfer, escalation, error,
 whether it waits for the client and a resumable app's checkpoints (agent_state, end_of_agent);
