@@ -9,6 +9,7 @@ from typing import Any, AsyncGenerator, Callable, Literal, Optional
 from google.genai import types
 from pydantic import ConfigDict, PrivateAttr, TypeAdapter
 
+from domain.events import Event
 from runtime.auth.auth_tool import AuthConfig
 from runtime.sync_calls import call_sync
 from runtime.workflow import confirmation, node_auth
@@ -125,21 +126,26 @@ class FunctionNode(BaseNode):
                 return
         if inspect.isasyncgenfunction(self.func):
             async for item in self.func(**arguments):
-                yield item
+                yield _said(item)
         elif inspect.isgeneratorfunction(self.func):
             # as google-adk 2.13: a sync node runs on the loop (so what it says comes in the order
             # ADK's does), or step by step on the run's tool thread pool (runtime.sync_calls)
             generator, done = self.func(**arguments), object()
             try:
                 while (item := await call_sync(ctx.run_config, next, generator, done)) is not done:
-                    yield item
+                    yield _said(item)
             finally:
                 await call_sync(ctx.run_config, generator.close)
         elif inspect.iscoroutinefunction(self.func):
-            yield await self.func(**arguments)
+            yield _said(await self.func(**arguments))
         else:
             result = await call_sync(ctx.run_config, self.func, **arguments)
-            yield await result if inspect.isawaitable(result) else result
+            yield _said(await result if inspect.isawaitable(result) else result)
+
+
+def _said(item: Any) -> Any:
+    """As google-adk 2.13: a Content a function gives is a message it says (not its output)."""
+    return Event(content=item) if isinstance(item, types.Content) else item
 
 
 def node(
