@@ -252,7 +252,10 @@ def _track_calls(invocation: Invocation, step: Step, event: LogEvent) -> None:
 def _node_step(invocation: Invocation, path: str, fact: dict[str, Any], event: LogEvent) -> NodeStep:
     status = fact.get("status", "")
     output = fact["output"] if "output" in fact else event.data.get("output")  # an agent's text rides in its fact
-    node = NodeStep(path, status, fact.get("input"), output, event.actions.get("route"),
+    given = fact.get("input")
+    if fact.get("content") and isinstance(given, dict):  # the user's message: shown as its text
+        given = "".join(p.get("text") or "" for p in given.get("parts") or [] if not p.get("thought"))
+    node = NodeStep(path, status, given, output, event.actions.get("route"),
                     fact.get("error"), fact.get("attempt"))
     if status in ("completed", "failed"):
         started = fact.get("started_at")

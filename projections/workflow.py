@@ -5,7 +5,8 @@ A workflow node's life is written as ordinary ADK events the workflow yields. Ea
 key `NODE_FACT_KEY` of `custom_metadata`, the fact:
 
     {"status": "started",   "input": <json>, "attempt": 1, "sources": [<paths of the runs that triggered it>]}
-                                       (on the run's first event: a message it yields, say)
+                                       (on the run's first event: a message it yields, say; "content": true
+                                        when the input is the user's message, a Content)
     {"status": "completed"}            (with the output in `Event.output`, the route in `actions.route`;
                                         what the event does not say of the run's output or route -- an
                                         agent's text, an output an earlier event gave -- in "output", "route")
@@ -122,6 +123,10 @@ def fold(runs: WorkflowRuns, event: Event) -> WorkflowRuns:
             nodes.update((r.path, r) for r in ordered)
     if "input" in fact:  # started, resumed, or a quick node's completed fact that says both
         run.input = fact.get("input")
+        if fact.get("content") and isinstance(run.input, dict):  # the user's message, as the run got it
+            from google.genai import types  # only here: folds read JSON
+
+            run.input = types.Content.model_validate(run.input)
         run.sources = list(fact.get("sources", ()))
         run.attempts = fact.get("attempt", run.attempts)
         run.error = None

@@ -198,8 +198,13 @@ class Runner(RunnerConveniences):
                         f"Invocation {invocation_id!r} has finished; send the message without invocation_id "
                         "to start a new one."
                     )
-                self._sessions.remember(entry)
-                return
+                if not _runs_finished_again(self.agent):
+                    self._sessions.remember(entry)
+                    return
+                # as google-adk 2.13 runs an LLM agent or a workflow (its node runtime): asked to resume
+                # a finished invocation, it runs it again (a workflow says its nodes' outputs again
+                # from its log; an agent answers afresh); other agents find it finished
+                ctx.reset_agent_states(entry_agent)
             if new_message is None and first.author == "user":
                 ctx.user_content = first.content
         plugins = self.plugin_manager
@@ -534,6 +539,15 @@ def replied_to(session: Session) -> Optional[str]:
     from runtime.workflow.agent_node import waiting_for_user
 
     return waiting_for_user(session)
+
+
+def _runs_finished_again(root: BaseAgent) -> bool:
+    """Whether a resumable app's finished invocation runs again when resumed: as google-adk 2.13,
+    for a root it runs as a node (an LLM agent, a workflow), not for the other agents."""
+    from runtime.agents.llm_agent import LlmAgent
+    from runtime.workflow.workflow import Workflow
+
+    return isinstance(root, (LlmAgent, Workflow))
 
 
 def _apply_custom_metadata(event: Event, run_config: Optional[RunConfig]) -> None:

@@ -116,7 +116,7 @@ async def test_workflow_nodes_count_runs_failures_retries_and_latency(service):
     tries: list[int] = []
 
     @node(retry_config=RetryConfig(max_attempts=2, initial_delay=0, jitter=0))
-    async def fetch(node_input):
+    async def fetch(node_input: str):  # the message's text (a Content otherwise, as ADK)
         tries.append(1)
         if len(tries) == 1:
             raise ConnectionError("flaky")

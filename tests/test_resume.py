@@ -122,10 +122,12 @@ async def test_long_running_call_pauses_and_the_response_resumes_the_same_invoca
     assert last_request[-1].parts[0].function_response.response == {"approved": True}
     assert last_request[-2].parts[0].function_call.id == call_id
 
-    # a finished invocation is not run again
-    assert await run(runner, invocation_id=invocation) == []
+    # a finished invocation takes no new message
     with pytest.raises(InvalidArgumentError, match="has finished"):
         await run(runner, answer(call_id, "ask_approval", {"approved": False}), invocation_id=invocation)
+    # but, as google-adk 2.13, an LLM agent asked to resume it runs it again, in it
+    again = await run(runner, invocation_id=invocation)
+    assert again and {e.invocation_id for e in again} == {invocation} and model.turns_played > 3
 
 
 async def test_a_function_response_resumes_its_invocation_without_the_id(sessions):

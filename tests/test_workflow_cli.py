@@ -20,16 +20,16 @@ async def record_run(url: str) -> str:
         return Event(output=node_input, route="long" if len(node_input) > 3 else "short")
 
     @node(retry_config=RetryConfig(max_attempts=2, initial_delay=0, jitter=0))
-    def long(node_input):
+    def long(node_input: str):
         tries.append(1)
         if len(tries) == 1:
             raise ConnectionError("flaky")
         return "L"
 
-    def short(node_input):
+    def short(node_input: str):
         return "S"
 
-    def extra(node_input):
+    def extra(node_input: str):
         return "E"
 
     wf = Workflow(

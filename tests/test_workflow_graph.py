@@ -43,11 +43,11 @@ def statuses(session) -> dict[str, str]:
 # -- building --------------------------------------------------------------------------------
 
 
-def step(node_input):
+def step(node_input: str):
     return node_input
 
 
-def other(node_input):
+def other(node_input: str):
     return node_input
 
 
@@ -101,7 +101,8 @@ async def test_a_chain_hands_each_output_to_the_next_node(store_url):
     # a quick node's start and end are one event (one commit): its completed fact says both
     facts = [(e.node_info.path, e.custom_metadata[NODE_FACT_KEY]) for e in session.events if e.node_info.path]
     assert [(path, f["status"], f["input"]) for path, f in facts] == [
-        ("wf@1/double@1", "completed", "ab"), ("wf@1/shout@1", "completed", "abab"),
+        ("wf@1/double@1", "completed", {"parts": [{"text": "ab"}], "role": "user"}),  # the message, as ADK hands it
+        ("wf@1/shout@1", "completed", "abab"),
     ]
     assert [e.author for e in session.events[1:]] == ["wf", "wf"]  # as ADK: a function node's events are the workflow's
     assert [e.id for e in events] == [e.id for e in session.events[1:]]  # every event was committed
@@ -112,7 +113,7 @@ async def test_a_slow_node_has_its_start_recorded_with_its_first_event(store_url
 
     seen = []
 
-    async def slow(ctx, node_input):
+    async def slow(ctx, node_input: str):
         yield Event(message="on it")
         await asyncio.sleep(0.3)
         seen.extend(e.custom_metadata[NODE_FACT_KEY]["status"] for e in ctx.session.events if e.custom_metadata)
@@ -121,17 +122,18 @@ async def test_a_slow_node_has_its_start_recorded_with_its_first_event(store_url
     _, session = await run_workflow(store_url, Workflow(name="wf", edges=[(START, slow)]), "zz")
     assert seen == ["started"]  # committed with its message, before the node finished
     run = fold_all(session.log_events()).nodes["wf@1/slow@1"]
-    assert (run.status, run.input, run.output) == ("completed", "zz", "zz") and run.seconds >= 0.3
+    message = types.Content(role="user", parts=[types.Part(text="zz")])  # its input, the user's message
+    assert (run.status, run.input, run.output) == ("completed", message, "zz") and run.seconds >= 0.3
 
 
 async def test_fan_out_then_join_waits_for_every_branch(store_url):
-    def split(node_input):
+    def split(node_input: str):
         return node_input
 
-    def left(node_input):
+    def left(node_input: str):
         return "L" + node_input
 
-    def right(node_input):
+    def right(node_input: str):
         return "R" + node_input
 
     def finish(node_input: dict):
@@ -151,13 +153,13 @@ async def test_routes_choose_the_branch_and_default_route_catches_the_rest(store
     def classify(node_input: str):
         return Event(output=node_input, route="big" if len(node_input) > 3 else node_input)
 
-    def big(node_input):
+    def big(node_input: str):
         return "big:" + node_input
 
-    def small(node_input):
+    def small(node_input: str):
         return "small:" + node_input
 
-    def fallback(node_input):
+    def fallback(node_input: str):
         return "other:" + node_input
 
     def wf():
@@ -197,7 +199,7 @@ async def test_parameters_come_from_state_and_ctx_writes_state(store_url):
 
 
 async def test_a_node_may_yield_messages_and_they_carry_its_node_info(store_url):
-    async def talk(node_input):
+    async def talk(node_input: str):
         yield Event(message="thinking about " + node_input)
         yield "answer"
 
@@ -208,16 +210,18 @@ async def test_a_node_may_yield_messages_and_they_carry_its_node_info(store_url)
     assert fold_all(session.log_events()).nodes["wf@1/talk@1"].output == "answer"
     # as ADK: the message, then the output; the run's start rides on its first event
     assert [(e.text(), e.output) for e in session.events[1:]] == [("thinking about it", None), ("", "answer")]
-    assert message.custom_metadata[NODE_FACT_KEY] == {"status": "started", "input": "it", "attempt": 1, "sources": []}
+    # as ADK, the node got the user's message (a Content); the fact keeps it, and says so
+    said = {"parts": [{"text": "it"}], "role": "user"}
+    assert message.custom_metadata[NODE_FACT_KEY] == {"status": "started", "input": said, "attempt": 1, "sources": [], "content": True}
 
 
 async def test_a_nested_workflow_runs_under_its_node_path(store_url):
-    def inner_step(node_input):
+    def inner_step(node_input: str):
         return node_input + "!"
 
     inner = Workflow(name="inner", edges=[(START, inner_step)])
 
-    def after(node_input):
+    def after(node_input: str):
         return node_input + "?"
 
     _, session = await run_workflow(store_url, Workflow(name="outer", edges=[(START, inner, after)]), "hi")

@@ -14,12 +14,12 @@ APP, USER, SESSION = "wf_input", "u1", "s1"
 
 
 def build(ran: list[str], *, rerun: bool) -> Workflow:
-    def draft(node_input):
+    def draft(node_input: str):
         ran.append("draft")
         return f"draft of {node_input}"
 
     @node(rerun_on_resume=rerun)
-    async def approve(ctx, node_input):
+    async def approve(ctx, node_input: str):
         ran.append("approve")
         if not ctx.resume_inputs:
             yield RequestInput(interrupt_id="ask-1", message=f"Approve {node_input}?")
@@ -130,3 +130,35 @@ async def test_an_answer_is_shaped_by_the_requests_response_schema(store_url):
             with pytest.raises(WorkflowDataError, match="response_schema"):  # no `approved`
                 await send(session_id, reply(text))
     await sessions.close()
+
+
+async def test_the_users_message_is_a_nodes_input_again_when_it_runs_after_a_restart(shared_store_url):
+    """As google-adk 2.13: the nodes after START get the message itself (a Content, with every
+    part); a node that asks and runs again after a restart gets the same message back from the log."""
+    seen: list = []
+
+    @node(rerun_on_resume=True)
+    async def look(ctx, node_input):
+        seen.append(node_input)
+        if not ctx.resume_inputs:
+            yield RequestInput(interrupt_id="ask-1", message="Go on?")
+            return
+        yield "done"
+
+    flow = Workflow(name="wf", edges=[(START, look)])
+    message = types.Content(role="user", parts=[
+        types.Part(text="see"), types.Part(inline_data=types.Blob(mime_type="image/png", data=b"\x89PNG")),
+    ])
+    sessions = session_service_from_url(shared_store_url)
+    await sessions.create_session(app_name=APP, user_id=USER, session_id="message-input")
+    runner = Runner(app=app(flow), session_service=sessions)
+    _ = [e async for e in runner.run_async(user_id=USER, session_id="message-input", new_message=message)]
+    await sessions.close()
+
+    sessions = session_service_from_url(shared_store_url)  # another process: the input comes from the log
+    runner = Runner(app=app(flow), session_service=sessions)
+    _ = [e async for e in runner.run_async(user_id=USER, session_id="message-input", new_message=answer("yes"))]
+    session = await sessions.get_session(app_name=APP, user_id=USER, session_id="message-input")
+    await sessions.close()
+    assert seen == [message, message]
+    assert fold_all(session.log_events()).nodes["wf@1/look@1"].output == "done"

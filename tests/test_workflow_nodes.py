@@ -11,7 +11,7 @@ from google.genai import types
 from projections.pending import open_requests
 from projections.workflow import fold_all
 from runtime import App, ResumabilityConfig, Runner, session_service_from_url
-from runtime.tools import FunctionTool
+from runtime.tools import FunctionTool, ToolContext
 from runtime.workflow import (
     START,
     FunctionNode,
@@ -84,6 +84,49 @@ async def test_a_node_that_requires_confirmation_waits_for_it_across_a_restart(s
     assert paid == ([250] if confirmed else [])
     assert nodes["wf@1/pay@1"].output == ("paid 250" if confirmed else {"error": "This tool call is rejected."})
     assert nodes["wf@1/amount@1"].status == "completed" and not open_requests(session.events)
+    await sessions.close()
+
+
+def transfers(moved: list) -> Workflow:
+    def transfer(amount: int, tool_context: ToolContext) -> dict:
+        """Moves money; a large amount needs a person's yes, which the tool asks for itself."""
+        confirmation = tool_context.tool_confirmation
+        if amount > 100 and confirmation is None:
+            tool_context.request_confirmation(hint=f"Move {amount}?", payload={"limit": 100})
+            return {"status": "waiting"}
+        if confirmation is not None and not confirmation.confirmed:
+            return {"status": "refused"}
+        moved.append((amount, confirmation.payload if confirmation else None))
+        return {"status": "moved"}
+
+    return Workflow(name="wf", edges=[(START, FunctionTool(transfer))])
+
+
+@pytest.mark.parametrize("confirmed", [True, False])
+async def test_a_tool_node_whose_tool_asks_for_confirmation_itself_waits_across_a_restart(shared_store_url, confirmed):
+    """As google-adk 2.13: the tool's `request_confirmation` is the node's request (its hint the
+    message, its payload beside the call's arguments); the answer runs the tool again, which reads
+    it (a rejection too: the tool decides)."""
+    moved: list = []
+    sessions = session_service_from_url(shared_store_url)
+    await run(sessions, transfers(moved), text('{"amount": 250}'))
+    nodes, session = await runs_of(sessions)
+    [request] = open_requests(session.events).values()
+    assert (request.kind, request.call_id) == ("input", "wf_tool_confirmation:wf@1/transfer@1")
+    assert request.args["message"] == "Move 250?"
+    assert request.args["payload"] == {"tool_name": "transfer", "args": {"amount": 250}, "confirmation_payload": {"limit": 100}}
+    assert moved == [] and nodes["wf@1/transfer@1"].status == "waiting"
+    await sessions.close()
+
+    sessions = session_service_from_url(shared_store_url)
+    answer = types.FunctionResponse(id=request.call_id, name="adk_request_input",
+                                    response={"confirmed": confirmed, "payload": {"limit": 500}})
+    await run(sessions, transfers(moved), types.Content(role="user", parts=[types.Part(function_response=answer)]),
+              create=False)
+    nodes, session = await runs_of(sessions)
+    assert moved == ([(250, {"limit": 500})] if confirmed else [])
+    assert nodes["wf@1/transfer@1"].output == {"status": "moved" if confirmed else "refused"}
+    assert not open_requests(session.events)
     await sessions.close()
 
 

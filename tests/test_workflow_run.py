@@ -119,7 +119,7 @@ async def test_retries_stop_at_max_attempts_and_skip_other_errors(setup):
     calls = []
 
     @node(retry_config=RetryConfig(max_attempts=2, exceptions=["ConnectionError"], **NO_WAIT))
-    def broken(node_input):
+    def broken(node_input: str):
         calls.append(node_input)
         raise (ConnectionError if node_input == "net" else KeyError)("nope")
 
@@ -204,7 +204,7 @@ async def test_a_node_runs_dynamic_children_recorded_under_its_path(setup):
     def square(node_input: int) -> int:
         return node_input * node_input
 
-    async def fan(ctx, node_input):
+    async def fan(ctx, node_input: str):
         results = [await ctx.run_node(square, n) for n in (2, 3)]
         return sum(results)
 
@@ -236,7 +236,7 @@ async def test_a_runner_takes_a_workflow_as_its_agent(store_url):
     sessions = session_service_from_url(store_url)
     await sessions.create_session(app_name=APP, user_id=USER, session_id=SESSION)
 
-    def echo(node_input):
+    def echo(node_input: str):
         return node_input
 
     runner = Runner(agent=Workflow(name="wf", edges=[(START, echo)]), app_name=APP, session_service=sessions)
@@ -272,7 +272,7 @@ async def test_any_node_can_be_the_runner_root_as_a_one_node_workflow(store_url,
 
 
 def test_a_runner_takes_exactly_one_of_app_agent_or_node():
-    def echo(node_input):
+    def echo(node_input: str):
         return node_input
 
     sessions = session_service_from_url("memory://")
@@ -307,7 +307,7 @@ async def test_a_node_may_set_ctx_output_and_ctx_route_instead_of_yielding_them(
         ctx.output = {"score": 7}
         ctx.route = "high"
 
-    def high(node_input):
+    def high(node_input: dict):
         return f"high {node_input['score']}"
 
     def low(node_input):

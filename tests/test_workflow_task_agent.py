@@ -86,3 +86,40 @@ def test_a_task_agent_has_finish_task_and_keeps_its_output_schema_for_it():
     assert declared.name == "finish_task" and declared.parameters_json_schema["required"] == ["name", "phone"]
     plain = LlmAgent(name="helper", mode="task", model=ScriptedLlm(["x"]))
     assert plain.tools[0]._get_declaration().parameters_json_schema["required"] == ["result"]
+
+
+@pytest.mark.parametrize("resumable", [True, False], ids=["resumable", "plain"])
+async def test_two_task_agents_waiting_at_once_share_the_users_replies_as_google_adk(store_url, resumable):
+    """Both wait for the user: each reply continues the invocation they wait in (also when the last
+    event is one agent's finish, the other still waiting); every agent still waiting takes it, but
+    only the one whose talk went on last sees it in its history (ADK's scoping of the message)."""
+    sessions = session_service_from_url(store_url)
+    session = await sessions.create_session(app_name=APP, user_id=USER)
+    color_llm = ScriptedLlm(["Which color?", finish(result="blue")])
+    size_llm = ScriptedLlm(["Which size?", "Which size, really?", finish(result="large")])
+    color = LlmAgent(name="color", mode="task", model=color_llm, instruction="Ask for a color.")
+    size = LlmAgent(name="size", mode="task", model=size_llm, instruction="Ask for a size.")
+    ordered: list[dict] = []
+
+    def order(node_input: dict):
+        ordered.append(node_input)
+        return "ordered"
+
+    from runtime.workflow import JoinNode
+
+    flow = Workflow(name="shop", edges=[(START, (color, size), JoinNode(name="both"), order)])
+    invocations = []
+    for words in ["a shirt", "blue", "large"]:  # each turn to another service on the store (a restart)
+        turn_sessions = session_service_from_url(store_url) if store_url != "memory://" else sessions
+        runner = runner_for(flow, turn_sessions, resumable)
+        events = [e async for e in runner.run_async(user_id=USER, session_id=session.id, new_message=text(words))]
+        invocations.append({e.invocation_id for e in events})
+        if turn_sessions is not sessions:
+            await turn_sessions.close()
+    await sessions.close()
+    assert invocations[0] == invocations[1] == invocations[2]  # one invocation, continued twice
+    assert ordered == [{"color": {"result": "blue"}, "size": {"result": "large"}}]
+    seen = [[p.text for c in r.contents for p in c.parts if p.text] for r in size_llm.requests]
+    # "blue" came while size's talk went on last: it is in size's history; "large" too
+    assert seen[1] == ["blue", "Which size?", "blue"] and seen[2][-1] == "large"
+    assert [p.text for c in color_llm.requests[1].contents for p in c.parts if p.text] == ["blue", "Which color?"]

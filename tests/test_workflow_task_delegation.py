@@ -65,3 +65,44 @@ async def test_a_delegated_task_talks_with_the_user_then_answers_the_chat_agent(
         ("lead", "lead@1"),
     ]
     await sessions.close()
+
+
+async def test_a_delegated_tasks_result_is_recorded_past_the_chat_agents_tool_callbacks(store_url):
+    """As google-adk 2.13: the chat agent's before/after tool callbacks (its own and the plugins')
+    see its other tools' calls, never the delegation; the result still reaches the log and the model."""
+    from runtime.plugins.base_plugin import BasePlugin
+
+    heard: list[str] = []
+
+    class Listener(BasePlugin):
+        async def before_tool_callback(self, *, tool, tool_args, tool_context):
+            heard.append(f"plugin before {tool.name}")
+
+        async def after_tool_callback(self, *, tool, tool_args, tool_context, result):
+            heard.append(f"plugin after {tool.name}")
+
+    def weather(city: str) -> dict:
+        """The weather in a city."""
+        return {"sky": "clear"}
+
+    booker = LlmAgent(name="booker", mode="task", model=ScriptedLlm([ScriptedLlm.call("finish_task", result="booked")]),
+                      description="Books hotels.", instruction="Book a hotel.")
+    lead_llm = ScriptedLlm([ScriptedLlm.call("weather", city="Oslo"), ScriptedLlm.call("booker", request="Oslo"), "All set."])
+    lead = LlmAgent(
+        name="lead", model=lead_llm, instruction="Help.", sub_agents=[booker], tools=[weather],
+        before_tool_callback=lambda tool, args, tool_context: heard.append(f"agent before {tool.name}"),
+        after_tool_callback=lambda tool, args, tool_context, tool_response: heard.append(f"agent after {tool.name}"),
+    )
+    sessions = session_service_from_url(store_url)
+    await sessions.create_session(app_name=APP, user_id=USER, session_id=SESSION)
+    runner = Runner(app=App(name=APP, root_agent=lead, plugins=[Listener(name="listener")]), session_service=sessions)
+    message = types.Content(role="user", parts=[types.Part(text="a hotel in Oslo")])
+    _ = [e async for e in runner.run_async(user_id=USER, session_id=SESSION, new_message=message)]
+    session = await sessions.get_session(app_name=APP, user_id=USER, session_id=SESSION)
+    await sessions.close()
+    assert [h for h in heard if "finish_task" not in h] == [
+        "plugin before weather", "agent before weather", "plugin after weather", "agent after weather",
+    ]
+    [result] = [r for e in session.events for r in e.get_function_responses() if r.name == "booker"]
+    assert result.response == {"result": "booked"}
+    assert lead_llm.requests[-1].contents[-1].parts[0].function_response.response == {"result": "booked"}

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Optional
 
 from google.genai import types
-from pydantic import BaseModel, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from runtime.tools.agent_tool import AgentTool
 from runtime.tools.base_tool import BaseTool
@@ -32,9 +32,16 @@ no accompanying text output."""
 
 
 class DefaultTaskOutput(BaseModel):
-    """A task's result when its agent sets no output_schema."""
+    """Default output schema when no custom output_schema is provided.
 
-    result: str = Field(description="The result of the task.")
+    Used by FinishTaskTool to generate the function declaration when the
+    task agent does not define an explicit output_schema.
+    """
+
+    # the declaration the model sees is google-adk 2.13's: its title, its text above, no extra keys
+    model_config = ConfigDict(extra="forbid", title="_DefaultTaskOutput")
+
+    result: str
 
 
 class FinishTaskTool(BaseTool):

@@ -265,8 +265,10 @@ async def _run_call(
         )
         tool = BaseTool(name=call.name or UNNAMED, description="Tool not found")
 
-    response = await plugins.run_before_tool_callback(tool=tool, tool_args=args, tool_context=tool_context)
-    if response is None:
+    # as google-adk 2.13, a delegated task's result is recorded directly, past the tool callbacks
+    callbacks = not getattr(tool, "answers_as_user", False)
+    response = await plugins.run_before_tool_callback(tool=tool, tool_args=args, tool_context=tool_context) if callbacks else None
+    if response is None and callbacks:
         for callback in agent.canonical_before_tool_callbacks:
             response = await call_user(callback, tool=tool, args=args, tool_context=tool_context)
             if response is not None:
@@ -299,8 +301,8 @@ async def _run_call(
 
     altered = await plugins.run_after_tool_callback(
         tool=tool, tool_args=args, tool_context=tool_context, result=response
-    )
-    if altered is None:
+    ) if callbacks else None
+    if altered is None and callbacks:
         for callback in agent.canonical_after_tool_callbacks:
             altered = await call_user(
                 callback, tool=tool, args=args, tool_context=tool_context, tool_response=response

@@ -117,8 +117,10 @@ USER_TURN = "adk_user_turn"
 
 
 def waiting_for_user(session: Any) -> Optional[str]:
-    """The invocation a task-mode agent node waits in for the user's reply, if the session's last
-    event is that agent's turn; the user's next message continues it (as google-adk 2.13)."""
+    """The invocation a task-mode agent node waits in for the user's reply: the last invocation,
+    if any of its runs' latest fact says it waits on the user's turn (two agents on parallel
+    branches may wait at once; each run that still waits takes the reply, as google-adk 2.13). The
+    user's next message continues it."""
     from projections.workflow import node_fact
     from runtime.resume import is_state_marker
 
@@ -126,31 +128,51 @@ def waiting_for_user(session: Any) -> Optional[str]:
     at = len(events) - 1
     while at >= 0 and is_state_marker(events[at]):  # a resumable app's checkpoints after the turn
         at -= 1
-    fact = node_fact(events[at]) if at >= 0 else None
-    if fact is not None and fact.get("status") == "waiting" and USER_TURN in fact.get("interrupts", ()):
-        return events[at].invocation_id
-    return None
+    if at < 0:
+        return None
+    invocation = events[at].invocation_id
+    latest: dict[str, dict[str, Any]] = {}  # path -> its run's latest fact, read backwards
+    for event in reversed(events[: at + 1]):
+        if event.invocation_id != invocation:
+            break
+        fact = node_fact(event)
+        if fact is not None:
+            latest.setdefault(event.node_info.path, fact)
+    waits = any(f.get("status") == "waiting" and USER_TURN in f.get("interrupts", ()) for f in latest.values())
+    return invocation if waits else None
 
 
 class TaskSessionView(NodeSessionView):
-    """A task-mode agent's talk: its events at its path (in every invocation), and the user's
-    messages in an invocation after it spoke there, after `first` (the message it answers now)."""
+    """A task-mode agent's talk, after `first` (the message it answers now): its events at its path
+    (in every invocation), and the user's messages meant for it. As google-adk 2.13 scopes them, a
+    message is meant for the task whose talk went on last among those not finished when it came
+    (two tasks waiting at once: the one that spoke last)."""
 
     def __init__(self, session: Any, path: str, first: Event) -> None:
         super().__init__(session, path, first, "")
 
     @property
     def events(self) -> list[Event]:
-        path, inside = self._path, self._path + "/"
-        spoke_in: set[str] = set()
+        from projections.workflow import node_fact
+
         talk: list[Event] = []
-        for event in self._session.events:
-            at = event.node_info.path
-            if at == path or at.startswith(inside):
-                spoke_in.add(event.invocation_id)
+        open_tasks: dict[str, int] = {}  # an unfinished task's path -> where its talk last went on
+        for at, event in enumerate(self._session.events):
+            path = event.node_info.path
+            task = next((t for t in open_tasks if path == t or path.startswith(t + "/")), None)
+            fact = node_fact(event) if path else None
+            if path == self._path or path.startswith(self._path + "/"):
                 talk.append(event)
-            elif event.author == "user" and event.invocation_id in spoke_in and not event.get_function_responses():
-                talk.append(event)
+            if fact is not None and fact.get("status") == "waiting" and USER_TURN in fact.get("interrupts", ()):
+                open_tasks[path] = at  # a task's turn ends: it waits for the user
+            elif task is not None:
+                if path == task and fact is not None and fact.get("status") == "completed":
+                    del open_tasks[task]  # finished: the user's messages go elsewhere
+                else:
+                    open_tasks[task] = at
+            elif event.author == "user" and open_tasks and not event.get_function_responses():
+                if max(open_tasks, key=open_tasks.__getitem__) == self._path:
+                    talk.append(event)
         return self._first + talk
 
 
@@ -213,4 +235,5 @@ def _record_answer(event: Event, schema: Any) -> None:
         event.output = value.model_dump() if isinstance(value, BaseModel) else _plain(value)
     else:
         fact["output"] = text
+        event.node_info.message_as_output = True  # as ADK: the message is the output
     event.custom_metadata = {**(event.custom_metadata or {}), NODE_FACT_KEY: fact}

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, AsyncGenerator, Optional
 
+from google.genai import types
 from pydantic import BaseModel, ConfigDict, TypeAdapter
 
 from domain.events import Event
 from runtime.events.request_input import RequestInput
+from runtime.workflow.content_input import unwrapped
 from runtime.workflow.errors import WorkflowConfigurationError, WorkflowDataError
 from runtime.workflow.retry_config import RetryConfig
 
@@ -107,6 +109,8 @@ class JoinNode(BaseNode):
 def _validated(schema: Any, data: Any, node_name: str, what: str) -> Any:
     if schema is None or isinstance(schema, dict):
         return data  # as ADK: a raw JSON schema is documentation, not enforced
+    if isinstance(data, types.Content):  # the user's message: its text, or JSON, as the schema wants
+        data = unwrapped(data, schema)
     try:
         value = TypeAdapter(schema).validate_python(data)
     except Exception as error:  # noqa: BLE001 - pydantic's ValidationError, or a bad schema

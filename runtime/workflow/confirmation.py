@@ -10,6 +10,8 @@ from __future__ import annotations
 import inspect
 from typing import TYPE_CHECKING, Any, Callable, Optional, Union
 
+from pydantic import ConfigDict
+
 from runtime.events.request_input import RequestInput
 from runtime.tools.tool_confirmation import ToolConfirmation
 from runtime.workflow.errors import WorkflowDataError
@@ -28,12 +30,25 @@ def interrupt_id(node_path: str) -> str:
     return INTERRUPT_PREFIX + node_path
 
 
-def request(node_path: str, name: str, args: dict[str, Any]) -> RequestInput:
+class _Answer(ToolConfirmation):
+    """Represents a tool confirmation configuration."""
+
+    # the answer's schema as the client sees it in the request: google-adk 2.13's (its title, its text)
+    model_config = ConfigDict(title="ToolConfirmation")
+
+
+def request(node_path: str, name: str, args: dict[str, Any], *, hint: Optional[str] = None,
+            payload: Any = None) -> RequestInput:
+    """The node's request; `hint` and `payload` are what a tool asked with (its
+    `request_confirmation`), the hint being the request's message."""
+    asked: dict[str, Any] = {"tool_name": name, "args": args}
+    if payload is not None:
+        asked["confirmation_payload"] = payload
     return RequestInput(
         interrupt_id=interrupt_id(node_path),
-        message=f"Please approve or reject the tool call {name}().",
-        payload={"tool_name": name, "args": args},
-        response_schema=ToolConfirmation,
+        message=hint or f"Please approve or reject the tool call {name}().",
+        payload=asked,
+        response_schema=_Answer,
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from google.genai import types
 from pydantic_core import to_jsonable_python
 
 from domain.events import Event, EventActions, NodeInfo
@@ -16,6 +17,19 @@ def as_json(value: Any) -> Any:
     """A node's input or output as the log keeps it (and as the next node gets it, so a resumed run
     hands on exactly what a live one did)."""
     return to_jsonable_python(value, serialize_unknown=True)
+
+
+def recorded(value: Any) -> Any:
+    """A node's input as its start fact keeps it (a Content without its unset fields)."""
+    if isinstance(value, types.Content):
+        return value.model_dump(mode="json", exclude_none=True)
+    return as_json(value)
+
+
+def handed(value: Any) -> Any:
+    """A node's input as the node gets it: as the log keeps it, but the user's message (a Content,
+    what google-adk 2.13 hands the nodes after START) stays the message."""
+    return value if isinstance(value, types.Content) else as_json(value)
 
 
 def describe(error: BaseException) -> str:

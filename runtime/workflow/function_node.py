@@ -6,12 +6,15 @@ import inspect
 import typing
 from typing import Any, AsyncGenerator, Callable, Literal, Optional
 
+from google.genai import types
 from pydantic import ConfigDict, PrivateAttr, TypeAdapter
 
+from domain.events import Event
 from runtime.auth.auth_tool import AuthConfig
 from runtime.sync_calls import call_sync
 from runtime.workflow import confirmation, node_auth
 from runtime.workflow.base_node import BaseNode
+from runtime.workflow.content_input import unwrapped
 from runtime.workflow.context import Context
 from runtime.workflow.errors import WorkflowConfigurationError, WorkflowDataError
 from runtime.workflow.facts import as_json
@@ -39,6 +42,7 @@ class FunctionNode(BaseNode):
     """A credential the client must supply before the function runs (runtime.workflow.node_auth)."""
     _signature: inspect.Signature = PrivateAttr()
     _adapters: dict[str, TypeAdapter] = PrivateAttr(default_factory=dict)
+    _hints: dict[str, Any] = PrivateAttr(default_factory=dict)
 
     def __init__(self, func: Optional[Callable[..., Any]] = None, /, **data: Any) -> None:
         if func is not None:
@@ -62,10 +66,11 @@ class FunctionNode(BaseNode):
             hints = typing.get_type_hints(self.func)
         except Exception:  # noqa: BLE001 - unresolvable hints: bind values as they are
             hints = {}
-        self._adapters = {
-            name: TypeAdapter(hint) for name, hint in hints.items()
+        self._hints = {
+            name: hint for name, hint in hints.items()
             if name != "return" and name not in _CONTEXT_NAMES and hint is not Context
         }
+        self._adapters = {name: TypeAdapter(hint) for name, hint in self._hints.items()}
 
     def _arguments(self, ctx: Context, node_input: Any) -> dict[str, Any]:
         source = ctx.state if self.parameter_binding == "state" else (node_input if isinstance(node_input, dict) else {})
@@ -93,7 +98,11 @@ class FunctionNode(BaseNode):
         """The value as the parameter's type hint wants it (as ADK: "3" for an int becomes 3); one
         that does not fit (None for a `str`) raises pydantic's ValidationError, ADK's error."""
         adapter = self._adapters.get(name)
-        return value if adapter is None else adapter.validate_python(value)
+        if adapter is None:
+            return value
+        if isinstance(value, types.Content):  # the user's message: its text, or JSON, as the hint wants
+            value = unwrapped(value, self._hints[name])
+        return adapter.validate_python(value)
 
     def exempt_from_output_schema(self, value: Any) -> bool:
         return bool(self.require_confirmation) and value == confirmation.REJECTED
@@ -117,21 +126,26 @@ class FunctionNode(BaseNode):
                 return
         if inspect.isasyncgenfunction(self.func):
             async for item in self.func(**arguments):
-                yield item
+                yield _said(item)
         elif inspect.isgeneratorfunction(self.func):
             # as google-adk 2.13: a sync node runs on the loop (so what it says comes in the order
             # ADK's does), or step by step on the run's tool thread pool (runtime.sync_calls)
             generator, done = self.func(**arguments), object()
             try:
                 while (item := await call_sync(ctx.run_config, next, generator, done)) is not done:
-                    yield item
+                    yield _said(item)
             finally:
                 await call_sync(ctx.run_config, generator.close)
         elif inspect.iscoroutinefunction(self.func):
-            yield await self.func(**arguments)
+            yield _said(await self.func(**arguments))
         else:
             result = await call_sync(ctx.run_config, self.func, **arguments)
-            yield await result if inspect.isawaitable(result) else result
+            yield _said(await result if inspect.isawaitable(result) else result)
+
+
+def _said(item: Any) -> Any:
+    """As google-adk 2.13: a Content a function gives is a message it says (not its output)."""
+    return Event(content=item) if isinstance(item, types.Content) else item
 
 
 def node(

@@ -10,9 +10,11 @@ from __future__ import annotations
 import asyncio
 from typing import Any, AsyncGenerator, Optional
 
+from google.genai import types
 from pydantic import Field
 
 from runtime.workflow.base_node import BaseNode
+from runtime.workflow.content_input import items_of
 from runtime.workflow.context import Context
 from runtime.workflow.errors import NodeInterruptedError, WorkflowConfigurationError
 
@@ -33,6 +35,8 @@ class ParallelWorker(BaseNode):
                          max_parallel_workers=max_parallel_workers, **data)
 
     async def _run_impl(self, *, ctx: Context, node_input: Any) -> AsyncGenerator[Any, None]:
+        if isinstance(node_input, types.Content):  # the user's message: its items, as ADK reads them
+            node_input = items_of(node_input, _item_type(self.node))
         items = node_input if isinstance(node_input, list) else [node_input]
         limit = self.max_parallel_workers or len(items)
         # Started in input order, so each item's run id (its path) is the same on every run; a new
@@ -60,3 +64,11 @@ class ParallelWorker(BaseNode):
         if waiting:  # some items wait for a person: so does this node; the others' outputs are in the log
             raise NodeInterruptedError(waiting)
         yield [run.result() for run in runs]
+
+
+def _item_type(node: BaseNode) -> Any:
+    """The type an item of the worker's node takes: its input_schema, else its `node_input` hint."""
+    schema = node.input_schema
+    if schema not in (None, Any, object) and not isinstance(schema, dict):
+        return schema
+    return getattr(node, "_hints", {}).get("node_input")

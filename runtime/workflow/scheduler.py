@@ -20,6 +20,8 @@ import time
 from collections import Counter
 from typing import TYPE_CHECKING, Any, AsyncGenerator, Callable, Optional
 
+from google.genai import types
+
 from domain.events import Event, EventActions, NodeInfo
 from projections.workflow import NODE_FACT_KEY, WorkflowRuns, node_fact
 from runtime.invocation_context import InvocationContext
@@ -27,7 +29,7 @@ from runtime.workflow.base_node import START, BaseNode
 from runtime.workflow.checkpoints import Checkpoints, is_checkpoint
 from runtime.workflow.context import Context
 from runtime.workflow.errors import NodeInterruptedError, NodeTimeoutError
-from runtime.workflow.facts import as_json, describe, fact_event, hide_if_silent
+from runtime.workflow.facts import as_json, describe, fact_event, handed, hide_if_silent, recorded
 from runtime.workflow.interrupts import credential_requests, is_request_input, request_event
 from runtime.workflow.state_schema import check_state_delta
 
@@ -287,9 +289,11 @@ class GraphRun:
                 await self._emit(hide_if_silent(answered))
                 return answer, None
         # A node run again takes the input the log recorded for it (the same a live run would get).
-        node_input = earlier.input if earlier is not None and earlier.input is not None else as_json(node_input)
+        node_input = earlier.input if earlier is not None and earlier.input is not None else handed(node_input)
         status = "resumed" if earlier is not None else "started"
-        start = {"status": status, "input": node_input, "attempt": 1, "sources": sources}
+        start = {"status": status, "input": recorded(node_input), "attempt": 1, "sources": sources}
+        if isinstance(node_input, types.Content):
+            start["content"] = True  # the fold gives it back as the message (projections.workflow)
         self._starts[path] = (start, time.time())  # recorded on the run's first event (see _emit)
         author = self._author(node)
         attempt = 1
@@ -413,7 +417,7 @@ class GraphRun:
                 item.invocation_id = item.invocation_id or self.ctx.invocation_id
                 item.author = item.author or self._author(node)
                 item.branch = item.branch or ctx.invocation_context.branch
-                item.node_info = NodeInfo(path=path)
+                item.node_info = item.node_info.model_copy(update={"path": path})  # (an agent's answer says message_as_output)
                 ctx.output_said = ctx.output_said or item.output is not None
                 ctx.route_said = ctx.route_said or item.actions.route is not None
                 await self._emit(item)

@@ -37,32 +37,50 @@ class ToolNode(BaseNode):
         return value == confirmation.REJECTED
 
     async def _run_impl(self, *, ctx: Context, node_input: Any) -> AsyncGenerator[Any, None]:
+        # As ADK's tool pipeline: a person's answer is on ctx.tool_confirmation before any callback,
+        # the confirmation gate runs after the plugins' before-tool callback, and a confirmation the
+        # gate or the tool itself asked for is the node's request (the answer runs it again).
         args = self._arguments(ctx, node_input)
-        answer = confirmation.answer(ctx)
-        if answer is not None and not answer.confirmed:
-            yield confirmation.REJECTED
-            return
-        if answer is None and await self.tool.check_require_confirmation(args, ctx):
-            yield confirmation.request(ctx.node_path, self.name, as_json(args))
-            return
+        confirmation.answer(ctx)
         ctx.function_call_id = uuid.uuid4().hex  # as ADK: the call a tool's requests are keyed by
         await self._take_answered_credential(ctx)
         plugins = ctx.invocation_context.plugin_manager
         result = await plugins.run_before_tool_callback(tool=self.tool, tool_args=args, tool_context=ctx)
         if result is None:
             try:
-                result = await self.tool.run_async(args=args, tool_context=ctx)
+                result = await self._gate(ctx, args)
+                if result is None:
+                    result = await self.tool.run_async(args=args, tool_context=ctx)
             except Exception as error:  # noqa: BLE001 - a plugin may answer it (ADK's on_tool_error_callback)
-                ctx.actions.requested_auth_configs.pop(ctx.function_call_id, None)  # the failure is the answer
+                ctx.actions.requested_tool_confirmations.pop(ctx.function_call_id, None)  # the failure is the answer
+                ctx.actions.requested_auth_configs.pop(ctx.function_call_id, None)
                 result = await plugins.run_on_tool_error_callback(tool=self.tool, tool_args=args, tool_context=ctx, error=error)
                 if result is None:
                     raise
+            asked = ctx.actions.requested_tool_confirmations.pop(ctx.function_call_id, None)
+            if asked is not None:  # a person must confirm: the node waits (as ADK)
+                yield confirmation.request(ctx.node_path, self.name, as_json(args), hint=asked.hint or None,
+                                           payload=asked.payload)
+                return
             requested = ctx.actions.requested_auth_configs.pop(ctx.function_call_id, None)
             if requested is not None:  # the tool asked for a credential: the node waits for it (as ADK)
                 yield node_auth.request_event(requested, node_auth.interrupt_id(ctx.node_path))
                 return
         after = await plugins.run_after_tool_callback(tool=self.tool, tool_args=args, tool_context=ctx, result=result)
         yield after if after is not None else result
+
+    async def _gate(self, ctx: Context, args: dict[str, Any]) -> Optional[dict[str, str]]:
+        """ADK's confirmation gate for a tool that requires confirmation: asks (the call is then
+        answered by the request), or answers a rejected call; None lets the call run."""
+        if await self.tool.check_require_confirmation(args, ctx) is not True:
+            return None
+        if ctx.tool_confirmation is None:
+            ctx.request_confirmation(hint=(
+                f"Please approve or reject the tool call {self.tool.name}() by responding with a FunctionResponse "
+                "with an expected ToolConfirmation payload."
+            ))
+            return {"error": "This tool call requires confirmation, please approve or reject."}
+        return None if ctx.tool_confirmation.confirmed else confirmation.REJECTED
 
     async def _take_answered_credential(self, ctx: Context) -> None:
         """A rerun after the client answered the tool's credential request: the credential (kept by

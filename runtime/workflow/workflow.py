@@ -61,11 +61,10 @@ class Workflow(BaseAgent, BaseNode):
         # The workflow's input is the invocation's message, not an answer that resumes it.
         message = next((e.content for e in events if e.author == "user" and e.content and not e.get_function_responses()),
                        ctx.user_content)
-        text = "".join(p.text or "" for p in message.parts or []) if message is not None else None
         if replying:  # the invocation's message stays its first one (an agent node without input sees it)
             ctx = ctx.model_copy(update={"user_content": message})
         run = self._graph_run(ctx, f"{self.name}@1", log, found, None)  # as ADK: the root's run id too
-        async for event in run.events(text):
+        async for event in run.events(message):  # as ADK: the message itself (runtime.workflow.content_input)
             yield event
         if any(i != USER_TURN for i in run.interrupts):
             # a resumable invocation pauses; it has not finished (as ADK: a task agent waiting for

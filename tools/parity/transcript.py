@@ -6,7 +6,8 @@
 On Chronicle's side the app's source is rewritten as a porting user would rewrite it: every
 `google.adk` becomes `runtime`, nothing else. A turn ``{"rewind_before": n}`` rewinds to before the
 n-th invocation (Runner.rewind_async); an app that rewinds also gets the session's stored events
-and its files' versions in its transcript. The transcript keeps what a user relies on and
+and its files' versions in its transcript. A turn ``{"resume": n}`` asks the Runner to resume the
+n-th invocation, with no message. The transcript keeps what a user relies on and
 leaves out what is random by design (ids, timestamps): per event its author, invocation (as an
 ordinal), texts, calls, responses, state delta, artifact keys, transfer, escalation, error,
 whether it waits for the client and a resumable app's checkpoints (agent_state, end_of_agent);
@@ -197,14 +198,18 @@ async def transcript(app_name: str, prefix: str, package: str = APPS_PACKAGE) ->
         if turn == {"add_session_to_memory": True}:
             await runner.memory_service.add_session_to_memory(await service.get_session(**scope))
             continue
-        if isinstance(turn, str):
+        resume = {}
+        if isinstance(turn, dict) and "resume" in turn:  # resume invocation n (its ordinal), no message
+            resume = {"invocation_id": next(i for i, n in invocations.items() if n == turn["resume"])}
+            message = None
+        elif isinstance(turn, str):
             message = types.Content(role="user", parts=[types.Part(text=turn)])
         elif isinstance(turn, types.Content):  # a message with more than text (an image, a file)
             message = turn
         else:
             message = _answer(turn, events, types)
         try:
-            async for event in runner.run_async(user_id=USER, session_id=SESSION, new_message=message, **run_kwargs):
+            async for event in runner.run_async(user_id=USER, session_id=SESSION, new_message=message, **run_kwargs, **resume):
                 if event.partial:
                     continue
                 events.append(event)

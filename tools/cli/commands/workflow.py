@@ -88,6 +88,8 @@ def _table(out: Output, invocation: str, nodes: list[NodeRun]) -> None:
 
 
 def _value(value: Any) -> str:
+    if hasattr(value, "parts"):  # the user's message (a Content) as a node's input: its text
+        value = "".join(p.text or "" for p in value.parts or [] if not p.thought)
     return "" if value is None else short(json.dumps(value, ensure_ascii=False, default=str), 60)
 
 
