@@ -121,7 +121,7 @@ class LogReader:
 
     def snapshots(self, log_id: UUID | str, *, gt: int | None = None, limit: int | None = None) -> Sequence[StoredEvent]:
         """A log's stored snapshots (after version ``gt``), oldest first."""
-        return self.store.application.snapshots.recorder.select_events(log_id, gt=gt, limit=limit)  # type: ignore[union-attr]
+        return self.store.stored_snapshots(log_id, gt=gt, limit=limit)
 
     def link(self, log_id: UUID, version: int) -> str | None:
         """The chain link stored with the log's event at ``version`` (None: no such event, or no link)."""

@@ -367,6 +367,10 @@ class Store(ABC):
         """Deletes the log's snapshots at versions below ``below`` that are not multiples of
         ``keep_every`` (``LogApplication`` calls it; ``runtime.stores.application.KEEP_EVERY``)."""
 
+    def stored_snapshots(self, log_id: UUID | str, *, gt: int | None = None, limit: int | None = None) -> Any:
+        """A log's stored snapshots (after version ``gt``), oldest first, as the library stored them."""
+        return self.application.snapshots.recorder.select_events(log_id, gt=gt, limit=limit)  # type: ignore[union-attr]
+
     @abstractmethod
     def nearest_snapshot(self, log_id: UUID, version: int) -> SnapshotParts | None:
         """The log's latest snapshot at or before ``version``, as its version and parts."""

@@ -43,10 +43,6 @@ class CatalogReader:
         self, app_name: str | None = None, user_id: str | None = None, *, log_id: UUID | None = None,
         session_id: str | None = None,
     ) -> list[CatalogRow]:
-        return self._select(app_name, user_id, log_id, session_id)
-
-    def _select(self, app_name: str | None, user_id: str | None, log_id: UUID | None,
-                session_id: str | None) -> list[CatalogRow]:
         raise NotImplementedError  # the backend's query on its driver
 
     def close(self) -> None:

@@ -29,8 +29,10 @@ def catalog_rows(rows: Sequence[Sequence[Any]]) -> list[CatalogRow]:
 class PostgresCatalog(catalog_sql.CatalogReader):
     """The catalog of a PostgreSQL store, on a read-only connection."""
 
-    def _select(self, app_name: str | None, user_id: str | None, log_id: UUID | None,
-                session_id: str | None) -> list[CatalogRow]:
+    def select_catalog(
+        self, app_name: str | None = None, user_id: str | None = None, *, log_id: UUID | None = None,
+        session_id: str | None = None,
+    ) -> list[CatalogRow]:
         try:
             with self._connection.cursor() as curs:
                 curs.execute(*catalog_query(app_name, user_id, log_id, session_id))

@@ -33,8 +33,10 @@ def catalog_rows(rows: Sequence[Sequence[Any]]) -> list[CatalogRow]:
 class SqliteCatalog(catalog_sql.CatalogReader):
     """The catalog of a SQLite store file, queried only."""
 
-    def _select(self, app_name: str | None, user_id: str | None, log_id: UUID | None,
-                session_id: str | None) -> list[CatalogRow]:
+    def select_catalog(
+        self, app_name: str | None = None, user_id: str | None = None, *, log_id: UUID | None = None,
+        session_id: str | None = None,
+    ) -> list[CatalogRow]:
         try:
             return catalog_rows(self._connection.execute(*catalog_query(app_name, user_id, log_id, session_id)).fetchall())
         except sqlite3.Error as error:
