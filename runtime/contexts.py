@@ -72,6 +72,10 @@ class ReadonlyContext:
         """The session state as this invocation sees it (read-only)."""
         return MappingProxyType(self._invocation_context.session.state)
 
+    def get_credential(self, key: Optional[str]) -> Optional[AuthCredential]:
+        """The credential resolved for a toolset in this invocation under this credential key."""
+        return self._invocation_context.credential_by_key.get(key)
+
     @property
     def custom_metadata(self) -> Mapping[str, Any]:
         """The invocation's shared metadata (read-only here; a Context can change it)."""

@@ -41,6 +41,7 @@ class _InvocationShared:
         "restarted_agents",
         "trace",
         "custom_metadata",
+        "credential_by_key",
     )
 
     def __init__(self, llm_context: Optional[LlmContextTracker] = None):
@@ -61,6 +62,7 @@ class _InvocationShared:
         self.restarted_agents: set[str] = set()
         self.trace: Any = None  # the invocation's live spans when tracing is on (runtime.telemetry)
         self.custom_metadata: dict[str, Any] = {}
+        self.credential_by_key: dict[str, Any] = {}
 
 
 class InvocationContext:
@@ -122,6 +124,12 @@ class InvocationContext:
         """Metadata the invocation's callbacks and tools share, starting from RunConfig's
         ``custom_metadata`` (ADK's ``Context.custom_metadata``); not stored."""
         return self._shared.custom_metadata
+
+    @property
+    def credential_by_key(self) -> dict[str, Any]:
+        """The credentials resolved for the agent's toolsets in this invocation, by credential key
+        (runtime.agents.toolset_auth): held in memory for this invocation only, never stored."""
+        return self._shared.credential_by_key
 
     @property
     def end_invocation(self) -> bool:

@@ -4,10 +4,15 @@
     python tests/mcp_server.py stdio
     python tests/mcp_server.py http PORT     # streamable HTTP on 127.0.0.1:PORT/mcp
     python tests/mcp_server.py sse PORT      # HTTP+SSE on 127.0.0.1:PORT/sse
+
+Over streamable HTTP it also records, for every JSON-RPC message it is sent, the method and the
+credential headers that came with it (Authorization, X-API-Key): `GET /seen` answers the list and
+`DELETE /seen` empties it, so a test can check which calls carried which credential.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 
@@ -72,8 +77,57 @@ def waiter(shop: str) -> str:
     return f"You are the waiter of {shop}. Answer from the menu."
 
 
+@server.tool()
+def whoami(ctx: Context) -> str:
+    """Who the caller is, by the credential its HTTP request carried."""
+    headers = ctx.headers or {}
+    key = headers.get("x-api-key") or headers.get("authorization", "").partition(" ")[2]
+    return f"account …{key[-4:]}" if key else "anonymous"
+
+
+SEEN: list[dict[str, str]] = []
+CREDENTIAL_HEADERS = ("authorization", "x-api-key")
+
+
+def recording(app):
+    """The ASGI app, recording each POSTed JSON-RPC message's method and credential headers."""
+
+    async def record(scope, receive, send):
+        if scope["type"] != "http" or scope["method"] != "POST":
+            return await app(scope, receive, send)
+        headers = {k.decode().lower(): v.decode() for k, v in scope["headers"]}
+        body = bytearray()
+
+        async def tee():
+            message = await receive()
+            body.extend(message.get("body", b""))
+            if message["type"] == "http.request" and not message.get("more_body"):
+                method = json.loads(bytes(body) or b"{}").get("method", "")
+                SEEN.append({"method": method, **{h: headers[h] for h in CREDENTIAL_HEADERS if h in headers}})
+            return message
+
+        return await app(scope, tee, send)
+
+    return record
+
+
+@server.custom_route("/seen", methods=["GET", "DELETE"])
+async def seen(request):
+    from starlette.responses import JSONResponse
+
+    answer = list(SEEN)
+    if request.method == "DELETE":
+        SEEN.clear()
+    return JSONResponse(answer)
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "stdio":
         server.run("stdio")
+    elif sys.argv[1] == "sse":
+        server.run("sse", host="127.0.0.1", port=int(sys.argv[2]))
     else:
-        server.run("sse" if sys.argv[1] == "sse" else "streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+        import uvicorn
+
+        uvicorn.run(recording(server.streamable_http_app(host="127.0.0.1")), host="127.0.0.1", port=int(sys.argv[2]),
+                    log_level="warning")

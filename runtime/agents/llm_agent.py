@@ -429,6 +429,13 @@ class LlmAgent(ModelCalls, BaseAgent):
             ctx.end_invocation = True
 
     async def _run_one_step(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        from runtime.agents.toolset_auth import resolve_toolset_auth
+
+        asks = await resolve_toolset_auth(ctx, self)
+        if asks is not None:  # a toolset's credential is missing: ask for it and end (ADK's pause)
+            yield asks
+            ctx.end_invocation = True
+            return
         request = await build_request(self, ctx)
         if ctx.end_invocation:
             return

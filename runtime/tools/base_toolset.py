@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Optional, Protocol, Union, runtime_checkable
 from runtime.tools.base_tool import BaseTool
 
 if TYPE_CHECKING:
+    from runtime.auth.auth_tool import AuthConfig
     from runtime.contexts import ReadonlyContext
     from runtime.models import LlmRequest
     from runtime.tools.tool_context import ToolContext
@@ -73,6 +74,13 @@ class BaseToolset(abc.ABC):
 
     async def process_llm_request(self, *, tool_context: ToolContext, llm_request: LlmRequest) -> None:
         """Changes the model request for the toolset as a whole (nothing by default)."""
+
+    def get_auth_config(self) -> Optional[AuthConfig]:
+        """The credential the toolset needs before its tools can be listed (None: none). An agent
+        resolves it before each model call, or asks the client for it and pauses
+        (runtime.agents.toolset_auth); the toolset then finds it with
+        ``readonly_context.get_credential(config.credential_key)``."""
+        return None
 
     async def close(self) -> None:
         """Release what the toolset holds; called by Runner.close()."""

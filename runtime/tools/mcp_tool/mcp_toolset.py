@@ -1,4 +1,9 @@
-"""McpToolset: the tools of an MCP server (over stdio or streamable HTTP) for an agent."""
+"""McpToolset: the tools of an MCP server (over stdio or streamable HTTP) for an agent.
+
+With ``auth_scheme`` (and optionally ``auth_credential``) the toolset needs a credential before
+its tools can be listed, as in google-adk 2.13: ``get_auth_config()`` names it, the agent
+resolves it before each model call or asks the client for it and pauses
+(runtime.agents.toolset_auth), and every request to the server then carries it as headers."""
 
 from __future__ import annotations
 
@@ -9,13 +14,16 @@ from typing import TYPE_CHECKING, Any, Optional, TextIO, Union
 from mcp import StdioServerParameters
 from mcp import types as mcp_types
 
+from runtime.auth.auth_credential import AuthCredential
+from runtime.auth.auth_headers import build_auth_headers, merged_headers
+from runtime.auth.auth_tool import AuthConfig
 from runtime.tools.base_toolset import BaseToolset, ToolPredicate
 from runtime.tools.mcp_tool.mcp_session_manager import (
     ConnectionParams,
     MCPSessionManager,
     StdioConnectionParams,
 )
-from runtime.tools.mcp_tool.mcp_tool import McpTool
+from runtime.tools.mcp_tool.mcp_tool import HeaderProvider, McpTool, provided_headers
 
 if TYPE_CHECKING:
     from runtime.contexts import ReadonlyContext
@@ -36,26 +44,74 @@ class McpToolset(BaseToolset):
         tool_filter: Optional[Union[ToolPredicate, list[str]]] = None,
         tool_name_prefix: Optional[str] = None,
         errlog: TextIO = sys.stderr,
+        auth_scheme: Any = None,
+        auth_credential: Optional[AuthCredential] = None,
+        credential_key: Optional[str] = None,
+        header_provider: Optional[HeaderProvider] = None,
     ):
         super().__init__(tool_filter=tool_filter, tool_name_prefix=tool_name_prefix)
         if isinstance(connection_params, StdioServerParameters):
             connection_params = StdioConnectionParams(server_params=connection_params)
         self.connection_params = connection_params
         self._mcp_session_manager = MCPSessionManager(connection_params, errlog=errlog)
+        self._auth_scheme = auth_scheme
+        self._auth_credential = auth_credential
+        self._header_provider = header_provider
+        # One instance for the toolset's life (ADK's): whoever fills in its exchanged credential
+        # is read by _get_auth_headers.
+        self._auth_config: Optional[AuthConfig] = (
+            AuthConfig(auth_scheme=auth_scheme, raw_auth_credential=auth_credential, credential_key=credential_key)
+            if auth_scheme
+            else None
+        )
+
+    @property
+    def auth_scheme(self) -> Any:
+        return self._auth_scheme
+
+    @property
+    def auth_credential(self) -> Optional[AuthCredential]:
+        return self._auth_credential
+
+    @property
+    def header_provider(self) -> Optional[HeaderProvider]:
+        return self._header_provider
+
+    def get_auth_config(self) -> Optional[AuthConfig]:
+        return self._auth_config
+
+    def _get_auth_headers(self, readonly_context: Optional[ReadonlyContext] = None) -> Optional[dict[str, str]]:
+        """The toolset's credential as headers: the one resolved for this invocation, else the
+        config's exchanged credential; None without auth or without a credential."""
+        if self._auth_config is None:
+            return None
+        credential = readonly_context.get_credential(self._auth_config.credential_key) if readonly_context else None
+        credential = credential or self._auth_config.exchanged_auth_credential
+        return build_auth_headers(credential, self._auth_config.auth_scheme)
+
+    async def _session(self, readonly_context: Optional[ReadonlyContext]) -> Any:
+        """The session for this context's headers (its header provider's, its credential's on top)."""
+        provided = await provided_headers(self._header_provider, readonly_context)
+        headers = merged_headers(self._get_auth_headers(readonly_context), provided)
+        return await self._mcp_session_manager.create_session(headers or None)
 
     async def get_tools(self, readonly_context: Optional[ReadonlyContext] = None) -> list[BaseTool]:
-        session = await self._mcp_session_manager.create_session()
+        session = await self._session(readonly_context)
         listed = await _all_pages(session.list_tools, "tools")
-        tools = [McpTool(mcp_tool=t, mcp_session_manager=self._mcp_session_manager) for t in listed]
+        tools = [
+            McpTool(mcp_tool=t, mcp_session_manager=self._mcp_session_manager, auth_scheme=self._auth_scheme,
+                    auth_credential=self._auth_credential, header_provider=self._header_provider)
+            for t in listed
+        ]
         return [t for t in tools if self._is_tool_selected(t, readonly_context)]
 
     async def list_resources(self, readonly_context: Optional[ReadonlyContext] = None) -> list[str]:
         """The names of the server's resources."""
-        return [resource.name for resource in await self._resources()]
+        return [resource.name for resource in await self._resources(readonly_context)]
 
     async def get_resource_info(self, name: str, readonly_context: Optional[ReadonlyContext] = None) -> dict[str, Any]:
         """The resource's listing (uri, name, mimeType, ...); ValueError if the server has none so named."""
-        for resource in await self._resources():
+        for resource in await self._resources(readonly_context):
             if resource.name == name:
                 return resource.model_dump(mode="json", exclude_none=True, by_alias=True)
         raise ValueError(f"Resource with name '{name}' not found.")
@@ -65,11 +121,11 @@ class McpToolset(BaseToolset):
         info = await self.get_resource_info(name, readonly_context)
         if "uri" not in info:
             raise ValueError(f"Resource '{name}' has no URI.")
-        session = await self._mcp_session_manager.create_session()
+        session = await self._session(readonly_context)
         return list((await session.read_resource(uri=info["uri"])).contents)
 
-    async def _resources(self) -> list[mcp_types.Resource]:
-        session = await self._mcp_session_manager.create_session()
+    async def _resources(self, readonly_context: Optional[ReadonlyContext] = None) -> list[mcp_types.Resource]:
+        session = await self._session(readonly_context)
         return await _all_pages(session.list_resources, "resources")
 
     async def close(self) -> None:
