@@ -81,7 +81,7 @@ async def test_an_agent_calls_the_servers_tools(connection):
     assert events[1].get_function_responses()[0].response == {
         "content": [{"type": "text", "text": "5"}], "structuredContent": {"result": 5}, "isError": False}
     declarations = {d.name: d for t in model.requests[0].config.tools for d in t.function_declarations}
-    assert set(declarations) == {"add", "greet", "divide", "server_pid", "caller"}
+    assert set(declarations) == {"add", "greet", "divide", "server_pid", "caller", "whoami"}
     # The server's words reach the model fenced as data, and the system instruction says so (ADK 2.13).
     from runtime.tools.mcp_tool.fencing import PREAMBLE
 

@@ -58,7 +58,8 @@ class McpTool(BaseAuthenticatedTool):
     def _get_declaration(self) -> types.FunctionDeclaration:
         """The server's own words (for listings); the model gets them fenced (process_llm_request)."""
         return types.FunctionDeclaration(
-            name=self.name, description=self.description, parameters_json_schema=self._mcp_tool.input_schema
+            name=self.name, description=self.description, parameters_json_schema=self._mcp_tool.input_schema,
+            response_json_schema=self._mcp_tool.output_schema,
         )
 
     async def process_llm_request(self, *, tool_context: ToolContext, llm_request: LlmRequest) -> None:
@@ -67,10 +68,11 @@ class McpTool(BaseAuthenticatedTool):
         llm_request.append_tools([self])
         if not isinstance(llm_request.config.system_instruction, (str, type(None))):
             return  # a Content instruction: nothing to fence against, as in ADK
-        schema = self._mcp_tool.input_schema
+        schema, output = self._mcp_tool.input_schema, self._mcp_tool.output_schema
         fenced = types.FunctionDeclaration(
             name=self.name, description=fencing.fence(self.description),
             parameters_json_schema=fencing.fence_schema(schema) if schema is not None else None,
+            response_json_schema=fencing.fence_schema(output) if output is not None else None,
         )
         for tool in reversed(llm_request.config.tools or []):
             declarations = tool.function_declarations or []
