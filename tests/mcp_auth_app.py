@@ -1,11 +1,13 @@
 """An ADK app whose McpToolset needs a credential, written for google-adk 2.13 as a user writes it
 (tests/mcp_auth_side.py runs it on either side; on Chronicle's, `google.adk` is rewritten to
-`runtime`, nothing else). `CASES` name each toolset's auth and the turns a user sends: a text, or
-{"credential": ...} answering the pending credential request with that AuthCredential."""
+`runtime`, nothing else). `CASES` name each toolset's auth and the turns a user sends: a text,
+{"credential": ...} answering the pending credential request with that AuthCredential, or
+{"signed_in": code} answering it as a client does after the user signed in (the request's
+credential with the redirect URI the sign-in returned, `?code=<code>&state=<its state>`)."""
 
-from fastapi.openapi.models import APIKey, APIKeyIn, HTTPBearer
+from fastapi.openapi.models import APIKey, APIKeyIn, HTTPBearer, OAuth2, OAuthFlowAuthorizationCode, OAuthFlows
 from google.adk.agents import LlmAgent
-from google.adk.auth.auth_credential import AuthCredential, AuthCredentialTypes, HttpAuth, HttpCredentials
+from google.adk.auth.auth_credential import AuthCredential, AuthCredentialTypes, HttpAuth, HttpCredentials, OAuth2Auth
 from google.adk.models.base_llm import BaseLlm
 from google.adk.models.llm_response import LlmResponse
 from google.adk.tools.mcp_tool import McpToolset, StreamableHTTPConnectionParams
@@ -13,6 +15,11 @@ from google.genai import types
 
 API_KEY = "sk-live-9f2c7731"
 TOKEN = "tok-4b1d5520"
+
+def oauth2_scheme(server: str) -> OAuth2:
+    return OAuth2(flows=OAuthFlows(authorizationCode=OAuthFlowAuthorizationCode(
+        authorizationUrl=f"{server}/authorize", tokenUrl=f"{server}/token", scopes={"accounts:read": "Read accounts"})))
+
 
 CASES = {
     # No credential configured: the agent asks for an API key, the answer's key reaches the
@@ -30,6 +37,26 @@ CASES = {
             ),
         ),
         turns=["who am I?", "and now?"],
+    ),
+    # OAuth2 sign-in: the agent asks the user to open the sign-in URI; the answer's redirect URI
+    # holds a code, which the agent's client exchanges at the token endpoint for an access token
+    # (tok-ann-7731), carried as a bearer token; the next turn finds the token kept.
+    "oauth2": dict(
+        auth=dict(
+            auth_scheme=oauth2_scheme,
+            auth_credential=AuthCredential(auth_type=AuthCredentialTypes.OAUTH2, oauth2=OAuth2Auth(
+                client_id="bank-app", client_secret="s3cret-bank", redirect_uri="http://localhost:8080/callback")),
+        ),
+        turns=["who am I?", {"signed_in": "ann-7731"}, "and now?"],
+    ),
+    # The same, but the token the code buys has expired already: it is refreshed before use.
+    "oauth2_expired": dict(
+        auth=dict(
+            auth_scheme=oauth2_scheme,
+            auth_credential=AuthCredential(auth_type=AuthCredentialTypes.OAUTH2, oauth2=OAuth2Auth(
+                client_id="bank-app", client_secret="s3cret-bank", redirect_uri="http://localhost:8080/callback")),
+        ),
+        turns=["who am I?", {"signed_in": "short-ann-7731"}, "and now?"],
     ),
 }
 
@@ -53,7 +80,8 @@ class WhoAmIModel(BaseLlm):
 
 
 def agent(url: str, case: str) -> LlmAgent:
-    toolset = McpToolset(
-        connection_params=StreamableHTTPConnectionParams(url=url), tool_filter=["whoami"], **CASES[case]["auth"]
-    )
+    auth = dict(CASES[case]["auth"])
+    if callable(auth["auth_scheme"]):  # a scheme whose endpoints are the server's
+        auth["auth_scheme"] = auth["auth_scheme"](url.rsplit("/", 1)[0])
+    toolset = McpToolset(connection_params=StreamableHTTPConnectionParams(url=url), tool_filter=["whoami"], **auth)
     return LlmAgent(name="bank", model=WhoAmIModel(requests=[]), instruction="Say who the user is.", tools=[toolset])

@@ -18,6 +18,7 @@ import argparse
 import asyncio
 import importlib
 import json
+import re
 import sys
 import urllib.request
 from pathlib import Path
@@ -26,6 +27,7 @@ from typing import Any
 from tools.parity.transcript import REWRITE, _event, _plain
 
 APP = Path(__file__).with_name("mcp_auth_app.py")
+STATE = re.compile(r"state(=|\": \")[A-Za-z0-9]{30}")  # a sign-in's state: random by design
 USER, SESSION = "ann", "s1"
 
 
@@ -45,10 +47,16 @@ def seen(url: str) -> list[dict[str, str]]:
         return json.loads(answer.read())
 
 
-def answer(credential: dict[str, Any], events: list, types: Any) -> Any:
-    """The user's message answering the open adk_request_credential call."""
+def answer(turn: dict[str, Any], events: list, types: Any) -> Any:
+    """The user's message answering the open adk_request_credential call: with the turn's
+    credential, or the requested one with the redirect URI a sign-in returned."""
     call = next(c for e in reversed(events) for c in e.get_function_calls() if c.name == "adk_request_credential")
-    config = {**call.args["authConfig"], "exchangedAuthCredential": credential}
+    config = json.loads(json.dumps(call.args["authConfig"]))
+    if "signed_in" in turn:
+        oauth2 = config["exchangedAuthCredential"]["oauth2"]
+        oauth2["authResponseUri"] = f"{oauth2['redirectUri']}?code={turn['signed_in']}&state={oauth2['state']}"
+    else:
+        config["exchangedAuthCredential"] = turn["credential"]
     part = types.Part(function_response=types.FunctionResponse(id=call.id, name=call.name, response=config))
     return types.Content(role="user", parts=[part])
 
@@ -87,11 +95,12 @@ async def run(case: str, side: str, url: str, store: str) -> dict[str, Any]:
         if isinstance(turn, str):
             message = types.Content(role="user", parts=[types.Part(text=turn)])
         else:
-            message = answer(turn["credential"], events, types)
+            message = answer(turn, events, types)
         rows = []
         async for event in runner.run_async(user_id=USER, session_id=SESSION, new_message=message):
             events.append(event)
             rows.append({**_event(event, invocations), "role": event.content.role if event.content else None})
+        rows = json.loads(STATE.sub(r"state\1<random>", json.dumps(rows)))
         turns.append({"events": rows, "server_saw": seen(url)})
     session = await runner.session_service.get_session(app_name="bank", user_id=USER, session_id=SESSION)
     await runner.close()

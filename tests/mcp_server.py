@@ -93,7 +93,7 @@ def recording(app):
     """The ASGI app, recording each POSTed JSON-RPC message's method and credential headers."""
 
     async def record(scope, receive, send):
-        if scope["type"] != "http" or scope["method"] != "POST":
+        if scope["type"] != "http" or scope["method"] != "POST" or scope["path"].rstrip("/") != "/mcp":
             return await app(scope, receive, send)
         headers = {k.decode().lower(): v.decode() for k, v in scope["headers"]}
         body = bytearray()
@@ -109,6 +109,26 @@ def recording(app):
         return await app(scope, tee, send)
 
     return record
+
+
+@server.custom_route("/token", methods=["POST"])
+async def token(request):
+    """An OAuth2 token endpoint: a code (or a refresh token) buys the access token `tok-<it>`,
+    good for an hour; a code `short-<it>` buys one already expired, whose refresh token buys
+    `tok-<it>`. Recorded as `token/<grant>`."""
+    from starlette.responses import JSONResponse
+
+    form = await request.form()
+    grant = form.get("grant_type", "")
+    SEEN.append({"method": f"token/{grant}", **{h: request.headers[h] for h in CREDENTIAL_HEADERS if h in request.headers}})
+    given = {"authorization_code": form.get("code"), "refresh_token": form.get("refresh_token"),
+             "client_credentials": form.get("client_id") or "client"}.get(grant)
+    if not given:
+        return JSONResponse({"error": "invalid_grant"}, status_code=400)
+    expired = grant == "authorization_code" and given.startswith("short-")
+    given = given.removeprefix("refresh-").removeprefix("short-")
+    return JSONResponse({"access_token": f"tok-{given}", "token_type": "Bearer", "refresh_token": f"refresh-{given}",
+                         "expires_in": -100 if expired else 3600})
 
 
 @server.custom_route("/seen", methods=["GET", "DELETE"])

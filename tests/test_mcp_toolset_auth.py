@@ -78,6 +78,22 @@ def test_a_configured_bearer_token_is_carried_without_asking_as_adk_does(adk_pyt
     assert run_side(sys.executable, "bearer", server_url, store_url) == adk
 
 
+@pytest.mark.parametrize("case", ["oauth2", "oauth2_expired"])
+def test_an_oauth2_sign_in_is_asked_for_exchanged_and_refreshed_as_adk_does(adk_python, server_url, store_url, case):
+    adk = on_adk(adk_python, case, server_url)
+    asking, signed_in, next_turn = adk["turns"]
+    config = asking["events"][0]["parts"][0]["args"]["authConfig"]
+    # The user is sent to sign in (a fresh state each time), and the client secret is not sent.
+    assert config["exchangedAuthCredential"]["oauth2"]["authUri"].startswith(
+        f"{server_url.rsplit('/', 1)[0]}/authorize?response_type=code&client_id=bank-app&")
+    assert "clientSecret" not in json.dumps(config)
+    grants = ["token/authorization_code"] + (["token/refresh_token"] if case == "oauth2_expired" else [])
+    assert [m["method"] for m in signed_in["server_saw"]][: len(grants)] == grants
+    assert {m["authorization"] for m in signed_in["server_saw"][len(grants):] + next_turn["server_saw"]} == {
+        "Bearer tok-ann-7731"}
+    assert run_side(sys.executable, case, server_url, store_url) == adk
+
+
 # -- Chronicle's promises beyond google-adk's -----------------------------------------------------
 
 
@@ -94,7 +110,7 @@ def message(text: str) -> types.Content:
 def credential_answer(events, api_key: str) -> types.Content:
     from tests.mcp_auth_side import answer
 
-    return answer({"authType": "apiKey", "apiKey": api_key}, events, types)
+    return answer({"credential": {"authType": "apiKey", "apiKey": api_key}}, events, types)
 
 
 def seen(url: str) -> list[dict]:

@@ -21,7 +21,7 @@ from google.genai import types
 
 from domain.events import Event
 from projections.pending import REQUEST_CREDENTIAL
-from runtime.auth.auth_handler import without_secrets
+from runtime.auth.auth_handler import AuthHandler, without_secrets
 from runtime.auth.auth_tool import AuthConfig, AuthToolArguments
 from runtime.auth.credential_manager import CredentialManager
 from runtime.tools.base_toolset import BaseToolset
@@ -69,7 +69,7 @@ def _request_event(ctx: InvocationContext, author: str, missing: dict[str, AuthC
         if config.credential_key in asked:
             continue
         asked.add(config.credential_key)
-        args = AuthToolArguments(function_call_id=toolset_id, auth_config=config)
+        args = AuthToolArguments(function_call_id=toolset_id, auth_config=AuthHandler(config).generate_auth_request())
         dumped = without_secrets(args.model_dump(mode="json", by_alias=True, exclude_none=True))
         call = types.FunctionCall(id=new_function_call_id(), name=REQUEST_CREDENTIAL, args=dumped)
         parts.append(types.Part(function_call=call))

@@ -58,7 +58,7 @@ class OAuth2Auth(BaseModelWithConfig):
     prompt: Optional[str] = None
     code_verifier: Optional[str] = Field(None, repr=False)
     code_challenge_method: Optional[str] = None
-    token_endpoint_auth_method: Optional[str] = None
+    token_endpoint_auth_method: Optional[str] = "client_secret_basic"  # OAuth2's default, and ADK's
 
 
 class ServiceAccountCredential(BaseModelWithConfig):

@@ -62,6 +62,30 @@ class AuthHandler:
     def __init__(self, auth_config: AuthConfig):
         self.auth_config = auth_config
 
+    def generate_auth_request(self) -> AuthConfig:
+        """What the client is asked for (google-adk 2.13's): the config as it is, except that an
+        OAuth2/OpenID Connect request carries the sign-in URI to open (its exchanged credential:
+        the raw one with `auth_uri` and `state`). Secrets are left to the caller to remove."""
+        from runtime.auth.auth_schemes import OAUTH_SCHEME_TYPES, scheme_type
+        from runtime.auth.oauth2_credential_util import authorization_uri
+
+        config = self.auth_config
+        if scheme_type(config.auth_scheme) not in OAUTH_SCHEME_TYPES:
+            return config.model_copy(deep=True)
+        exchanged = config.exchanged_auth_credential
+        if exchanged is not None and exchanged.oauth2 is not None and exchanged.oauth2.auth_uri:
+            return config.model_copy(deep=True)
+        raw = config.raw_auth_credential
+        if raw is None or raw.oauth2 is None:
+            raise ValueError(f"Auth Scheme {scheme_type(config.auth_scheme)} requires oauth2 in auth_credential.")
+        request = raw.model_copy(deep=True)
+        if not raw.oauth2.auth_uri:
+            if not raw.oauth2.client_id:
+                raise ValueError(
+                    f"Auth Scheme {scheme_type(config.auth_scheme)} requires client_id in auth_credential.oauth2.")
+            request.oauth2.auth_uri, request.oauth2.state = authorization_uri(config.auth_scheme, raw.oauth2)
+        return config.model_copy(update={"exchanged_auth_credential": request}, deep=True)
+
     def get_auth_response(self, state: Any) -> Any:
         """The client's credential for this invocation (an AuthCredential), or None."""
         from runtime.auth.auth_credential import AuthCredential

@@ -5,11 +5,13 @@ an OAuth2 access token). None means the client must be asked: `request_credentia
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any, Optional
 
 from runtime.auth.auth_credential import AuthCredential, AuthCredentialTypes
 from runtime.auth.auth_tool import AuthConfig
+from runtime.auth.oauth2_credential_util import has_unredeemed_code, redeem_authorization_code
 from runtime.auth.refresher.oauth2_credential_refresher import OAuth2CredentialRefresher
 
 logger = logging.getLogger(__name__)
@@ -33,9 +35,13 @@ class CredentialManager:
     async def get_auth_credential(self, tool_context: Any) -> Optional[AuthCredential]:
         config = self._auth_config
         supplied = tool_context.get_auth_response(config)
+        if supplied is not None and has_unredeemed_code(supplied):
+            supplied = await self._redeemed(supplied, tool_context, supplied=True)
         if supplied is not None and _usable(supplied):
             return supplied  # the runtime has already kept it in the credential service
         kept = await self._load(tool_context)
+        if kept is not None and has_unredeemed_code(kept):
+            kept = await self._redeemed(kept, tool_context)
         if kept is not None and _usable(kept):
             return await self._refreshed(kept, tool_context)
         raw = config.raw_auth_credential
@@ -49,12 +55,36 @@ class CredentialManager:
         except ServiceNotConfiguredError:
             return None
 
+    async def _redeemed(self, credential: AuthCredential, tool_context: Any, supplied: bool = False
+                        ) -> Optional[AuthCredential]:
+        """The OAuth2 answer's authorization code exchanged for tokens, and kept (in the credential
+        service, and for this invocation where the answer was found); None when the token
+        endpoint refused it: a code never redeemed is useless, so the user is asked again (ADK)."""
+        from runtime.auth.auth_handler import auth_response_state_key
+
+        redeemed = credential.model_copy(deep=True)
+        if not await asyncio.to_thread(redeem_authorization_code, self._auth_config, redeemed):
+            logger.warning("The OAuth2 authorization code could not be exchanged for a token; asking again.")
+            return None
+        if supplied:
+            tool_context.state[auth_response_state_key(self._auth_config)] = redeemed.model_dump(
+                mode="json", by_alias=True, exclude_none=True)
+        await self._save(redeemed, tool_context)
+        return redeemed
+
+    async def _save(self, credential: AuthCredential, tool_context: Any) -> None:
+        from runtime.contexts import ServiceNotConfiguredError
+
+        try:
+            await tool_context.save_credential(self._auth_config.model_copy(update={"exchanged_auth_credential": credential}))
+        except ServiceNotConfiguredError:
+            pass  # nowhere to keep it beyond this invocation
+
     async def _refreshed(self, credential: AuthCredential, tool_context: Any) -> AuthCredential:
         refresher = OAuth2CredentialRefresher()
         if credential.oauth2 is None or not await refresher.is_refresh_needed(credential):
             return credential
         refreshed = await refresher.refresh(credential, self._auth_config.auth_scheme)
         if refreshed is not credential:
-            updated = self._auth_config.model_copy(update={"exchanged_auth_credential": refreshed})
-            await tool_context.save_credential(updated)
+            await self._save(refreshed, tool_context)
         return refreshed

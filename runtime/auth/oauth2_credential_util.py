@@ -90,6 +90,80 @@ def exchange_authorization_code(auth_scheme: Any, credential: AuthCredential, *,
     return _grant(auth_scheme, credential, form, timeout)
 
 
+def redeem_authorization_code(auth_config: Any, credential: AuthCredential) -> bool:
+    """Exchanges the code a user's sign-in returned (in `credential`, the client's answer) for
+    tokens, in place, as the configured client (its id, secret and redirect URI come from the
+    config's raw credential: an answer never carries the secret). True if it did; False when
+    there is no code to redeem or the token endpoint refused it."""
+    oauth2 = credential.oauth2
+    if oauth2 is None or oauth2.access_token or not authorization_code(credential):
+        return False
+    configured = auth_config.raw_auth_credential.oauth2 if auth_config.raw_auth_credential else None
+    if configured is not None:
+        oauth2.client_id = oauth2.client_id or configured.client_id
+        oauth2.client_secret = oauth2.client_secret or configured.client_secret
+        oauth2.redirect_uri = oauth2.redirect_uri or configured.redirect_uri
+    if not exchange_authorization_code(auth_config.auth_scheme, credential):
+        return False
+    oauth2.auth_code = oauth2.auth_response_uri = None  # used: a code is good for one exchange
+    return True
+
+
+def has_unredeemed_code(credential: AuthCredential) -> bool:
+    """An OAuth2 answer holding a code but no token: unusable until exchanged."""
+    oauth2 = credential.oauth2
+    return oauth2 is not None and not oauth2.access_token and bool(oauth2.auth_code or oauth2.auth_response_uri)
+
+
+def authorization_endpoint(auth_scheme: Any) -> tuple[Optional[str], list[str]]:
+    """Where a user signs in, and the scopes asked for: an OpenID configuration's, or the first
+    OAuth2 flow's that has one (implicit, authorization code, then the token URL of client
+    credentials or password), as google-adk 2.13 picks them."""
+    endpoint = getattr(auth_scheme, "authorization_endpoint", None)
+    if endpoint:
+        return endpoint, list(getattr(auth_scheme, "scopes", None) or [])
+    flows = getattr(auth_scheme, "flows", None)
+
+    def flow(name: str) -> Any:
+        found = getattr(flows, name, None) if flows is not None else None
+        return flows.get(name) if found is None and isinstance(flows, dict) else found
+
+    def field(value: Any, name: str) -> Any:
+        return value.get(name) if isinstance(value, dict) else getattr(value, name, None)
+
+    candidates = [("implicit", "authorizationUrl"), ("authorizationCode", "authorizationUrl"),
+                  ("clientCredentials", "tokenUrl"), ("password", "tokenUrl")]
+    url = next((field(flow(n), key) for n, key in candidates if flow(n) is not None and field(flow(n), key)), None)
+    first = next((flow(n) for n in ("implicit", "authorizationCode", "clientCredentials", "password") if flow(n)), None)
+    scopes = field(first, "scopes") if first is not None else None
+    return url, list(scopes or [])
+
+
+def authorization_uri(auth_scheme: Any, oauth2: Any) -> tuple[str, str]:
+    """The URI a user opens to sign in (an authorization-code request with a fresh `state`, and
+    ADK's `access_type=offline` and `prompt`), and that state."""
+    import secrets
+    import string
+    from urllib.parse import urlencode
+
+    endpoint, scopes = authorization_endpoint(auth_scheme)
+    if not endpoint:
+        raise ValueError(f"Cannot generate an auth uri for auth scheme {type(auth_scheme).__name__}: "
+                         "no flow declares an authorization endpoint.")
+    state = "".join(secrets.choice(string.ascii_letters + string.digits) for _ in range(30))
+    params = {"response_type": "code", "client_id": oauth2.client_id}
+    if oauth2.redirect_uri:
+        params["redirect_uri"] = oauth2.redirect_uri
+    if scopes:
+        params["scope"] = " ".join(scopes)
+    params.update(state=state, access_type="offline", prompt=oauth2.prompt or "consent")
+    if oauth2.audience:
+        params["audience"] = oauth2.audience
+    if oauth2.nonce:
+        params["nonce"] = oauth2.nonce
+    return f"{endpoint}{'&' if '?' in endpoint else '?'}{urlencode(params)}", state
+
+
 def _grant(auth_scheme: Any, credential: AuthCredential, form: dict[str, str], timeout: float) -> bool:
     """Posts a token grant to the scheme's token endpoint (the client authenticated as the
     credential says) and writes the tokens into the credential; False if it cannot or is refused."""

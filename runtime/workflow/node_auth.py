@@ -49,19 +49,12 @@ async def _exchanged(auth_config: AuthConfig, credential: AuthCredential) -> boo
     the client being the node's (as ADK does before the node runs again). True if it did."""
     import asyncio
 
-    from runtime.auth.oauth2_credential_util import authorization_code, exchange_authorization_code
+    from runtime.auth.oauth2_credential_util import authorization_code, redeem_authorization_code
 
-    oauth2 = credential.oauth2
-    if oauth2 is None or oauth2.access_token or not authorization_code(credential):
+    if credential.oauth2 is None or credential.oauth2.access_token or not authorization_code(credential):
         return False
-    configured = auth_config.raw_auth_credential.oauth2 if auth_config.raw_auth_credential else None
-    if configured is not None:
-        oauth2.client_id = oauth2.client_id or configured.client_id
-        oauth2.client_secret = oauth2.client_secret or configured.client_secret
-        oauth2.redirect_uri = oauth2.redirect_uri or configured.redirect_uri
-    if not await asyncio.to_thread(exchange_authorization_code, auth_config.auth_scheme, credential):
+    if not await asyncio.to_thread(redeem_authorization_code, auth_config, credential):
         raise WorkflowDataError("The OAuth2 authorization code could not be exchanged for a token at the token endpoint.")
-    oauth2.auth_code = oauth2.auth_response_uri = None  # used: a code is good for one exchange
     return True
 
 
