@@ -5,7 +5,15 @@
 {"signed_in": code} answering it as a client does after the user signed in (the request's
 credential with the redirect URI the sign-in returned, `?code=<code>&state=<its state>`)."""
 
-from fastapi.openapi.models import APIKey, APIKeyIn, HTTPBearer, OAuth2, OAuthFlowAuthorizationCode, OAuthFlows
+from fastapi.openapi.models import (
+    APIKey,
+    APIKeyIn,
+    HTTPBearer,
+    OAuth2,
+    OAuthFlowAuthorizationCode,
+    OAuthFlowClientCredentials,
+    OAuthFlows,
+)
 from google.adk.agents import LlmAgent
 from google.adk.auth.auth_credential import AuthCredential, AuthCredentialTypes, HttpAuth, HttpCredentials, OAuth2Auth
 from google.adk.models.base_llm import BaseLlm
@@ -19,6 +27,11 @@ TOKEN = "tok-4b1d5520"
 def oauth2_scheme(server: str) -> OAuth2:
     return OAuth2(flows=OAuthFlows(authorizationCode=OAuthFlowAuthorizationCode(
         authorizationUrl=f"{server}/authorize", tokenUrl=f"{server}/token", scopes={"accounts:read": "Read accounts"})))
+
+
+def client_credentials_scheme(server: str) -> OAuth2:
+    return OAuth2(flows=OAuthFlows(clientCredentials=OAuthFlowClientCredentials(
+        tokenUrl=f"{server}/token", scopes={"accounts:read": "Read accounts"})))
 
 
 CASES = {
@@ -57,6 +70,15 @@ CASES = {
                 client_id="bank-app", client_secret="s3cret-bank", redirect_uri="http://localhost:8080/callback")),
         ),
         turns=["who am I?", {"signed_in": "short-ann-7731"}, "and now?"],
+    ),
+    # The client-credentials grant: the agent's client gets a token as itself, nobody is asked.
+    "oauth2_client_credentials": dict(
+        auth=dict(
+            auth_scheme=client_credentials_scheme,
+            auth_credential=AuthCredential(auth_type=AuthCredentialTypes.OAUTH2, oauth2=OAuth2Auth(
+                client_id="bank-app", client_secret="s3cret-bank")),
+        ),
+        turns=["who am I?", "and now?"],
     ),
 }
 

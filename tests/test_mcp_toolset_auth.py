@@ -71,11 +71,17 @@ def test_an_api_key_is_asked_for_then_carried_as_adk_carries_it(adk_python, serv
     assert run_side(sys.executable, "api_key", server_url, store_url) == adk
 
 
-def test_a_configured_bearer_token_is_carried_without_asking_as_adk_does(adk_python, server_url, store_url):
-    adk = on_adk(adk_python, "bearer", server_url)
+@pytest.mark.parametrize("case, token", [("bearer", TOKEN), ("oauth2_client_credentials", "tok-client")])
+def test_a_credential_the_agent_holds_is_carried_without_asking_as_adk_does(adk_python, server_url, store_url,
+                                                                             case, token):
+    """A configured bearer token; an OAuth2 client that gets its token as itself (once: kept)."""
+    adk = on_adk(adk_python, case, server_url)
     assert all("adk_request_credential" not in calls(turn) for turn in adk["turns"])
-    assert {m.get("authorization") for t in adk["turns"] for m in t["server_saw"]} == {f"Bearer {TOKEN}"}
-    assert run_side(sys.executable, "bearer", server_url, store_url) == adk
+    heard = [m for t in adk["turns"] for m in t["server_saw"]]
+    grants = [m for m in heard if m["method"].startswith("token/")]
+    assert len(grants) == (case != "bearer")
+    assert {m.get("authorization") for m in heard if m not in grants} == {f"Bearer {token}"}
+    assert run_side(sys.executable, case, server_url, store_url) == adk
 
 
 @pytest.mark.parametrize("case", ["oauth2", "oauth2_expired"])

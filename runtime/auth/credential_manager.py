@@ -11,7 +11,12 @@ from typing import Any, Optional
 
 from runtime.auth.auth_credential import AuthCredential, AuthCredentialTypes
 from runtime.auth.auth_tool import AuthConfig
-from runtime.auth.oauth2_credential_util import has_unredeemed_code, redeem_authorization_code
+from runtime.auth.oauth2_credential_util import (
+    client_credentials_grant,
+    has_unredeemed_code,
+    redeem_authorization_code,
+    uses_client_credentials,
+)
 from runtime.auth.refresher.oauth2_credential_refresher import OAuth2CredentialRefresher
 
 logger = logging.getLogger(__name__)
@@ -45,7 +50,19 @@ class CredentialManager:
         if kept is not None and _usable(kept):
             return await self._refreshed(kept, tool_context)
         raw = config.raw_auth_credential
+        if raw is not None and raw.oauth2 is not None and not raw.oauth2.access_token \
+                and uses_client_credentials(config.auth_scheme):
+            return await self._client_token(raw, tool_context)
         return raw if raw is not None and _usable(raw) else None
+
+    async def _client_token(self, raw: AuthCredential, tool_context: Any) -> Optional[AuthCredential]:
+        """Tokens the configured client gets as itself (no person asked), kept for next time."""
+        credential = raw.model_copy(deep=True)
+        if not await asyncio.to_thread(client_credentials_grant, self._auth_config.auth_scheme, credential):
+            logger.warning("The token endpoint refused the OAuth2 client-credentials grant.")
+            return None
+        await self._save(credential, tool_context)
+        return credential
 
     async def _load(self, tool_context: Any) -> Optional[AuthCredential]:
         from runtime.contexts import ServiceNotConfiguredError

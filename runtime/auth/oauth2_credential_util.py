@@ -109,6 +109,25 @@ def redeem_authorization_code(auth_config: Any, credential: AuthCredential) -> b
     return True
 
 
+def uses_client_credentials(auth_scheme: Any) -> bool:
+    """Whether the scheme lets the client get tokens as itself (the client-credentials grant),
+    with no person to sign in: an OAuth2 `clientCredentials` flow, or an OpenID configuration
+    that supports the grant."""
+    flows = getattr(auth_scheme, "flows", None)
+    if flows is not None:
+        return (flows.get("clientCredentials") if isinstance(flows, dict) else getattr(flows, "clientCredentials", None)) is not None
+    return "client_credentials" in (getattr(auth_scheme, "grant_types_supported", None) or [])
+
+
+def client_credentials_grant(auth_scheme: Any, credential: AuthCredential, *, timeout: float = 30.0) -> bool:
+    """Gets tokens for the credential's client as itself, in place; False when refused."""
+    _, scopes = authorization_endpoint(auth_scheme)
+    form = {"grant_type": "client_credentials"}
+    if scopes:
+        form["scope"] = " ".join(scopes)
+    return _grant(auth_scheme, credential, form, timeout)
+
+
 def has_unredeemed_code(credential: AuthCredential) -> bool:
     """An OAuth2 answer holding a code but no token: unusable until exchanged."""
     oauth2 = credential.oauth2
