@@ -37,6 +37,23 @@ def context_parameter(func: Callable[..., Any]) -> Optional[str]:
     return "tool_context" if "tool_context" in params else None
 
 
+async def confirmation_required(policy: ConfirmationPolicy, args: dict[str, Any], tool_context: ToolContext) -> bool:
+    """Whether a call needs a person's approval: the policy itself, or what it answers when it is a
+    function of the call's arguments (and, if it takes one, the tool context; it may be async)."""
+    if not callable(policy):
+        return bool(policy)
+    params = inspect.signature(policy).parameters
+    takes_kwargs = any(p.kind is p.VAR_KEYWORD for p in params.values())
+    call_args = {k: v for k, v in (args or {}).items() if takes_kwargs or k in params}
+    context_param = context_parameter(policy)
+    if context_param:
+        call_args[context_param] = tool_context
+    decided = policy(**call_args)
+    if inspect.isawaitable(decided):
+        decided = await decided
+    return bool(decided)  # stricter than ADK, which lets anything but True through
+
+
 class FunctionTool(BaseTool):
     """Wraps a function. The model sees a declaration inferred from its signature, type hints and
     docstring. Async functions are awaited; sync ones run on the loop, or on the run's tool thread pool (runtime.sync_calls). A parameter annotated
@@ -80,19 +97,7 @@ class FunctionTool(BaseTool):
         return self._declaration
 
     async def check_require_confirmation(self, args: dict[str, Any], tool_context: ToolContext) -> bool:
-        policy = self.require_confirmation
-        if not callable(policy):
-            return bool(policy)
-        params = inspect.signature(policy).parameters
-        takes_kwargs = any(p.kind is p.VAR_KEYWORD for p in params.values())
-        call_args = {k: v for k, v in (args or {}).items() if takes_kwargs or k in params}
-        context_param = context_parameter(policy)
-        if context_param:
-            call_args[context_param] = tool_context
-        decided = policy(**call_args)
-        if inspect.isawaitable(decided):
-            decided = await decided
-        return bool(decided)  # stricter than ADK, which lets anything but True through
+        return await confirmation_required(self.require_confirmation, args, tool_context)
 
     def _hints(self) -> dict[str, Any]:
         if self._annotations is None:

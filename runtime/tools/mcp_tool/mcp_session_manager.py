@@ -162,6 +162,13 @@ class MCPSessionManager:
         client = await stack.enter_async_context(create_mcp_http_client(headers=headers))
         return streamable_http_client(params.url, http_client=client, terminate_on_close=params.terminate_on_close)
 
+    async def discard(self, headers: Optional[dict[str, str]] = None) -> None:
+        """Closes the session for these headers (one that failed): the next use opens a new one."""
+        if self._loop is asyncio.get_running_loop():
+            held = self._held.pop(_pool_key(headers), None)
+            if held is not None:
+                await held.stop()
+
     async def close(self) -> None:
         """Close every session and, for stdio, stop the server process."""
         if self._loop is asyncio.get_running_loop():

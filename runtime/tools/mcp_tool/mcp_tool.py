@@ -16,6 +16,7 @@ from runtime.auth.auth_credential import AuthCredential
 from runtime.auth.auth_headers import api_key_location, build_auth_headers, merged_headers
 from runtime.auth.auth_tool import AuthConfig
 from runtime.tools.base_authenticated_tool import BaseAuthenticatedTool
+from runtime.tools.function_tool import ConfirmationPolicy, confirmation_required
 from runtime.tools.mcp_tool import fencing
 
 if TYPE_CHECKING:
@@ -44,12 +45,17 @@ class McpTool(BaseAuthenticatedTool):
         auth_scheme: Any = None,
         auth_credential: Optional[AuthCredential] = None,
         header_provider: Optional[HeaderProvider] = None,
+        require_confirmation: ConfirmationPolicy = False,
     ):
         auth_config = AuthConfig(auth_scheme=auth_scheme, raw_auth_credential=auth_credential) if auth_scheme else None
         super().__init__(name=mcp_tool.name, description=mcp_tool.description or "", auth_config=auth_config)
         self._mcp_tool = mcp_tool
         self._mcp_session_manager = mcp_session_manager
         self._header_provider = header_provider
+        self._require_confirmation = require_confirmation
+
+    async def check_require_confirmation(self, args: dict[str, Any], tool_context: ToolContext) -> bool:
+        return await confirmation_required(self._require_confirmation, args, tool_context)
 
     @property
     def raw_mcp_tool(self) -> mcp_types.Tool:
