@@ -86,8 +86,6 @@ class _HeldSession:
             task.exception()  # already reported to the caller; retrieved so asyncio does not warn
 
 
-def _pool_key(headers: Optional[dict[str, str]]) -> str:
-    return json.dumps(sorted((headers or {}).items()))
 
 
 class MCPSessionManager:
@@ -113,7 +111,7 @@ class MCPSessionManager:
         loop = asyncio.get_running_loop()
         if self._loop is not loop:  # a new loop: the old sessions (if any) are unusable there
             self._held, self._lock, self._loop = {}, asyncio.Lock(), loop
-        key = _pool_key(headers)
+        key = self._pool_key(headers)
         async with self._lock:
             held = self._held.get(key)
             if held is not None and held.alive():
@@ -133,6 +131,12 @@ class MCPSessionManager:
                     f"{type(e).__name__}: {e or 'no answer in time'}. Check that it runs and speaks MCP."
                 ) from e
             return held.session
+
+    def _pool_key(self, headers: Optional[dict[str, str]]) -> str:
+        """Which session requests with these headers share: a stdio server has one (it gets no headers)."""
+        if isinstance(self.connection_params, StdioConnectionParams):
+            return ""
+        return json.dumps(sorted((headers or {}).items()))
 
     async def _hold(
         self, ready: asyncio.Future[ClientSession], closing: asyncio.Event, headers: Optional[dict[str, str]]
@@ -165,7 +169,7 @@ class MCPSessionManager:
     async def discard(self, headers: Optional[dict[str, str]] = None) -> None:
         """Closes the session for these headers (one that failed): the next use opens a new one."""
         if self._loop is asyncio.get_running_loop():
-            held = self._held.pop(_pool_key(headers), None)
+            held = self._held.pop(self._pool_key(headers), None)
             if held is not None:
                 await held.stop()
 
