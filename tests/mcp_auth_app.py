@@ -15,6 +15,7 @@ from fastapi.openapi.models import (
     OAuthFlows,
 )
 from google.adk.agents import LlmAgent
+from google.adk.apps import App, ResumabilityConfig
 from google.adk.auth.auth_credential import AuthCredential, AuthCredentialTypes, HttpAuth, HttpCredentials, OAuth2Auth
 from google.adk.models.base_llm import BaseLlm
 from google.adk.models.llm_response import LlmResponse
@@ -62,6 +63,12 @@ CASES = {
         ),
         turns=["who am I?", {"signed_in": "ann-7731"}, "and now?"],
     ),
+    # The API key case in a resumable app: the request pauses the invocation the same way.
+    "api_key_resumable": dict(
+        auth=dict(auth_scheme=APIKey(**{"in": APIKeyIn.header, "name": "X-API-Key"})),
+        turns=["who am I?", {"credential": {"authType": "apiKey", "apiKey": API_KEY}}, "and now?"],
+        resumable=True,
+    ),
     # The same, but the token the code buys has expired already: it is refreshed before use.
     "oauth2_expired": dict(
         auth=dict(
@@ -107,3 +114,9 @@ def agent(url: str, case: str) -> LlmAgent:
         auth["auth_scheme"] = auth["auth_scheme"](url.rsplit("/", 1)[0])
     toolset = McpToolset(connection_params=StreamableHTTPConnectionParams(url=url), tool_filter=["whoami"], **auth)
     return LlmAgent(name="bank", model=WhoAmIModel(requests=[]), instruction="Say who the user is.", tools=[toolset])
+
+
+def app(url: str, case: str) -> App:
+    """The case's agent as an App (resumable if the case says so)."""
+    resumable = ResumabilityConfig(is_resumable=CASES[case].get("resumable", False))
+    return App(name="bank", root_agent=agent(url, case), resumability_config=resumable)

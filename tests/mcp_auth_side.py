@@ -78,7 +78,8 @@ async def run(case: str, side: str, url: str, store: str) -> dict[str, Any]:
 
     app = load_app(side)
     runners = importlib.import_module(("google.adk" if side == "adk" else "runtime") + ".runners")
-    agent = app["agent"](url, case)
+    bank = app["app"](url, case)
+    agent = bank.root_agent
     fresh_runner_per_turn = side == "chronicle" and not store.startswith("memory")
     kept = services(side, store)
     await kept["session_service"].create_session(app_name="bank", user_id=USER, session_id=SESSION)
@@ -91,7 +92,7 @@ async def run(case: str, side: str, url: str, store: str) -> dict[str, Any]:
         if runner is None or fresh_runner_per_turn:
             if runner is not None:  # new services on the same store; the agent's toolset (and its
                 kept = services(side, store)  # MCP session) is the app's, as in a long-lived process
-            runner = runners.Runner(app_name="bank", agent=agent, **kept)
+            runner = runners.Runner(app=bank, **kept)
         if isinstance(turn, str):
             message = types.Content(role="user", parts=[types.Part(text=turn)])
         else:

@@ -51,8 +51,9 @@ def calls(turn: dict) -> list[str]:
     return [part["call"] for event in turn["events"] for part in event.get("parts", []) if "call" in part]
 
 
-def test_an_api_key_is_asked_for_then_carried_as_adk_carries_it(adk_python, server_url, store_url):
-    adk = on_adk(adk_python, "api_key", server_url)
+@pytest.mark.parametrize("case", ["api_key", "api_key_resumable"])
+def test_an_api_key_is_asked_for_then_carried_as_adk_carries_it(adk_python, server_url, store_url, case):
+    adk = on_adk(adk_python, case, server_url)
     # What google-adk does: the first turn asks for the key before any tool is listed (the server
     # hears nothing and the model is not called); the answer resumes the turn, every message to
     # the server carries the key; the next turn finds it in the credential service.
@@ -65,10 +66,13 @@ def test_an_api_key_is_asked_for_then_carried_as_adk_carries_it(adk_python, serv
     assert [m["method"] for m in answered["server_saw"]] == [
         "initialize", "notifications/initialized", "tools/list", "tools/call"]
     assert {m.get("x-api-key") for t in (answered, next_turn) for m in t["server_saw"]} == {API_KEY}
-    assert answered["events"][-1]["parts"] == [{"text": "You are account …7731"}]
+    assert [p["text"] for e in answered["events"] for p in e.get("parts", []) if "text" in p] == [
+        "You are account …7731"]
     assert calls(next_turn) == ["whoami"] and len(adk["model_requests"]) == 4
+    if case == "api_key_resumable":  # the turns end with the agent's checkpoint
+        assert answered["events"][-1].get("end_of_agent") and next_turn["events"][-1].get("end_of_agent")
 
-    assert run_side(sys.executable, "api_key", server_url, store_url) == adk
+    assert run_side(sys.executable, case, server_url, store_url) == adk
 
 
 @pytest.mark.parametrize("case, token", [("bearer", TOKEN), ("oauth2_client_credentials", "tok-client")])
