@@ -53,7 +53,9 @@ def build_auth_headers(credential: Optional[AuthCredential], auth_scheme: Any = 
     return headers
 
 
-def merged_headers(auth_headers: Optional[dict[str, str]], provider_headers: Optional[dict[str, str]]) -> dict[str, str]:
+def merged_headers(
+    auth_headers: Optional[dict[str, str]], provider_headers: Optional[dict[str, str]]
+) -> dict[str, str]:
     """A header provider's headers with the credential's on top: a credential header replaces the
     provider's of the same name, whatever its case."""
     headers = dict(provider_headers or {})

@@ -93,7 +93,8 @@ class CredentialManager:
         from runtime.contexts import ServiceNotConfiguredError
 
         try:
-            await tool_context.save_credential(self._auth_config.model_copy(update={"exchanged_auth_credential": credential}))
+            kept = self._auth_config.model_copy(update={"exchanged_auth_credential": credential})
+            await tool_context.save_credential(kept)
         except ServiceNotConfiguredError:
             pass  # nowhere to keep it beyond this invocation
 

@@ -115,7 +115,8 @@ def uses_client_credentials(auth_scheme: Any) -> bool:
     that supports the grant."""
     flows = getattr(auth_scheme, "flows", None)
     if flows is not None:
-        return (flows.get("clientCredentials") if isinstance(flows, dict) else getattr(flows, "clientCredentials", None)) is not None
+        flow = flows.get("clientCredentials") if isinstance(flows, dict) else getattr(flows, "clientCredentials", None)
+        return flow is not None
     return "client_credentials" in (getattr(auth_scheme, "grant_types_supported", None) or [])
 
 
