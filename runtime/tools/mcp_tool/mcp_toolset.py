@@ -22,12 +22,12 @@ from runtime.auth.auth_headers import build_auth_headers, merged_headers
 from runtime.auth.auth_schemes import as_auth_scheme
 from runtime.auth.auth_tool import AuthConfig
 from runtime.tools.base_toolset import BaseToolset, ToolPredicate
+from runtime.tools.function_tool import ConfirmationPolicy
 from runtime.tools.mcp_tool.mcp_session_manager import (
     ConnectionParams,
     MCPSessionManager,
     StdioConnectionParams,
 )
-from runtime.tools.function_tool import ConfirmationPolicy
 from runtime.tools.mcp_tool.mcp_tool import HeaderProvider, McpTool, provided_headers
 
 if TYPE_CHECKING:
@@ -98,11 +98,10 @@ class McpToolset(BaseToolset):
         self._require_confirmation = require_confirmation
         # One instance for the toolset's life (ADK's): whoever fills in its exchanged credential
         # is read by _get_auth_headers.
-        self._auth_config: Optional[AuthConfig] = (
-            AuthConfig(auth_scheme=self._auth_scheme, raw_auth_credential=auth_credential, credential_key=credential_key)
-            if auth_scheme
-            else None
-        )
+        self._auth_config: Optional[AuthConfig] = None
+        if auth_scheme:
+            self._auth_config = AuthConfig(
+                auth_scheme=self._auth_scheme, raw_auth_credential=auth_credential, credential_key=credential_key)
 
     @property
     def connection_params(self) -> Union[ConnectionParams, StdioServerParameters]:
