@@ -47,7 +47,8 @@ CASES = {
         auth=dict(
             auth_scheme=HTTPBearer(),
             auth_credential=AuthCredential(
-                auth_type=AuthCredentialTypes.HTTP, http=HttpAuth(scheme="bearer", credentials=HttpCredentials(token=TOKEN))
+                auth_type=AuthCredentialTypes.HTTP,
+                http=HttpAuth(scheme="bearer", credentials=HttpCredentials(token=TOKEN)),
             ),
         ),
         turns=["who am I?", "and now?"],

@@ -120,7 +120,8 @@ async def token(request):
 
     form = await request.form()
     grant = form.get("grant_type", "")
-    SEEN.append({"method": f"token/{grant}", **{h: request.headers[h] for h in CREDENTIAL_HEADERS if h in request.headers}})
+    credentials = {h: request.headers[h] for h in CREDENTIAL_HEADERS if h in request.headers}
+    SEEN.append({"method": f"token/{grant}", **credentials})
     given = {"authorization_code": form.get("code"), "refresh_token": form.get("refresh_token"),
              "client_credentials": form.get("client_id") or "client"}.get(grant)
     if not given:

@@ -139,14 +139,16 @@ async def test_the_request_is_a_pause_in_the_log_and_the_key_never_enters_it(ser
     from runtime.sessions.service import session_service_from_url
 
     agent = app_module()["agent"](server_url, "api_key")
-    shared = dict(session_service=session_service_from_url(store_url), credential_service=credential_service_from_url(store_url))
 
-    def services():  # a store of its own per service instance in memory; the same store elsewhere
-        if store_url.startswith("memory"):
-            return shared
-        return dict(session_service=session_service_from_url(store_url), credential_service=credential_service_from_url(store_url))
+    def reached():  # the store's services, reached anew
+        return dict(session_service=session_service_from_url(store_url),
+                    credential_service=credential_service_from_url(store_url))
 
-    first = Runner(app_name="bank", agent=agent, **shared)
+    first_services = reached()
+    # In memory each service instance is a store of its own: another runner shares the first's.
+    second_services = first_services if store_url.startswith("memory") else reached()
+
+    first = Runner(app_name="bank", agent=agent, **first_services)
     await first.session_service.create_session(app_name="bank", user_id="ann", session_id="s1")
     seen(server_url)
     asked = await collect(first, "ann", message("who am I?"))
@@ -156,7 +158,7 @@ async def test_the_request_is_a_pause_in_the_log_and_the_key_never_enters_it(ser
         ("adk_request_credential", "_adk_toolset_auth_McpToolset")]
 
     # Another runner (another process, on a shared store) reads the pause from the log and answers it.
-    second = Runner(app_name="bank", agent=agent, **services())
+    second = Runner(app_name="bank", agent=agent, **second_services)
     events = await collect(second, "ann", credential_answer(asked, API_KEY))
     assert events[-1].content.parts[0].text == "You are account …7731"
     assert {m.get("x-api-key") for m in seen(server_url)} == {API_KEY}

@@ -28,7 +28,9 @@ if TYPE_CHECKING:
 HeaderProvider = Callable[["ReadonlyContext"], Union[dict[str, str], Awaitable[dict[str, str]]]]
 
 
-async def provided_headers(header_provider: Optional[HeaderProvider], readonly_context: Any) -> Optional[dict[str, str]]:
+async def provided_headers(
+    header_provider: Optional[HeaderProvider], readonly_context: Any
+) -> Optional[dict[str, str]]:
     """What a toolset's header_provider gives for this context (it may be async)."""
     if header_provider is None or readonly_context is None:
         return None
