@@ -79,6 +79,15 @@ CASES = {
         ),
         turns=["who am I?", {"signed_in": "short-ann-7731"}, "and now?"],
     ),
+    # A public client (no secret) signs in with PKCE: the token endpoint checks the verifier.
+    "oauth2_public": dict(
+        auth=dict(
+            auth_scheme=oauth2_scheme,
+            auth_credential=AuthCredential(auth_type=AuthCredentialTypes.OAUTH2, oauth2=OAuth2Auth(
+                client_id="bank-app", redirect_uri="http://localhost:8080/callback")),
+        ),
+        turns=["who am I?", {"signed_in": "ann-7731"}, "and now?"],
+    ),
     # The client-credentials grant: the agent's client gets a token as itself, nobody is asked.
     "oauth2_client_credentials": dict(
         auth=dict(

@@ -3,8 +3,9 @@
     python -m tests.mcp_auth_side CASE --side adk --url http://127.0.0.1:PORT/mcp
     python -m tests.mcp_auth_side CASE --side chronicle --url ... --store sqlite:///x.db
 
-Per turn: the events (as tools/parity/transcript.py shows them: ids and times random by design
-are placeholders) and, for every JSON-RPC message the MCP server (tests/mcp_server.py) got in
+Per turn: the events (as tools/parity/transcript.py shows them: ids, times, a sign-in's state and
+PKCE challenge, random by design, are placeholders; a PKCE request's code verifier, which only
+google-adk writes into the request, is left out) and, for every JSON-RPC message the MCP server (tests/mcp_server.py) got in
 that turn, its method and credential headers. Then every model request (tools/parity/requests.py's
 snapshot) and the final state. On Chronicle's side the session and credential services are the
 store's (`--store`), and each turn runs on a Runner of its own unless the store is `memory://`:
@@ -22,13 +23,21 @@ import re
 import sys
 import urllib.request
 from pathlib import Path
+from urllib.parse import parse_qs, urlparse
 from typing import Any
 
 from tools.parity.transcript import REWRITE, _event, _plain
 
 APP = Path(__file__).with_name("mcp_auth_app.py")
-STATE = re.compile(r"state(=|\": \")[A-Za-z0-9]{30}")  # a sign-in's state: random by design
+# A sign-in's state and PKCE challenge: random by design.
+RANDOM = re.compile(r"(state|code_challenge)(=|\": \")[A-Za-z0-9_-]{30,43}")
 USER, SESSION = "ann", "s1"
+
+
+def without_verifier(row: dict[str, Any]) -> dict[str, Any]:
+    """A PKCE sign-in request without its code verifier, which google-adk sends the client in the
+    request and Chronicle keeps in the credential service instead (a secret stays out of the log)."""
+    return {k: v for k, v in row.items() if k != "codeVerifier"}
 
 
 def load_app(side: str) -> dict[str, Any]:
@@ -54,7 +63,9 @@ def answer(turn: dict[str, Any], events: list, types: Any) -> Any:
     config = json.loads(json.dumps(call.args["authConfig"]))
     if "signed_in" in turn:
         oauth2 = config["exchangedAuthCredential"]["oauth2"]
-        oauth2["authResponseUri"] = f"{oauth2['redirectUri']}?code={turn['signed_in']}&state={oauth2['state']}"
+        challenge = parse_qs(urlparse(oauth2["authUri"]).query).get("code_challenge")
+        code = turn["signed_in"] + (f".{challenge[0]}" if challenge else "")  # PKCE: the server's check
+        oauth2["authResponseUri"] = f"{oauth2['redirectUri']}?code={code}&state={oauth2['state']}"
     else:
         config["exchangedAuthCredential"] = turn["credential"]
     part = types.Part(function_response=types.FunctionResponse(id=call.id, name=call.name, response=config))
@@ -101,7 +112,7 @@ async def run(case: str, side: str, url: str, store: str) -> dict[str, Any]:
         async for event in runner.run_async(user_id=USER, session_id=SESSION, new_message=message):
             events.append(event)
             rows.append({**_event(event, invocations), "role": event.content.role if event.content else None})
-        rows = json.loads(STATE.sub(r"state\1<random>", json.dumps(rows)))
+        rows = json.loads(RANDOM.sub(r"\1\2<random>", json.dumps(rows)), object_hook=without_verifier)
         turns.append({"events": rows, "server_saw": seen(url)})
     session = await runner.session_service.get_session(app_name="bank", user_id=USER, session_id=SESSION)
     await runner.close()

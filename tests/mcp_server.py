@@ -12,6 +12,8 @@ credential headers that came with it (Authorization, X-API-Key): `GET /seen` ans
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import os
 import sys
@@ -115,7 +117,8 @@ def recording(app):
 async def token(request):
     """An OAuth2 token endpoint: a code (or a refresh token) buys the access token `tok-<it>`,
     good for an hour; a code `short-<it>` buys one already expired, whose refresh token buys
-    `tok-<it>`. Recorded as `token/<grant>`."""
+    `tok-<it>`. A code `<it>.<S256 challenge>` (a PKCE sign-in) is good only with the verifier of
+    that challenge. Recorded as `token/<grant>`."""
     from starlette.responses import JSONResponse
 
     form = await request.form()
@@ -124,6 +127,11 @@ async def token(request):
     SEEN.append({"method": f"token/{grant}", **credentials})
     given = {"authorization_code": form.get("code"), "refresh_token": form.get("refresh_token"),
              "client_credentials": form.get("client_id") or "client"}.get(grant)
+    if given and grant == "authorization_code" and "." in given:
+        given, challenge = given.split(".", 1)
+        verifier = form.get("code_verifier", "").encode()
+        if base64.urlsafe_b64encode(hashlib.sha256(verifier).digest()).decode().rstrip("=") != challenge:
+            given = None
     if not given:
         return JSONResponse({"error": "invalid_grant"}, status_code=400)
     expired = grant == "authorization_code" and given.startswith("short-")

@@ -88,14 +88,17 @@ def test_a_credential_the_agent_holds_is_carried_without_asking_as_adk_does(adk_
     assert run_side(sys.executable, case, server_url, store_url) == adk
 
 
-@pytest.mark.parametrize("case", ["oauth2", "oauth2_expired"])
+@pytest.mark.parametrize("case", ["oauth2", "oauth2_expired", "oauth2_public"])
 def test_an_oauth2_sign_in_is_asked_for_exchanged_and_refreshed_as_adk_does(adk_python, server_url, store_url, case):
+    """A confidential client's sign-in; the same with a token that has expired already; a public
+    client's, with PKCE (the code is good only with the verifier of the sign-in's challenge)."""
     adk = on_adk(adk_python, case, server_url)
     asking, signed_in, next_turn = adk["turns"]
     config = asking["events"][0]["parts"][0]["args"]["authConfig"]
     # The user is sent to sign in (a fresh state each time), and the client secret is not sent.
-    assert config["exchangedAuthCredential"]["oauth2"]["authUri"].startswith(
-        f"{server_url.rsplit('/', 1)[0]}/authorize?response_type=code&client_id=bank-app&")
+    sign_in = config["exchangedAuthCredential"]["oauth2"]["authUri"]
+    assert sign_in.startswith(f"{server_url.rsplit('/', 1)[0]}/authorize?response_type=code&client_id=bank-app&")
+    assert ("code_challenge=<random>&code_challenge_method=S256" in sign_in) == (case == "oauth2_public")
     assert "clientSecret" not in json.dumps(config)
     grants = ["token/authorization_code"] + (["token/refresh_token"] if case == "oauth2_expired" else [])
     assert [m["method"] for m in signed_in["server_saw"]][: len(grants)] == grants
@@ -191,6 +194,26 @@ async def test_each_user_is_heard_with_their_own_key(server_url, sqlite_url):
     for user, key in keys.items():  # again, both sessions open: each call on its own user's
         events = await collect(runner, user, message("and now?"))
         assert events[-1].content.parts[0].text == f"You are account …{key[-4:]}"
+    await runner.close()
+
+
+async def test_a_pkce_verifier_never_enters_the_log(server_url, sqlite_url):
+    from runtime.auth import credential_service_from_url
+    from runtime.runners import Runner
+    from runtime.sessions.service import session_service_from_url
+    from tests.mcp_auth_side import answer
+
+    agent = app_module()["agent"](server_url, "oauth2_public")
+    credentials = credential_service_from_url(sqlite_url)
+    runner = Runner(app_name="bank", agent=agent, session_service=session_service_from_url(sqlite_url),
+                    credential_service=credentials)
+    await runner.session_service.create_session(app_name="bank", user_id="ann", session_id="s1")
+    asked = await collect(runner, "ann", message("who am I?"))
+    events = await collect(runner, "ann", answer({"signed_in": "ann-7731"}, asked, types))
+    assert events[-1].content.parts[0].text == "You are account …7731"  # the server checked the verifier
+    session = await runner.session_service.get_session(app_name="bank", user_id="ann", session_id="s1")
+    logged = json.dumps([e.model_dump(mode="json", by_alias=True) for e in session.events])
+    assert "code_challenge=" in logged and "codeVerifier" not in logged
     await runner.close()
 
 

@@ -215,9 +215,22 @@ async def accept_answers(ctx: InvocationContext, message: types.Content) -> type
         response = part.function_response
         if response is not None and response.id in credentials:
             config = credentials[response.id]
+            await _complete_pending_sign_in(service, config, Context(ctx))
             await service.save_credential(config, Context(ctx))
             response.response = credential_reference(config)
     return stored
+
+
+async def _complete_pending_sign_in(service: Any, config: AuthConfig, context: Any) -> None:
+    """An OAuth2 answer to a PKCE sign-in gets the code verifier the service kept for it when the
+    request was made (the log never held it), if the answer's state is that sign-in's."""
+    answer = config.exchanged_auth_credential.oauth2
+    if answer is None or answer.code_verifier:
+        return
+    pending = await service.load_credential(config, context)
+    kept = pending.oauth2 if pending is not None else None
+    if kept is not None and kept.code_verifier and not kept.access_token and kept.state == answer.state:
+        answer.code_verifier, answer.code_challenge_method = kept.code_verifier, kept.code_challenge_method
 
 
 def _from_credential(response: dict[str, Any], request_args: dict[str, Any]) -> Optional[AuthConfig]:

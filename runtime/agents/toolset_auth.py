@@ -55,8 +55,25 @@ async def resolve_toolset_auth(ctx: InvocationContext, agent: Any) -> Optional[E
         if credential:
             ctx.credential_by_key[config.credential_key] = credential
         else:
-            missing[f"{TOOLSET_AUTH_PREFIX}{type(toolset).__name__}"] = config
+            missing[f"{TOOLSET_AUTH_PREFIX}{type(toolset).__name__}"] = await _requested(config, context)
     return _request_event(ctx, agent.name, missing) if missing else None
+
+
+async def _requested(config: AuthConfig, context: Any) -> AuthConfig:
+    """What the client is asked for (ADK's: an OAuth2 sign-in URI included). A PKCE code verifier
+    stays here: the credential service keeps it as the pending sign-in, which the answer
+    completes (runtime.agents.human_requests); the request in the log never holds it."""
+    from runtime.contexts import ServiceNotConfiguredError
+
+    request = AuthHandler(config).generate_auth_request()
+    pending = request.exchanged_auth_credential
+    if pending is not None and pending.oauth2 is not None and pending.oauth2.code_verifier:
+        try:
+            await context.save_credential(request)
+        except ServiceNotConfiguredError:
+            logger.warning("A PKCE sign-in needs a credential service to keep its code verifier; the "
+                           "authorization code will not be redeemable.")
+    return request
 
 
 def _request_event(ctx: InvocationContext, author: str, missing: dict[str, AuthConfig]) -> Event:
@@ -69,7 +86,7 @@ def _request_event(ctx: InvocationContext, author: str, missing: dict[str, AuthC
         if config.credential_key in asked:
             continue
         asked.add(config.credential_key)
-        args = AuthToolArguments(function_call_id=toolset_id, auth_config=AuthHandler(config).generate_auth_request())
+        args = AuthToolArguments(function_call_id=toolset_id, auth_config=config)
         dumped = without_secrets(args.model_dump(mode="json", by_alias=True, exclude_none=True))
         call = types.FunctionCall(id=new_function_call_id(), name=REQUEST_CREDENTIAL, args=dumped)
         parts.append(types.Part(function_call=call))

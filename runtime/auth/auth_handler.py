@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from typing import Any
 
 from domain.state import State
@@ -12,6 +13,7 @@ from runtime.auth.auth_credential import SECRET_FIELDS
 from runtime.auth.auth_tool import AuthConfig
 
 REDACTED = "**redacted**"
+logger = logging.getLogger(__name__)
 
 
 def auth_response_state_key(auth_config: AuthConfig) -> str:
@@ -52,6 +54,23 @@ def credential_reference(auth_config: AuthConfig) -> dict[str, Any]:
     }
 
 
+def _with_pkce(oauth2: Any) -> None:
+    """A public client (no secret) proves its sign-in with PKCE (S256), as google-adk 2.13's does:
+    a code verifier of 48 characters unless the credential has one."""
+    from runtime.auth.oauth2_credential_util import random_token
+
+    method = oauth2.code_challenge_method
+    if not oauth2.client_secret and not method:
+        logger.warning("OAuth2 client_secret is not set for client_id %s; treating client as public.", oauth2.client_id)
+        method = "S256"
+    if method is None:
+        return
+    if method != "S256":
+        raise ValueError(f"Unsupported code_challenge_method: {method}. Only 'S256' is supported.")
+    oauth2.code_verifier = oauth2.code_verifier or random_token(48)
+    oauth2.code_challenge_method = method
+
+
 def _snake(name: str) -> str:
     return "".join("_" + c.lower() if c.isupper() else c for c in name)
 
@@ -83,7 +102,8 @@ class AuthHandler:
             if not raw.oauth2.client_id:
                 raise ValueError(
                     f"Auth Scheme {scheme_type(config.auth_scheme)} requires client_id in auth_credential.oauth2.")
-            request.oauth2.auth_uri, request.oauth2.state = authorization_uri(config.auth_scheme, raw.oauth2)
+            _with_pkce(request.oauth2)
+            request.oauth2.auth_uri, request.oauth2.state = authorization_uri(config.auth_scheme, request.oauth2)
         return config.model_copy(update={"exchanged_auth_credential": request}, deep=True)
 
     def get_auth_response(self, state: Any) -> Any:

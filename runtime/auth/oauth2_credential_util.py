@@ -159,18 +159,32 @@ def authorization_endpoint(auth_scheme: Any) -> tuple[Optional[str], list[str]]:
     return url, list(scopes or [])
 
 
-def authorization_uri(auth_scheme: Any, oauth2: Any) -> tuple[str, str]:
-    """The URI a user opens to sign in (an authorization-code request with a fresh `state`, and
-    ADK's `access_type=offline` and `prompt`), and that state."""
+def random_token(length: int) -> str:
     import secrets
     import string
+
+    return "".join(secrets.choice(string.ascii_letters + string.digits) for _ in range(length))
+
+
+def s256_challenge(code_verifier: str) -> str:
+    """PKCE's S256 code challenge of a verifier (RFC 7636)."""
+    import base64
+    import hashlib
+
+    return base64.urlsafe_b64encode(hashlib.sha256(code_verifier.encode()).digest()).decode().rstrip("=")
+
+
+def authorization_uri(auth_scheme: Any, oauth2: Any) -> tuple[str, str]:
+    """The URI a user opens to sign in (an authorization-code request with a fresh `state`, and
+    ADK's `access_type=offline` and `prompt`; with the S256 challenge of the credential's code
+    verifier when it has one, PKCE), and that state."""
     from urllib.parse import urlencode
 
     endpoint, scopes = authorization_endpoint(auth_scheme)
     if not endpoint:
         raise ValueError(f"Cannot generate an auth uri for auth scheme {type(auth_scheme).__name__}: "
                          "no flow declares an authorization endpoint.")
-    state = "".join(secrets.choice(string.ascii_letters + string.digits) for _ in range(30))
+    state = random_token(30)
     params = {"response_type": "code", "client_id": oauth2.client_id}
     if oauth2.redirect_uri:
         params["redirect_uri"] = oauth2.redirect_uri
@@ -181,6 +195,8 @@ def authorization_uri(auth_scheme: Any, oauth2: Any) -> tuple[str, str]:
         params["audience"] = oauth2.audience
     if oauth2.nonce:
         params["nonce"] = oauth2.nonce
+    if oauth2.code_verifier:
+        params.update(code_challenge=s256_challenge(oauth2.code_verifier), code_challenge_method="S256")
     return f"{endpoint}{'&' if '?' in endpoint else '?'}{urlencode(params)}", state
 
 
