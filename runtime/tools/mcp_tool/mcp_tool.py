@@ -109,7 +109,7 @@ class McpTool(BaseAuthenticatedTool):
 
     def _auth_headers(self, credential: Optional[AuthCredential]) -> Optional[dict[str, str]]:
         """The credential as headers; an API key the scheme puts elsewhere than in a header is
-        refused, as google-adk 2.13's McpTool refuses it (ValueError, which the model is told)."""
+        refused with a ValueError, as google-adk 2.13's McpTool refuses it."""
         if credential is not None and credential.api_key and not credential.oauth2 and not credential.http:
             scheme = self._auth_config.auth_scheme if self._auth_config else None
             if scheme is None:
