@@ -108,15 +108,15 @@ class LogSessionService(BaseSessionService):
         if event.partial:
             return event  # streamed chunks are forwarded, never stored
         if event.actions.rewind_before_invocation_id:
-            event.checked_json_dict()  # the marker is rebuilt from it, but its id and fields are the caller's
+            event.checked_dump()  # the marker is rebuilt from it, but its id and fields are the caller's
             return await self._rewinds.append(session, event)
         delta = event.actions.state_delta  # all of it, temp: keys included, goes to session.state
         check_json_state(delta, "state_delta")
         stored_delta = without_temp(delta)
-        if len(stored_delta) != len(delta):
+        if stored_delta is not delta:
             event.actions.state_delta = stored_delta  # temp: never leaves the invocation
         # Checked as it is now, not as it was built: nothing malformed reaches any store.
-        payload = event.checked_json_dict()
+        payload = event.checked_dump()
         interrupted = left_open(session.events, event.invocation_id)
         version, duplicate = await self.store.call(self._append, session, payload, interrupted)
         if duplicate is not None:
