@@ -218,7 +218,7 @@ def _walk_items(value: Any, depth: int, models: bool) -> None:
 def _walk_model(value: Any, depth: int) -> None:
     name = ""
     fields = value.__dict__
-    factories, typed = _model_fields(type(value))
+    factories, typed = _MODEL_FIELDS.get(type(value)) or _model_fields(type(value))
     set_fields = value.model_fields_set
     try:
         for name in set_fields | factories if factories else set_fields:

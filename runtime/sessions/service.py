@@ -283,9 +283,10 @@ class LogSessionService(BaseSessionService):
             if interrupted is not None and self.store.invocation_span(log_id, payload["invocation_id"]) is None:
                 log.note_interrupted(*interrupted, payload["timestamp"])  # a new invocation: rare, so asked
             log.record(payload)
+            version = log.version
             scoped = split_scopes(payload["actions"].get("state_delta"))
             side = SideRows(
-                claims=[(log_id, payload["id"], log.version)],
+                claims=[(log_id, payload["id"], version)],
                 updated_sessions=[catalog_row(log, state=log.state if scoped.session else None)],
                 scoped=_scoped_rows(app_name, user_id, scoped) if scoped.app or scoped.user else [],
             )
@@ -295,12 +296,10 @@ class LogSessionService(BaseSessionService):
                 # Another writer got there first, or this event id is already stored.
                 duplicate = self._logs.stored_event(log_id, payload["id"])
                 if duplicate is not None:
-                    return log.version, duplicate
+                    return version, duplicate
                 current = self._logs.load(log_id)
-                raise StaleSessionError(
-                    session.id, log.version - 1, current.version if current else log.version
-                ) from None
-            return log.version, None
+                raise StaleSessionError(session.id, version - 1, current.version if current else version) from None
+            return version, None
 
     def _fork(
         self, app_name: str, user_id: str, session_id: str, at_invocation_id: str | None, new_session_id: str

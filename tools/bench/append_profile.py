@@ -34,7 +34,8 @@ WHOLE = "whole append (append_event)"
 # (label, owner, attribute): the phases, outermost first.
 PHASES = [
     ("state delta check (check_json_state)", service, "check_json_state"),
-    ("event checks and JSON dump (Event.checked_json_dict)", Event, "checked_json_dict"),
+    ("event shape check (Event.check_shape)", Event, "check_shape"),
+    ("event checks and JSON dump (Event.checked_dump)", Event, "checked_dump"),
     ("tool calls left open (left_open)", service, "left_open"),
     ("store side (LogSessionService._append)", service.LogSessionService, "_append"),
     ("  the log's event (SessionLog.record: digest, link, apply)", SessionLog, "record"),
