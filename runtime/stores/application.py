@@ -210,7 +210,7 @@ class LogApplication(Application):
 
     def construct_repository(self) -> Repository:
         repository = super().construct_repository()
-        if type(repository.cache) is LRUCache:
+        if type(repository.cache) is LRUCache and repository.cache.maxsize > 1:
             repository.cache = RecentFirstCache(maxsize=repository.cache.maxsize)
         return repository
 
@@ -258,7 +258,8 @@ class RecentFirstCache(LRUCache):
     """The library's LRU cache of logs, whose ``get`` leaves the most recently used log where it is
     instead of relinking it under the cache's lock: a conversation's appends ask for the same log
     again and again. Read without the lock: the dict's look-up and the link's fields are each
-    atomic, and the most recent link is the last one a ``put`` would reuse (it reuses the oldest)."""
+    atomic, and the most recent link is the last one a ``put`` would reuse (it reuses the oldest,
+    which is another link when the cache holds more than one)."""
 
     def get(self, key: Any, *, evict: bool = False) -> Any:
         if not evict:

@@ -26,9 +26,9 @@ class MemoryLogRecorder(ScopedReads, POPOApplicationRecorder):
     def _insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int] | None:
         # The library's checks and writes in one pass, each log's index looked up once (an
         # in-memory append is mostly bookkeeping); everything is checked before anything
-        # is written. One append's one event is compared with nothing else.
-        side: SideRows | None = kwargs.get("side")
-        claims, stored = self._claims, self._stored_events
+        # is written.
+        side: SideRows = kwargs.get("side") or SideRows()
+        claims, catalog, stored = self._claims, self._catalog, self._stored_events
         with self._database_lock:
             placed = [(self._stored_events_index[self._index_key(s.originator_id)], s) for s in stored_events]
             if len(placed) > 1 and len({(id(index), s.originator_version) for index, s in placed}) < len(placed):
@@ -36,29 +36,23 @@ class MemoryLogRecorder(ScopedReads, POPOApplicationRecorder):
             for index, s in placed:
                 if s.originator_version in index:
                     raise IntegrityError(f"Stored event already recorded: {stored_events}")
-            if side is not None:
-                for claim in side.claims:
-                    if claim[:2] in claims:
-                        raise IntegrityError(f"Event {claim[1]!r} already recorded")
+            for claim in side.claims:
+                if claim[:2] in claims:
+                    raise IntegrityError(f"Event {claim[1]!r} already recorded")
             for index, s in placed:
                 index[s.originator_version] = len(stored)
                 stored.append(s)
-            if side is not None:
-                self._write_side(side)
+            for log_id, event_id, version in side.claims:
+                claims[(log_id, event_id)] = version
+            for row in side.new_sessions:
+                catalog[row.log_id] = row
+            for row in side.updated_sessions:
+                if row.state is None:  # state unchanged by this write: keep the stored one
+                    row.state = catalog[row.log_id].state  # (the row is this write's own)
+                catalog[row.log_id] = row
+            for app_name, user_id, key, value in side.sorted_scoped() if side.scoped else ():
+                self._scoped.setdefault((app_name, user_id), {})[key] = json.dumps(value)
         return None
-
-    def _write_side(self, side: SideRows) -> None:
-        claims, catalog = self._claims, self._catalog
-        for log_id, event_id, version in side.claims:
-            claims[(log_id, event_id)] = version
-        for row in side.new_sessions:
-            catalog[row.log_id] = row
-        for row in side.updated_sessions:
-            if row.state is None:  # state unchanged by this write: keep the stored one
-                row.state = catalog[row.log_id].state  # (the row is this write's own)
-            catalog[row.log_id] = row
-        for app_name, user_id, key, value in side.sorted_scoped() if side.scoped else ():
-            self._scoped.setdefault((app_name, user_id), {})[key] = json.dumps(value)
 
     def select_events(
         self, originator_id: UUID | str, *, gt: int | None = None, lte: int | None = None,
