@@ -38,12 +38,17 @@ PHASES = [
     ("event checks and JSON dump (Event.checked_dump)", Event, "checked_dump"),
     ("tool calls left open (left_open)", service, "left_open"),
     ("store side (LogSessionService._append)", service.LogSessionService, "_append"),
+    ("  the cached log (SessionLogs.load_for_append)", session_logs.SessionLogs, "load_for_append"),
     ("  the log's event (SessionLog.record: digest, link, apply)", SessionLog, "record"),
+    ("  side rows (split_scopes, catalog_row, SideRows)", service, "split_scopes"),
+    ("  side rows (split_scopes, catalog_row, SideRows)", service, "catalog_row"),
+    ("  side rows (split_scopes, catalog_row, SideRows)", service, "SideRows"),
     ("  recording (SessionLogs.save)", session_logs.SessionLogs, "save"),
 ]
-# Timed on the store's own mapper (this module names no backend); the rest of recording is the
-# recorder's write and the calls around it.
+# Timed on the store's own mapper and recorder (this module names no backend); the rest of
+# recording is the calls around them and the snapshot check.
 MAPPER = "    mapper (the application's mapper: to_stored_event)"
+INSERT = "    the recorder's write (insert_events)"
 
 
 def _wrap(totals: dict[str, float], label: str, owner: Any, name: str) -> None:
@@ -62,6 +67,7 @@ def _wrap(totals: dict[str, float], label: str, owner: Any, name: str) -> None:
 async def _run(totals: dict[str, float]) -> None:
     sessions = session_service_from_url("memory://")
     _wrap(totals, MAPPER, sessions.store.application.mapper, "to_stored_event")
+    _wrap(totals, INSERT, sessions.store.recorder, "insert_events")
     session = await sessions.create_session(app_name="profile", user_id="u")
     events = [workload_event(i) for i in range(N)]
     gc.collect()
@@ -83,7 +89,8 @@ def profile(runs: int = 7) -> dict[str, float]:
         if best is None or totals[WHOLE] < best[WHOLE]:
             best = dict(totals)
     assert best is not None
-    return {label: best.get(label, 0.0) / N * 1e6 for label in [WHOLE] + [p[0] for p in PHASES] + [MAPPER]}
+    labels = dict.fromkeys([WHOLE] + [p[0] for p in PHASES] + [MAPPER, INSERT])  # in order, once each
+    return {label: best.get(label, 0.0) / N * 1e6 for label in labels}
 
 
 FLOOR = "floor: what every append must do (checks, JSON dump, chain link)"
