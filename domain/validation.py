@@ -208,7 +208,12 @@ def _walk_items(value: Any, depth: int, models: bool) -> None:
     index = -1
     try:
         for index, item in enumerate(value):
-            if not _plain(item, type(item)):
+            kind = type(item)
+            if models and kind in _MODEL_TYPES:  # a list of models (an event's parts): walked directly
+                if depth + 1 >= MAX_DEPTH:
+                    raise _Refused(f"it nests deeper than {MAX_DEPTH} levels")
+                _walk_model(item, depth + 1)
+            elif not _plain(item, kind):
                 _walk(item, depth + 1, models)
     except _Refused as refused:
         refused.path = f"[{index}]{refused.path}"

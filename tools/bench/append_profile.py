@@ -45,10 +45,9 @@ PHASES = [
     ("  side rows (split_scopes, catalog_row, SideRows)", service, "SideRows"),
     ("  recording (SessionLogs.save)", session_logs.SessionLogs, "save"),
 ]
-# Timed on the store's own mapper and recorder (this module names no backend); the rest of
-# recording is the calls around them and the snapshot check.
+# Timed on the store's own mapper (this module names no backend); the rest of recording is the
+# recorder's write and the calls around it.
 MAPPER = "    mapper (the application's mapper: to_stored_event)"
-INSERT = "    the recorder's write (insert_events)"
 
 
 def _wrap(totals: dict[str, float], label: str, owner: Any, name: str) -> None:
@@ -67,7 +66,6 @@ def _wrap(totals: dict[str, float], label: str, owner: Any, name: str) -> None:
 async def _run(totals: dict[str, float]) -> None:
     sessions = session_service_from_url("memory://")
     _wrap(totals, MAPPER, sessions.store.application.mapper, "to_stored_event")
-    _wrap(totals, INSERT, sessions.store.recorder, "insert_events")
     session = await sessions.create_session(app_name="profile", user_id="u")
     events = [workload_event(i) for i in range(N)]
     gc.collect()
@@ -89,7 +87,7 @@ def profile(runs: int = 7) -> dict[str, float]:
         if best is None or totals[WHOLE] < best[WHOLE]:
             best = dict(totals)
     assert best is not None
-    labels = dict.fromkeys([WHOLE] + [p[0] for p in PHASES] + [MAPPER, INSERT])  # in order, once each
+    labels = dict.fromkeys([WHOLE] + [p[0] for p in PHASES] + [MAPPER])  # in order, once each
     return {label: best.get(label, 0.0) / N * 1e6 for label in labels}
 
 
