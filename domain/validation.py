@@ -165,6 +165,7 @@ def _walk(value: object, depth: int, models: bool) -> None:
         )
 
 
+_NONE = id(None)
 _MODEL_TYPES: set[type] = set()  # pydantic model classes met so far (isinstance on them is slow)
 
 
@@ -242,7 +243,7 @@ def _walk_model(value: Any, depth: int) -> None:
                 continue
             if _plain(item, kind):
                 continue
-            if name in typed and None in (item.values() if kind is dict else item):
+            if name in typed and _NONE in map(id, item.values() if kind is dict else item):  # (is None: no __eq__ calls)
                 # pydantic writes a None inside a typed list or dict without a warning, and
                 # the stored event could never be read back.
                 raise _Refused("it holds None where its type allows none")

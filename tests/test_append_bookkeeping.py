@@ -51,3 +51,23 @@ async def test_an_append_stores_and_lists_the_session_part_and_shows_every_part(
     [listed] = (await sessions.list_sessions(app_name="app", user_id="u")).sessions
     assert listed.state == {"turn": 2, "app:mode": "x", "user:seen": 1}
     await sessions.close()
+
+
+async def test_a_none_put_where_a_typed_list_or_dict_allows_none_is_refused_and_nothing_is_written(store_url):
+    import pytest
+    from google.genai import types
+
+    from domain.errors import InvalidArgumentError
+
+    sessions = session_service_from_url(store_url)
+    session = await sessions.create_session(app_name="app", user_id="u", session_id="s")
+    in_list = Event(author="model", content=types.Content(role="model", parts=[types.Part(text="hi")]))
+    in_list.content.parts.append(None)  # changed after it was built: pydantic would write it as null
+    in_dict = Event(author="model", actions=EventActions(artifact_delta={"f.txt": 1}))
+    in_dict.actions.artifact_delta["g.txt"] = None
+    for event, where in ((in_list, ".content.parts"), (in_dict, ".actions.artifact_delta")):
+        with pytest.raises(InvalidArgumentError, match=rf"{where}.*holds None where its type allows none"):
+            await sessions.append_event(session, event)
+    loaded = await sessions.get_session(app_name="app", user_id="u", session_id="s")
+    assert loaded.events == [] and session.events == []
+    await sessions.close()
