@@ -265,6 +265,11 @@ class Event(BaseModel):
         InvalidArgumentError for a field of the wrong type, a blank or malformed id and a value
         beyond the limits every store keeps (``domain.validation.check_storable``)."""
         self.check_shape()
+        return self.checked_dump()
+
+    def checked_dump(self) -> dict[str, Any]:
+        """``checked_json_dict`` of an event that has just passed ``check_shape`` (an append checks
+        the shape first, before it reads ``partial`` or ``actions``, and not twice)."""
         check_event_id(self.id)
         check_event_id(self.invocation_id, "invocation id", blank=True)
         for name in ("author", "branch"):
@@ -292,7 +297,8 @@ class Event(BaseModel):
     def _dump(self, warnings: Any) -> dict[str, Any]:
         # A node_info never set is not written, so events without one are stored, and hashed,
         # exactly as before the field existed.
-        data = self.model_dump(mode="json", exclude_none=True, warnings=warnings)
+        # What model_dump calls, without its keyword handling (the class's own: a subclass's fields too).
+        data = self.__pydantic_serializer__.to_python(self, mode="json", exclude_none=True, warnings=warnings)
         if not self.node_info.__pydantic_fields_set__:
             del data["node_info"]  # (cheaper than model_dump's exclude=)
         return data

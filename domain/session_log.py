@@ -15,7 +15,7 @@ from domain import chain as hash_chain
 from domain.chained import ChainedAggregate
 from domain.rewind_ranges import active_ranges, is_hidden
 from domain.session_ids import session_log_id
-from domain.state import apply_delta, is_user_scoped, split_scopes
+from domain.state import apply_delta, is_user_scoped, session_scoped, split_scopes
 
 
 class SessionLog(ChainedAggregate):
@@ -73,7 +73,7 @@ class SessionLog(ChainedAggregate):
 
         def apply(self, log: SessionLog) -> None:
             actions = self.event.get("actions") or {}
-            apply_delta(log.state, split_scopes(actions.get("state_delta")).session)
+            apply_delta(log.state, session_scoped(actions.get("state_delta")))
             fold_artifact_view(log.artifacts, actions.get("artifact_delta"))
             log.note_event(self.event, self.originator_version)
 

@@ -101,8 +101,15 @@ def is_temp(key: str) -> bool:
 
 
 def without_temp(delta: Mapping[str, Any] | None) -> dict[str, Any]:
-    """The part of a delta that may be stored."""
-    return {k: v for k, v in (delta or {}).items() if not k.startswith(State.TEMP_PREFIX)}  # (is_temp, inline)
+    """The part of a delta that may be stored: the delta itself when it has no ``temp:`` key (most
+    deltas: not copied on every append), else a copy without them."""
+    if type(delta) is dict:
+        for key in delta:
+            if key.startswith(State.TEMP_PREFIX):  # (is_temp, inline)
+                break
+        else:
+            return delta
+    return {k: v for k, v in (delta or {}).items() if not k.startswith(State.TEMP_PREFIX)}
 
 
 def split_scopes(delta: Mapping[str, Any] | None) -> ScopedDelta:
@@ -117,6 +124,17 @@ def split_scopes(delta: Mapping[str, Any] | None) -> ScopedDelta:
         elif not is_temp(key):
             scoped.session[key] = value
     return scoped
+
+
+def session_scoped(delta: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    """``split_scopes(delta).session`` without the split where no key has a prefix (most deltas,
+    folded on every append): then it is the delta itself."""
+    if delta:
+        for key in delta:
+            if ":" in key:
+                return split_scopes(delta).session
+        return delta
+    return {}
 
 
 def with_scoped(

@@ -165,6 +165,7 @@ def _walk(value: object, depth: int, models: bool) -> None:
         )
 
 
+_NONE = id(None)
 _MODEL_TYPES: set[type] = set()  # pydantic model classes met so far (isinstance on them is slow)
 
 
@@ -208,7 +209,12 @@ def _walk_items(value: Any, depth: int, models: bool) -> None:
     index = -1
     try:
         for index, item in enumerate(value):
-            if not _plain(item, type(item)):
+            kind = type(item)
+            if models and kind in _MODEL_TYPES:  # a list of models (an event's parts): walked directly
+                if depth + 1 >= MAX_DEPTH:
+                    raise _Refused(f"it nests deeper than {MAX_DEPTH} levels")
+                _walk_model(item, depth + 1)
+            elif not _plain(item, kind):
                 _walk(item, depth + 1, models)
     except _Refused as refused:
         refused.path = f"[{index}]{refused.path}"
@@ -218,7 +224,7 @@ def _walk_items(value: Any, depth: int, models: bool) -> None:
 def _walk_model(value: Any, depth: int) -> None:
     name = ""
     fields = value.__dict__
-    factories, typed = _model_fields(type(value))
+    factories, typed = _MODEL_FIELDS.get(type(value)) or _model_fields(type(value))
     set_fields = value.model_fields_set
     try:
         for name in set_fields | factories if factories else set_fields:
@@ -237,7 +243,7 @@ def _walk_model(value: Any, depth: int) -> None:
                 continue
             if _plain(item, kind):
                 continue
-            if name in typed and None in (item.values() if kind is dict else item):
+            if name in typed and _NONE in map(id, item.values() if kind is dict else item):  # (is None: no __eq__ calls)
                 # pydantic writes a None inside a typed list or dict without a warning, and
                 # the stored event could never be read back.
                 raise _Refused("it holds None where its type allows none")

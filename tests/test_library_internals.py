@@ -167,3 +167,43 @@ def test_a_domain_event_built_from_a_decoded_payload_is_the_one_the_mapper_build
         folded = ours.mutate(folded)
     assert folded.state == {"k": 2} and folded.version == 2
     assert 'object.__setattr__(domain_event, "__dict__", event_state)' in inspect.getsource(Mapper.to_domain_event)
+
+
+def test_the_log_cache_keeps_the_libraries_lru_links_and_order():
+    """runtime/stores/application.py's RecentFirstCache reads the library's LRU links without its
+    lock when the log asked for is already the most recent: the links must still be
+    [prev, next, key, result] in ``cache``, the most recent at ``root[PREV]``; and what is evicted
+    is still the least recently used log."""
+    from eventsourcing.application import LRUCache
+
+    from runtime.stores.application import RecentFirstCache
+
+    assert (LRUCache.PREV, LRUCache.NEXT, LRUCache.KEY, LRUCache.RESULT) == (0, 1, 2, 3)
+    cache = RecentFirstCache(maxsize=2)
+    cache.put("a", "log a")
+    cache.put("b", "log b")
+    assert cache.root[cache.PREV] is cache.cache["b"]
+    assert cache.get("b") == "log b"  # the most recent: read in place
+    assert cache.get("a") == "log a"  # not the most recent: moved to the front
+    assert cache.root[cache.PREV] is cache.cache["a"]
+    cache.put("c", "log c")  # evicts the least recently used: b
+    assert set(cache.cache) == {"a", "c"}
+    assert cache.get("c", evict=True) == "log c" and set(cache.cache) == {"a"}
+    with pytest.raises(KeyError):
+        cache.get("c")
+    store = open_store("memory://")
+    assert type(store.application.repository.cache) is RecentFirstCache
+
+
+def test_a_stored_event_built_at_once_is_the_librarys_stored_event():
+    """runtime/stores/application.py's stored_event sets a StoredEvent's fields without its frozen
+    dataclass's __init__: the object must be the one the constructor makes."""
+    from eventsourcing.persistence import StoredEvent
+
+    from runtime.stores.application import stored_event
+
+    made = stored_event("id", 3, "topic", b"{}")
+    assert made == StoredEvent(originator_id="id", originator_version=3, topic="topic", state=b"{}")
+    assert vars(made) == vars(StoredEvent(originator_id="id", originator_version=3, topic="topic", state=b"{}"))
+    with pytest.raises(AttributeError):
+        made.state = b"[]"  # still frozen

@@ -108,15 +108,15 @@ class LogSessionService(BaseSessionService):
         if event.partial:
             return event  # streamed chunks are forwarded, never stored
         if event.actions.rewind_before_invocation_id:
-            event.checked_json_dict()  # the marker is rebuilt from it, but its id and fields are the caller's
+            event.checked_dump()  # the marker is rebuilt from it, but its id and fields are the caller's
             return await self._rewinds.append(session, event)
         delta = event.actions.state_delta  # all of it, temp: keys included, goes to session.state
         check_json_state(delta, "state_delta")
         stored_delta = without_temp(delta)
-        if len(stored_delta) != len(delta):
+        if stored_delta is not delta:
             event.actions.state_delta = stored_delta  # temp: never leaves the invocation
         # Checked as it is now, not as it was built: nothing malformed reaches any store.
-        payload = event.checked_json_dict()
+        payload = event.checked_dump()
         interrupted = left_open(session.events, event.invocation_id)
         version, duplicate = await self.store.call(self._append, session, payload, interrupted)
         if duplicate is not None:
@@ -283,9 +283,10 @@ class LogSessionService(BaseSessionService):
             if interrupted is not None and self.store.invocation_span(log_id, payload["invocation_id"]) is None:
                 log.note_interrupted(*interrupted, payload["timestamp"])  # a new invocation: rare, so asked
             log.record(payload)
+            version = log.version
             scoped = split_scopes(payload["actions"].get("state_delta"))
             side = SideRows(
-                claims=[(log_id, payload["id"], log.version)],
+                claims=[(log_id, payload["id"], version)],
                 updated_sessions=[catalog_row(log, state=log.state if scoped.session else None)],
                 scoped=_scoped_rows(app_name, user_id, scoped) if scoped.app or scoped.user else [],
             )
@@ -295,12 +296,10 @@ class LogSessionService(BaseSessionService):
                 # Another writer got there first, or this event id is already stored.
                 duplicate = self._logs.stored_event(log_id, payload["id"])
                 if duplicate is not None:
-                    return log.version, duplicate
+                    return version, duplicate
                 current = self._logs.load(log_id)
-                raise StaleSessionError(
-                    session.id, log.version - 1, current.version if current else log.version
-                ) from None
-            return log.version, None
+                raise StaleSessionError(session.id, version - 1, current.version if current else version) from None
+            return version, None
 
     def _fork(
         self, app_name: str, user_id: str, session_id: str, at_invocation_id: str | None, new_session_id: str

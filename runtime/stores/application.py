@@ -15,7 +15,7 @@ import threading
 from datetime import datetime
 from typing import Any, Callable
 
-from eventsourcing.application import Application
+from eventsourcing.application import Application, LRUCache, Repository
 import eventsourcing.popo  # noqa: F401 - named as the persistence module below: imported with the store, not at its first open
 from eventsourcing.domain import CanMutateAggregate
 from eventsourcing.persistence import (
@@ -63,11 +63,9 @@ class VersionedMapper(Mapper):
         ):
             # A chained event of one payload attribute (every append's): written from its
             # parts, without copying its attributes into a dict and encoding that.
-            return StoredEvent(
-                originator_id=attributes["originator_id"],
-                originator_version=attributes["originator_version"],
-                topic=get_topic(type(domain_event)),
-                state=self._chained_bytes(domain_event, encoded),
+            return stored_event(
+                attributes["originator_id"], attributes["originator_version"], get_topic(type(domain_event)),
+                self._chained_bytes(attributes, encoded, getattr(type(domain_event), "class_version", 1)),
             )
         state = dict(vars(domain_event))
         originator_id = state.pop("originator_id")
@@ -94,13 +92,17 @@ class VersionedMapper(Mapper):
             state["timestamp"] = self._tagged(state["timestamp"])
         return to_json(state)
 
-    def _chained_bytes(self, event: Any, encoded: bytes) -> bytes:
+    def _chained_bytes(self, attributes: dict[str, Any], encoded: bytes, class_version: int) -> bytes:
         """``_encode``'s bytes for a chained event of one payload attribute whose ``{"name":value}``
         the digest already encoded: its attributes are, in order, the library's id, version and
-        timestamp, then ``digest``, ``chain`` and that attribute (``domain.chained``)."""
-        head = to_json({"timestamp": self._tagged(event.timestamp), "digest": event.digest, "chain": event.chain})
-        class_version = getattr(type(event), "class_version", 1)
-        return b"".join((head[:-1], b",", encoded[1:-1], b',"class_version":%d}' % class_version))
+        timestamp, then ``digest``, ``chain`` and that attribute (``domain.chained``). The head is
+        formatted, not encoded: the tag, the ISO time, the digest and the link are ASCII without
+        quotes or backslashes (``domain.chain`` writes hex), which JSON writes as they are."""
+        transcoding = self._datetimes
+        return b'{"timestamp":{"_type_":"%s","_data_":"%s"},"digest":"%s","chain":"%s",%s,"class_version":%d}' % (
+            transcoding.name.encode(), transcoding.encode(attributes["timestamp"]).encode(),
+            attributes["digest"].encode(), attributes["chain"].encode(), encoded[1:-1], class_version,
+        )
 
     def _tagged(self, moment: datetime) -> dict[str, Any]:
         transcoding = self._datetimes
@@ -115,6 +117,16 @@ class VersionedMapper(Mapper):
             if isinstance(value, datetime):
                 values[key] = self._tagged(value)
         return values
+
+
+def stored_event(originator_id: Any, originator_version: int, topic: str, state: bytes) -> StoredEvent:
+    """``StoredEvent(...)`` without its frozen dataclass's ``__init__`` (a setattr per field, a
+    share of an in-memory append): the same object, its fields set at once."""
+    stored = object.__new__(StoredEvent)
+    object.__setattr__(stored, "__dict__", {
+        "originator_id": originator_id, "originator_version": originator_version, "topic": topic, "state": state,
+    })
+    return stored
 
 
 # The attributes of a chained event of one payload attribute with its digest's bytes kept: the
@@ -196,6 +208,12 @@ class LogApplication(Application):
         self._prune_snapshots = prune_snapshots  # the store's: deletes a log's snapshots not kept
         super().__init__(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
 
+    def construct_repository(self) -> Repository:
+        repository = super().construct_repository()
+        if type(repository.cache) is LRUCache and repository.cache.maxsize > 1:
+            repository.cache = RecentFirstCache(maxsize=repository.cache.maxsize)
+        return repository
+
     def construct_mapper(self) -> Mapper:
         return VersionedMapper(transcoder=make_transcoder())
 
@@ -234,6 +252,21 @@ class LogApplication(Application):
                 self.snapshots.put([SessionLog.Snapshot.take(log)])
                 if log.version % KEEP_EVERY == 0:  # older ones of a store written before too
                     self._prune_snapshots(log.id, log.version, KEEP_EVERY)
+
+
+class RecentFirstCache(LRUCache):
+    """The library's LRU cache of logs, whose ``get`` leaves the most recently used log where it is
+    instead of relinking it under the cache's lock: a conversation's appends ask for the same log
+    again and again. Read without the lock: the dict's look-up and the link's fields are each
+    atomic, and the most recent link is the last one a ``put`` would reuse (it reuses the oldest,
+    which is another link when the cache holds more than one)."""
+
+    def get(self, key: Any, *, evict: bool = False) -> Any:
+        if not evict:
+            link = self.cache.get(key)
+            if link is not None and self.root[self.PREV] is link:
+                return link[self.RESULT]
+        return super().get(key, evict=evict)
 
 
 class _Pending:

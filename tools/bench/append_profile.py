@@ -34,10 +34,15 @@ WHOLE = "whole append (append_event)"
 # (label, owner, attribute): the phases, outermost first.
 PHASES = [
     ("state delta check (check_json_state)", service, "check_json_state"),
-    ("event checks and JSON dump (Event.checked_json_dict)", Event, "checked_json_dict"),
+    ("event shape check (Event.check_shape)", Event, "check_shape"),
+    ("event checks and JSON dump (Event.checked_dump)", Event, "checked_dump"),
     ("tool calls left open (left_open)", service, "left_open"),
     ("store side (LogSessionService._append)", service.LogSessionService, "_append"),
+    ("  the cached log (SessionLogs.load_for_append)", session_logs.SessionLogs, "load_for_append"),
     ("  the log's event (SessionLog.record: digest, link, apply)", SessionLog, "record"),
+    ("  side rows (split_scopes, catalog_row, SideRows)", service, "split_scopes"),
+    ("  side rows (split_scopes, catalog_row, SideRows)", service, "catalog_row"),
+    ("  side rows (split_scopes, catalog_row, SideRows)", service, "SideRows"),
     ("  recording (SessionLogs.save)", session_logs.SessionLogs, "save"),
 ]
 # Timed on the store's own mapper (this module names no backend); the rest of recording is the
@@ -82,7 +87,8 @@ def profile(runs: int = 7) -> dict[str, float]:
         if best is None or totals[WHOLE] < best[WHOLE]:
             best = dict(totals)
     assert best is not None
-    return {label: best.get(label, 0.0) / N * 1e6 for label in [WHOLE] + [p[0] for p in PHASES] + [MAPPER]}
+    labels = dict.fromkeys([WHOLE] + [p[0] for p in PHASES] + [MAPPER])  # in order, once each
+    return {label: best.get(label, 0.0) / N * 1e6 for label in labels}
 
 
 FLOOR = "floor: what every append must do (checks, JSON dump, chain link)"
