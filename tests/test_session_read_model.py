@@ -7,8 +7,11 @@ what another writer appended, and stay right across rewinds, their undoing, fork
 from __future__ import annotations
 
 import asyncio
+import itertools
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from google.genai import types
 
 from domain.events import Event
@@ -379,3 +382,35 @@ def test_a_sqlite_file_whose_texts_were_stored_without_the_trigram_index_is_sear
         assert store.projection_storage()._trigrams
     finally:
         store.close()
+
+
+_examples = itertools.count()
+_WORDS = ["fox", "kettle", "paris", "50%", "x_y"]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.sampled_from(["u0", "u1", "u2"]), st.sampled_from(["fox", "x_y", "plain"]),
+                          st.lists(st.tuples(st.sampled_from(_WORDS), st.sampled_from([5.0, 6.0, 7.5])), max_size=3)),
+                min_size=1, max_size=6),
+       st.sampled_from(_WORDS + ["e1", "zzz"]), st.none() | st.sampled_from(["u0", "u1"]), st.integers(1, 3))
+def test_a_search_read_page_by_page_finds_what_the_log_holds_in_page_order(store, sessions, text, user, limit):
+    """Whatever the store holds (sessions of several users, some updated at one time, words in
+    their ids and texts), a search read a page at a time from the cursors it gives finds, in page
+    order, exactly the sessions the log says hold the text; a user's, among that user's."""
+    service, n = LogSessionService(store), next(_examples)
+
+    async def build():
+        for i, (user_id, word, said) in enumerate(sessions):
+            await _session(service, user_id, f"e{n}-{word}-{i}",
+                           [_said(f"i{i}", "user", f"{w} {i}", ts) for w, ts in said])
+    _run(build())
+    index = SessionIndex.of(store)
+    found, cursor = [], None
+    expected = _found_in_the_log(store, text, user)
+    for _ in range(len(expected) + 1):  # the pages end
+        page, cursor = index.page(SessionQuery(text=text.upper(), user_id=user, limit=limit, after=cursor))
+        assert len(page) <= limit and all(text in row["match"].lower() for row in page)
+        found += _ids(page)
+        if cursor is None:
+            break
+    assert found == expected
