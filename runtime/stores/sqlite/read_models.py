@@ -75,7 +75,7 @@ _FTS_TABLES = [
 
 # A whole-store search reads this many texts in order before it asks the trigram index: a text
 # that fills no page among them is rare, and the index finds its few rows faster than reading on.
-_READ_IN_ORDER = 2_000
+_READ_IN_ORDER = 1_000
 
 
 def _has_trigrams() -> bool:
