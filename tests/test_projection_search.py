@@ -72,3 +72,68 @@ def test_a_view_whose_order_moves_is_found_at_its_new_place_once(storage):
     assert storage.search(name, "f", "fox", limit=5) == [(-3.0, "a")]
     storage.drop(name)
     assert storage.search(name, "f", "fox", limit=5) == []
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])  # a store kept between processes
+def test_texts_stored_before_they_had_an_order_are_searched_once_the_store_is_opened(kind, request):
+    """A store made by an older Chronicle has a search table without the order column: opening
+    it adds the column; a read-only copy, which cannot, finds nothing stored (its searched folds
+    were never stored in order) rather than failing."""
+    store_url = request.getfixturevalue(f"{kind}_url")
+    store = open_store(store_url)
+    store.projection_storage()
+    store.close()
+    _as_before_the_order(store_url)
+    if store_url.startswith("sqlite"):
+        read_only = open_store(store_url + "?mode=ro")
+        try:
+            assert read_only.projection_storage().search("p", "f", "fox", limit=5) == []
+        finally:
+            read_only.close()
+    store = open_store(store_url)
+    try:
+        storage = store.projection_storage()
+        storage.commit("p", 0, 1, Batch(search={("f", "a"): ("fox", -1.0), ("f", "b"): ("fox", -2.0)}))
+        assert storage.search("p", "f", "fox", limit=5) == [(-2.0, "b"), (-1.0, "a")]
+    finally:
+        store.close()
+
+
+def _as_before_the_order(url: str) -> None:
+    drop = ["DROP INDEX chronicle_projection_search_order", "ALTER TABLE chronicle_projection_search DROP COLUMN sort_key"]
+    if url.startswith("sqlite"):
+        import sqlite3
+
+        with sqlite3.connect(url.removeprefix("sqlite:///")) as db:
+            for statement in drop:
+                db.execute(statement)
+    else:
+        import psycopg
+
+        with psycopg.connect(url, autocommit=True) as conn:
+            for statement in drop:
+                conn.execute(statement)
+
+
+def test_postgresql_orders_keys_as_python_does_whatever_the_database_s_collation(pg_server, monkeypatch):
+    import psycopg
+
+    name = f"icu_{next(_names)}"
+    try:  # a database whose text sorts by language rules ('B' after 'a', '-' and '_' nearly ignored)
+        with psycopg.connect(pg_server.url(), autocommit=True) as conn:
+            conn.execute(f"CREATE DATABASE {name} TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en' LOCALE 'C'")
+    except psycopg.Error as error:
+        pytest.skip(f"this PostgreSQL has no ICU collations: {error}")
+    store = open_store(pg_server.url(name))
+    try:
+        storage = store.projection_storage()
+        keys = ["a-c", "a_b", "aB", "ab", "a/b", "é", "Z", "z"]
+        storage.commit("p", 0, 1, Batch(search={("f", k): ("fox", 0.0) for k in keys}))
+        found, after = [], None
+        while page := storage.search("p", "f", "fox", after=after, limit=3):
+            found += page
+            after = page[-1]
+        assert [k for _, k in found] == sorted(keys)
+    finally:
+        store.close()
+        pg_server.drop_database(name)

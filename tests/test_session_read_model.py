@@ -312,7 +312,11 @@ def test_search_answers_what_the_log_holds_across_appends_rewinds_forks_and_rebu
     _run(change())
     agree()
     assert [r["match"] for r in index.page(SessionQuery(user_id="u1", text="whistles"))[0]] == ["a kettle whistles"]
-    runner_for(store, SESSION_SUMMARIES).rebuild()  # the texts are a projection: rebuilt from the log alike
+    runner = runner_for(store, SESSION_SUMMARIES)
+    runner.catch_up()
+    live = runner.storage.search(SESSION_SUMMARIES.name, TEXTS, "", limit=1000)  # every text, in order
+    runner.rebuild()  # the texts are a projection: rebuilt from the log alike, with their order
+    assert runner.storage.search(SESSION_SUMMARIES.name, TEXTS, "", limit=1000) == live and len(live) == 14
     agree()
     if store_url.startswith("sqlite"):  # the trigram index followed its table through updates and deletions
         import sqlite3
