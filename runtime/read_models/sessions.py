@@ -40,6 +40,7 @@ _Mark = tuple[float, str]  # (-updated, key): a session's place in page order (t
 STATUSES = ("waiting", "rewound", "forked", "forked_into", "deleted")
 _NAME = SESSION_SUMMARIES.name
 _BATCH = 10_000
+_SEARCH_READ = 1_000  # marks a search reads from the store at once, at most, when filters leave many out
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,12 @@ def _mark(cursor: str) -> _Mark:
     """Where a cursor stands in page order: (-updated, key), as the store's search order has it."""
     updated, key = decode_cursor(cursor)
     return -updated, key
+
+
+def _older_than_asked(mark: _Mark, query: SessionQuery) -> bool:
+    """Whether the session at ``mark``, and so every one after it in page order, was last
+    updated before the query's ``since``."""
+    return query.since is not None and -mark[0] < query.since
 
 
 def encode_cursor(updated: float, key: str) -> str:
@@ -223,6 +230,8 @@ class SessionIndex:
             found: list[dict[str, Any]] = []
             for index in range(start, len(order)):
                 key = order[index][1]
+                if _older_than_asked(order[index], query):
+                    break
                 if not self._shown(key, query, filters):
                     continue
                 if len(found) == query.limit:
@@ -301,8 +310,11 @@ class SessionIndex:
             recent = self._texts_since(before[0], within)
             found: list[dict[str, Any]] = []
             more = False
-            for _, key in heapq.merge(self._recent_matches(text, recent, after),
-                                      self._stored_matches(text, within, after, query.limit + 1, recent)):
+            for mark in heapq.merge(self._recent_matches(text, recent, after),
+                                    self._stored_matches(text, within, after, query.limit + 1, recent)):
+                key = mark[1]
+                if _older_than_asked(mark, query):
+                    break
                 if not self._shown(key, query, filters):
                     continue
                 if len(found) == query.limit:
@@ -335,7 +347,7 @@ class SessionIndex:
             yield from (mark for mark in marks if mark[1] not in recent)
             if len(marks) < size:
                 return
-            after, size = marks[-1], min(size * 2, _BATCH)
+            after, size = marks[-1], max(size, min(size * 2, _SEARCH_READ))
 
     def _texts_since(self, position: int, within: Sequence[str] | None) -> _Recent:
         """The texts of the sessions (among ``within``) the log changed between ``position`` (the
