@@ -154,17 +154,20 @@ class PostgresProjectionStorage(PostgresTrackingRecorder, ProjectionStorage):
 
     def search(self, name: str, fold: str, text: str, keys: Sequence[str] | None = None, *,
                after: SearchMark | None = None, limit: int) -> list[SearchMark]:
-        # One statement: the planner reads the texts in order from the cursor (the order index)
-        # until the page is full, or, for a rare text, finds its rows (trigram index, or the
-        # keys asked) and sorts those.
         pattern = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-        among = "" if keys is None else " AND key = ANY(%s)"
-        rows = self._select(
+        found = (
             "SELECT sort_key, key FROM chronicle_projection_search WHERE projection = %s AND fold = %s"
-            f' AND (sort_key, key COLLATE "C") > (%s, %s){among} AND text LIKE %s'
-            ' ORDER BY sort_key, key COLLATE "C" LIMIT %s',
-            [name, fold, *(after or START), *([] if keys is None else [list(keys)]), pattern, limit],
+            ' AND (sort_key, key COLLATE "C") > (%s, %s) AND text LIKE %s'
         )
+        params = [name, fold, *(after or START), pattern]
+        if keys is not None:
+            # The keys' rows first, by key (a planner that has not counted the rows yet may
+            # otherwise read every text in order, looking for the keys), then sorted.
+            found = f"WITH found AS MATERIALIZED ({found} AND key = ANY(%s)) SELECT sort_key, key FROM found"
+            params.append(list(keys))
+        # Else the planner reads the texts in order from the cursor (the order index) until the
+        # page is full, or, for a rare text, finds its rows (the trigram index) and sorts those.
+        rows = self._select(found + ' ORDER BY sort_key, key COLLATE "C" LIMIT %s', [*params, limit])
         return [tuple(r) for r in rows]
 
     def load_items(self, name: str, fold: str, keys: Sequence[str]) -> dict[str, dict[str, Any]]:
