@@ -54,6 +54,22 @@ _PG_TABLES = [
 ]
 
 
+# A whole-store search: the planner reads the texts in order from the cursor (the order index)
+# until the page is full, or, for a rare text, finds its rows (the trigram index) and sorts those.
+_SEARCH_ALL = (
+    "SELECT sort_key, key FROM chronicle_projection_search WHERE projection = %s AND fold = %s"
+    ' AND (sort_key, key COLLATE "C") > (%s, %s) AND text LIKE %s ORDER BY sort_key, key COLLATE "C" LIMIT %s'
+)
+# A search among given keys: each key's row sought by key, then the matches sorted (a planner that
+# has not yet counted the rows would otherwise read every text in order, looking for the keys).
+_SEARCH_AMONG = (
+    "WITH found AS MATERIALIZED (SELECT s.sort_key, s.key FROM unnest(%s::text[]) AS k(key)"
+    " JOIN chronicle_projection_search s ON s.projection = %s AND s.fold = %s AND s.key = k.key"
+    ' WHERE (s.sort_key, s.key COLLATE "C") > (%s, %s) AND s.text LIKE %s)'
+    ' SELECT sort_key, key FROM found ORDER BY sort_key, key COLLATE "C" LIMIT %s'
+)
+
+
 class PostgresProjectionStorage(PostgresTrackingRecorder, ProjectionStorage):
     """Rows in the store's database; positions in eventsourcing's tracking table."""
 
@@ -155,19 +171,10 @@ class PostgresProjectionStorage(PostgresTrackingRecorder, ProjectionStorage):
     def search(self, name: str, fold: str, text: str, keys: Sequence[str] | None = None, *,
                after: SearchMark | None = None, limit: int) -> list[SearchMark]:
         pattern = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-        found = (
-            "SELECT sort_key, key FROM chronicle_projection_search WHERE projection = %s AND fold = %s"
-            ' AND (sort_key, key COLLATE "C") > (%s, %s) AND text LIKE %s'
-        )
-        params = [name, fold, *(after or START), pattern]
-        if keys is not None:
-            # The keys' rows first, by key (a planner that has not counted the rows yet may
-            # otherwise read every text in order, looking for the keys), then sorted.
-            found = f"WITH found AS MATERIALIZED ({found} AND key = ANY(%s)) SELECT sort_key, key FROM found"
-            params.append(list(keys))
-        # Else the planner reads the texts in order from the cursor (the order index) until the
-        # page is full, or, for a rare text, finds its rows (the trigram index) and sorts those.
-        rows = self._select(found + ' ORDER BY sort_key, key COLLATE "C" LIMIT %s', [*params, limit])
+        if keys is None:
+            rows = self._select(_SEARCH_ALL, [name, fold, *(after or START), pattern, limit])
+        else:
+            rows = self._select(_SEARCH_AMONG, [list(keys), name, fold, *(after or START), pattern, limit])
         return [tuple(r) for r in rows]
 
     def load_items(self, name: str, fold: str, keys: Sequence[str]) -> dict[str, dict[str, Any]]:
