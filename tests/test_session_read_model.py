@@ -422,3 +422,5 @@ def test_a_search_read_page_by_page_finds_what_the_log_holds_in_page_order(store
         if cursor is None:
             break
     assert found == expected
+    whole, cursor = index.page(SessionQuery(text=text, user_id=user, limit=1000, since=since))
+    assert _ids(whole) == found and cursor is None  # one page of them all: the same, in the same order

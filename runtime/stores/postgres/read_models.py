@@ -60,13 +60,15 @@ _SEARCH_ALL = (
     "SELECT sort_key, key FROM chronicle_projection_search WHERE projection = %s AND fold = %s"
     ' AND (sort_key, key COLLATE "C") > (%s, %s) AND text LIKE %s ORDER BY sort_key, key COLLATE "C" LIMIT %s'
 )
-# A search among given keys: each key's row sought by key, then the matches sorted (a planner that
-# has not yet counted the rows would otherwise read every text in order, looking for the keys).
+# A search among given keys: each key's row sought by its primary key (a subquery that cannot be
+# flattened: a planner that has not yet counted the rows would otherwise read every text,
+# looking for the keys), then the matches sorted.
 _SEARCH_AMONG = (
-    "WITH found AS MATERIALIZED (SELECT s.sort_key, s.key FROM unnest(%s::text[]) AS k(key)"
-    " JOIN chronicle_projection_search s ON s.projection = %s AND s.fold = %s AND s.key = k.key"
-    ' WHERE (s.sort_key, s.key COLLATE "C") > (%s, %s) AND s.text LIKE %s)'
-    ' SELECT sort_key, key FROM found ORDER BY sort_key, key COLLATE "C" LIMIT %s'
+    "SELECT s.sort_key, s.key FROM unnest(%s::text[]) AS k(key) CROSS JOIN LATERAL"
+    " (SELECT sort_key, key, text FROM chronicle_projection_search"
+    "  WHERE projection = %s AND fold = %s AND key = k.key LIMIT 1) AS s"
+    ' WHERE (s.sort_key, s.key COLLATE "C") > (%s, %s) AND s.text LIKE %s'
+    ' ORDER BY s.sort_key, s.key COLLATE "C" LIMIT %s'
 )
 
 
