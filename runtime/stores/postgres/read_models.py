@@ -164,9 +164,12 @@ class PostgresProjectionStorage(PostgresTrackingRecorder, ProjectionStorage):
             return curs.fetchall()
 
     def load_views(self, name: str, fold: str, keys: Sequence[str]) -> dict[str, Any]:
+        # Each key sought by its primary key (as ``_SEARCH_AMONG`` does, for the same reason).
         rows = self._select(
-            "SELECT key, view FROM chronicle_projection_views WHERE projection = %s AND fold = %s AND key = ANY(%s)",
-            [name, fold, list(keys)],
+            "SELECT v.key, v.view FROM unnest(%s::text[]) AS k(key) CROSS JOIN LATERAL"
+            " (SELECT key, view FROM chronicle_projection_views WHERE projection = %s AND fold = %s AND key = k.key"
+            "  LIMIT 1) AS v",
+            [list(keys), name, fold],
         )
         return dict(rows)
 
