@@ -40,6 +40,7 @@ _Mark = tuple[float, str]  # (-updated, key): a session's place in page order (t
 STATUSES = ("waiting", "rewound", "forked", "forked_into", "deleted")
 _NAME = SESSION_SUMMARIES.name
 _BATCH = 10_000
+_MATCH_READ = 50  # texts views a page's matches are read from at once
 _SEARCH_READ = 1_000  # marks a search reads from the store at once, at most, when filters leave many out
 
 
@@ -69,6 +70,11 @@ def _mark(cursor: str) -> _Mark:
     """Where a cursor stands in page order: (-updated, key), as the store's search order has it."""
     updated, key = decode_cursor(cursor)
     return -updated, key
+
+
+def _first_match(texts: dict[str, Any], text: str) -> str:
+    """The first of a texts view's texts that holds ``text`` (lower case), cut."""
+    return next((t[:160] for t in texts["texts"] if text in t.lower()), "")
 
 
 def _older_than_asked(mark: _Mark, query: SessionQuery) -> bool:
@@ -369,20 +375,22 @@ class SessionIndex:
         return texts
 
     def _matched(self, rows: list[dict[str, Any]], text: str, recent: _Recent) -> list[dict[str, Any]]:
-        """The rows, each with its ``match`` when there is a text: its session id if it holds the
-        text, else the first of its searched texts that does (cut), read for these rows only."""
-        if not text:
-            return rows
-        keys = [self._key(row) for row in rows if text not in row["session_id"].lower()]
-        stored = self.store.read_if_made(
-            lambda: self.follower.storage.load_views(_NAME, TEXTS, [k for k in keys if k not in recent]), {})
+        """The rows, each with its ``match``: its session id if it holds the text, else the first
+        of its searched texts that does (cut), read for these rows only, a few at a time (only
+        the match is kept of each session's texts)."""
+        stored = [key for key in (self._key(row) for row in rows if text not in row["session_id"].lower())
+                  if key not in recent]
+        matches: dict[str, str] = {}
+        for start in range(0, len(stored), _MATCH_READ):
+            keys = stored[start:start + _MATCH_READ]
+            views = self.store.read_if_made(lambda: self.follower.storage.load_views(_NAME, TEXTS, keys), {})
+            matches.update((key, _first_match(view, text)) for key, view in views.items())
         for row in rows:
             key = self._key(row)
             if text in row["session_id"].lower():
                 row["match"] = row["session_id"]
-                continue
-            texts = (recent.get(key) or stored.get(key) or new_texts())["texts"]
-            row["match"] = next((t[:160] for t in texts if text in t.lower()), "")
+            else:
+                row["match"] = _first_match(recent[key], text) if key in recent else matches.get(key, "")
         return rows
 
     def _row(self, key: str) -> dict[str, Any]:
