@@ -50,6 +50,10 @@ def _same(value: Any) -> Any:
     return value
 
 
+def _unordered(view: Any) -> float:
+    return 0.0  # by key alone
+
+
 @dataclass(frozen=True)
 class Fold(Generic[V]):
     """One pure fold and how its views are keyed.
@@ -59,7 +63,8 @@ class Fold(Generic[V]):
     entry by entry, and keeps every entry's history for time travel. Otherwise the view is
     stored whole, as the JSON ``encode`` makes of it (``decode`` reads it back). A view stored
     whole may also be searched where it is stored: ``search`` gives the text a search looks
-    through (stored beside the view; ``ProjectionStorage.search``).
+    through and ``search_order`` where the view comes in a search's answer, lowest first, then
+    by key (both stored beside the view; ``ProjectionStorage.search`` answers a page at a time).
     """
 
     name: str
@@ -70,6 +75,7 @@ class Fold(Generic[V]):
     encode: Callable[[V], Any] = _same
     decode: Callable[[Any], V] = _same
     search: Callable[[V], str] | None = None
+    search_order: Callable[[V], float] = _unordered
 
     def __post_init__(self) -> None:
         if self.items and self.search is not None:

@@ -5,8 +5,9 @@ The summary (a JSON dict) holds the session's ids, its times (``updated`` is its
 update time: the last event's, the fork's or the deletion's), its version, counts of events,
 invocations and rewinds, whether it is deleted or forked from another, its first text and its
 pending log (``projections.pending``: the open requests, safe across rewinds). A second fold keeps
-the texts the search looks through (the first ``SEARCH_CHARS`` characters of its messages, tool
-calls and results), stored with their lower-case text so that the store itself searches them.
+what the search looks through (the session id and the first ``SEARCH_CHARS`` characters of its
+messages, tool calls and results), stored with their lower-case text and the page's order
+(newest update first) so that the store itself searches them a page at a time.
 
 Invocations are counted as the timeline counts them (``projections.timeline``), remembering the
 last ``RECENT_INVOCATIONS`` ids so that a resumed invocation is not counted twice, without keeping
@@ -26,6 +27,8 @@ SEARCH_CHARS = 4000
 TEXT_CHARS = 500  # one searchable text, cut
 FIRST_TEXT_CHARS = 160
 RECENT_INVOCATIONS = 16
+# The kinds whose time is the session's last update time (as its catalog row has it).
+UPDATING = frozenset({CREATED, RECORDED, REWOUND, FORKED, DELETED})
 
 
 def new_summary() -> dict[str, Any]:
@@ -37,17 +40,18 @@ def new_summary() -> dict[str, Any]:
 
 
 def new_texts() -> dict[str, Any]:
-    return {"texts": [], "searched": 0}
+    return {"session_id": "", "updated": 0.0, "texts": [], "searched": 0}
 
 
 def fold_summary(view: dict[str, Any], event: LogEvent) -> dict[str, Any]:
     kind = event.kind
     view["version"] = event.version
+    if kind in UPDATING:
+        view["updated"] = event.timestamp
     if kind == CREATED:
         view["app_name"], view["user_id"], view["session_id"] = event.app_name, event.user_id, event.session_id
-        view["created"] = view["updated"] = event.timestamp
+        view["created"] = event.timestamp
     elif kind in (RECORDED, REWOUND):
-        view["updated"] = event.timestamp
         view["events"] += 1
         _count_invocation(view, event.invocation_id)
         if kind == REWOUND:
@@ -55,10 +59,8 @@ def fold_summary(view: dict[str, Any], event: LogEvent) -> dict[str, Any]:
         if not view["first_text"]:
             view["first_text"] = event.text()[:FIRST_TEXT_CHARS]
     elif kind == FORKED:
-        view["updated"] = event.timestamp
         view["forked_from"] = dict(event.meta)
     elif kind == DELETED:
-        view["updated"] = event.timestamp
         view["deleted"] = True
     fold_pending_log(view["pending"], event)
     return view
@@ -77,7 +79,12 @@ def _count_invocation(view: dict[str, Any], invocation_id: str) -> None:
 
 
 def fold_texts(view: dict[str, Any], event: LogEvent) -> dict[str, Any]:
-    """The texts a search looks through: the first ``SEARCH_CHARS`` characters of the session's."""
+    """The texts a search looks through (the first ``SEARCH_CHARS`` characters of the session's),
+    and what orders them as the sessions page does (the session's last update)."""
+    if event.kind in UPDATING:
+        view["updated"] = event.timestamp
+    if event.kind == CREATED:
+        view["session_id"] = event.session_id
     if event.kind not in (RECORDED, REWOUND) or view["searched"] >= SEARCH_CHARS:
         return view
     text = event.text()
@@ -93,15 +100,23 @@ def fold_texts(view: dict[str, Any], event: LogEvent) -> dict[str, Any]:
 
 
 def searched_text(view: dict[str, Any]) -> str:
-    """What a search looks through, lower case (a search lowers its text too)."""
-    return "\n".join(view["texts"]).lower()
+    """What a search looks through, lower case (a search lowers its text too): the session id
+    and the texts, a line each."""
+    return "\n".join((view["session_id"], *view["texts"])).lower()
+
+
+def search_order(view: dict[str, Any]) -> float:
+    """Where the session comes in a search's answer, lowest first: newest update first, as the
+    sessions page lists them (ties by key, as the store orders them)."""
+    return -view["updated"]
 
 
 # Two folds, so that a reader of the summaries (the sessions page, pending) does not decode the
 # texts; the texts are searched where they are stored. The projection's name changes with what
-# its rows hold (``_2``: the searched texts), so that a store folded before is folded again.
+# its rows hold (``_2``: the searched texts; ``_3``: the id in them, and their order), so that a
+# store folded before is folded again.
 SUMMARIES, TEXTS = "session_summaries", "session_texts"
-SESSION_SUMMARIES = Projection("session_summaries_2", folds=[
+SESSION_SUMMARIES = Projection("session_summaries_3", folds=[
     Fold(SUMMARIES, fold_summary, by_session, new_summary),
-    Fold(TEXTS, fold_texts, by_session, new_texts, search=searched_text),
+    Fold(TEXTS, fold_texts, by_session, new_texts, search=searched_text, search_order=search_order),
 ])

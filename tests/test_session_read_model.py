@@ -7,8 +7,11 @@ what another writer appended, and stay right across rewinds, their undoing, fork
 from __future__ import annotations
 
 import asyncio
+import itertools
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from google.genai import types
 
 from domain.events import Event
@@ -262,14 +265,16 @@ def _call(invocation: str, name: str, args: dict, ts: float) -> Event:
                  content=types.Content(role="model", parts=[types.Part(function_call=call)]))
 
 
-def _found_in_the_log(store, text: str, user: str | None = None) -> list[str]:
+def _found_in_the_log(store, text: str, user: str | None = None, since: float | None = None) -> list[str]:
     """What a search must find, folded here from the whole log: the sessions whose id or searched
-    texts hold the text, newest update first."""
+    texts hold the text (of the user, updated since, when told), newest update first."""
     events, _ = LogSource(store).read(0, 1_000_000)
     views = fold_events(SESSION_SUMMARIES, events)
     found = []
     for (fold, key), summary in views.items():
         if fold != SUMMARIES or (user is not None and summary["user_id"] != user):
+            continue
+        if since is not None and summary["updated"] < since:
             continue
         if text in summary["session_id"].lower() or text in searched_text(views[(TEXTS, key)]):
             found.append((-summary["updated"], key, summary["session_id"]))
@@ -309,7 +314,11 @@ def test_search_answers_what_the_log_holds_across_appends_rewinds_forks_and_rebu
     _run(change())
     agree()
     assert [r["match"] for r in index.page(SessionQuery(user_id="u1", text="whistles"))[0]] == ["a kettle whistles"]
-    runner_for(store, SESSION_SUMMARIES).rebuild()  # the texts are a projection: rebuilt from the log alike
+    runner = runner_for(store, SESSION_SUMMARIES)
+    runner.catch_up()
+    live = runner.storage.search(SESSION_SUMMARIES.name, TEXTS, "", limit=1000)  # every text, in order
+    runner.rebuild()  # the texts are a projection: rebuilt from the log alike, with their order
+    assert runner.storage.search(SESSION_SUMMARIES.name, TEXTS, "", limit=1000) == live and len(live) == 14
     agree()
     if store_url.startswith("sqlite"):  # the trigram index followed its table through updates and deletions
         import sqlite3
@@ -379,3 +388,39 @@ def test_a_sqlite_file_whose_texts_were_stored_without_the_trigram_index_is_sear
         assert store.projection_storage()._trigrams
     finally:
         store.close()
+
+
+_examples = itertools.count()
+_WORDS = ["fox", "kettle", "paris", "50%", "x_y"]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.sampled_from(["u0", "u1", "u2"]), st.sampled_from(["fox", "x_y", "plain"]),
+                          st.lists(st.tuples(st.sampled_from(_WORDS), st.sampled_from([5.0, 6.0, 7.5])), max_size=3)),
+                min_size=1, max_size=6),
+       st.sampled_from(_WORDS + ["e1", "zzz"]), st.none() | st.sampled_from(["u0", "u1"]), st.integers(1, 3),
+       st.none() | st.sampled_from([6.0, 7.5]))
+def test_a_search_read_page_by_page_finds_what_the_log_holds_in_page_order(store, sessions, text, user, limit, since):
+    """Whatever the store holds (sessions of several users, some updated at one time, words in
+    their ids and texts), a search read a page at a time from the cursors it gives finds, in page
+    order, exactly the sessions the log says hold the text; a user's, among that user's; those
+    updated since a time, when asked."""
+    service, n = LogSessionService(store), next(_examples)
+
+    async def build():
+        for i, (user_id, word, said) in enumerate(sessions):
+            await _session(service, user_id, f"e{n}-{word}-{i}",
+                           [_said(f"i{i}", "user", f"{w} {i}", ts) for w, ts in said])
+    _run(build())
+    index = SessionIndex.of(store)
+    found, cursor = [], None
+    expected = _found_in_the_log(store, text, user, since)
+    for _ in range(len(expected) + 1):  # the pages end
+        page, cursor = index.page(SessionQuery(text=text.upper(), user_id=user, limit=limit, after=cursor, since=since))
+        assert len(page) <= limit and all(text in row["match"].lower() for row in page)
+        found += _ids(page)
+        if cursor is None:
+            break
+    assert found == expected
+    whole, cursor = index.page(SessionQuery(text=text, user_id=user, limit=1000, since=since))
+    assert _ids(whole) == found and cursor is None  # one page of them all: the same, in the same order

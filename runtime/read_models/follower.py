@@ -309,7 +309,8 @@ class ProjectionFollower:
         for view_id in dirty:
             batch.views[view_id] = _dumps(f.encode(cache[view_id]))
         if f.search is not None:
-            batch.search.update((view_id, f.search(cache[view_id])) for view_id in dirty)
+            search, order = f.search, f.search_order
+            batch.search.update((view_id, (search(cache[view_id]), order(cache[view_id]))) for view_id in dirty)
 
     def _load_missing(self, events: Sequence[LogEvent]) -> None:
         if self._cache_complete:

@@ -7,9 +7,10 @@ whole log. A ``SessionIndex`` then keeps them in memory and follows the log from
 each query (whatever another process appended: positions, not notifications, say what is new), and
 reloads them when the stored rows were rebuilt or purged (the projection's epoch moved).
 
-The searched texts (the projection's second fold, up to 4,000 characters a session) are not held
-in memory: the store searches its stored rows, among the sessions the other filters leave, so a
-search costs the sessions it looks through and its answer, not the whole store's texts.
+The searched texts (the projection's second fold: the session id and up to 4,000 characters) are
+not held in memory: the store searches its stored rows a page at a time, in the page's order
+(each text is stored with its session's), among the sessions the other filters leave when they
+are few, so a search costs its page, not every session that holds the text.
 
 Pages are keyset-paginated, newest update first: a page's cursor names the last session it gave,
 and the next page starts after it, whatever was appended meanwhile.
@@ -18,11 +19,12 @@ and the next page starts after it, whatever was appended meanwhile.
 from __future__ import annotations
 
 import base64
+import heapq
 import json
 import threading
 from bisect import bisect_right
 from dataclasses import dataclass
-from typing import Any, Collection, Sequence
+from typing import Any, Collection, Iterator, Sequence
 
 from domain.errors import InvalidArgumentError
 from projections.pending import PendingRequest, new_pending_log, pending_of_log
@@ -34,9 +36,12 @@ from runtime.read_models.source import LogSource
 from runtime.stores import Store
 
 _Recent = dict[str, dict[str, Any]]  # session key -> its texts view, folded beyond the stored rows
+_Mark = tuple[float, str]  # (-updated, key): a session's place in page order (the texts' search order)
 STATUSES = ("waiting", "rewound", "forked", "forked_into", "deleted")
 _NAME = SESSION_SUMMARIES.name
 _BATCH = 10_000
+_MATCH_READ = 50  # texts views a page's matches are read from at once
+_SEARCH_READ = 1_000  # marks a search reads from the store at once, at most, when filters leave many out
 
 
 @dataclass(frozen=True)
@@ -61,6 +66,23 @@ class SessionQuery:
             raise InvalidArgumentError(f"limit must be at least 1, got {self.limit}.")
 
 
+def _mark(cursor: str) -> _Mark:
+    """Where a cursor stands in page order: (-updated, key), as the store's search order has it."""
+    updated, key = decode_cursor(cursor)
+    return -updated, key
+
+
+def _first_match(texts: dict[str, Any], text: str) -> str:
+    """The first of a texts view's texts that holds ``text`` (lower case), cut."""
+    return next((t[:160] for t in texts["texts"] if text in t.lower()), "")
+
+
+def _older_than_asked(mark: _Mark, query: SessionQuery) -> bool:
+    """Whether the session at ``mark``, and so every one after it in page order, was last
+    updated before the query's ``since``."""
+    return query.since is not None and -mark[0] < query.since
+
+
 def encode_cursor(updated: float, key: str) -> str:
     return base64.urlsafe_b64encode(json.dumps([updated, key]).encode()).decode().rstrip("=")
 
@@ -78,7 +100,8 @@ class SessionIndex:
 
     Beside the summaries it keeps what makes a query cost its answer rather than the store: the
     sessions of each app and of each user, and those of each status, so a filter reads only the
-    sessions it finds. The searched texts stay in the store, which searches them (``_search``).
+    sessions it finds. The searched texts stay in the store, which searches them a page at a
+    time (``_search_page``).
     """
 
     def __init__(self, store: Store):
@@ -98,7 +121,7 @@ class SessionIndex:
         self._by_user: dict[str, set[str]] = {}
         self._by_id: dict[str, set[str]] = {}  # session id -> its keys (one per app and user using it)
         self._by_status: dict[str, set[str]] = {status: set() for status in STATUSES}
-        self._order: list[tuple[float, str]] | None = None  # (-updated, key), sorted
+        self._order: list[_Mark] | None = None  # sorted
 
     @staticmethod
     def of(store: Store) -> SessionIndex:
@@ -204,39 +227,30 @@ class SessionIndex:
         self.refresh()
         text = query.text.strip().lower()
         with self._lock:
-            order, filters, recent = self._candidates(query, text)
+            if text:
+                return self._search_page(query, text)
+            order, filters = self._candidates(query)
             start = 0
             if query.after is not None:
-                updated, key = decode_cursor(query.after)
-                start = bisect_right(order, (-updated, key))
+                start = bisect_right(order, _mark(query.after))
             found: list[dict[str, Any]] = []
-            views, since, until = self._views, query.since, query.until
             for index in range(start, len(order)):
                 key = order[index][1]
-                if filters and not all(key in f for f in filters):
-                    continue
-                view = views[key]
-                if not view["session_id"]:
-                    continue  # its genesis was purged
-                if since is not None and view["updated"] < since:
-                    continue
-                if until is not None and view["created"] >= until + 86400:
+                if _older_than_asked(order[index], query):
+                    break
+                if not self._shown(key, query, filters):
                     continue
                 if len(found) == query.limit:
-                    last = found[-1]
-                    return self._matched(found, text, recent), encode_cursor(last["updated"], self._key(last))
+                    return found, self._cursor(found[-1])
                 found.append(self._row(key))
-            return self._matched(found, text, recent), None
+            return found, None
 
-    def _candidates(self, query: SessionQuery, text: str) -> tuple[list[tuple[float, str]], list[Collection[str]], _Recent]:
-        """The sessions to page through, in page order, and the sets each must be in: the
-        smallest of the sets the query's app, user, status and text filters name, sorted, when
-        it is small; else the whole order, filtered as the page is read (it stops at the limit).
-        The text is searched last, among the sessions the other filters leave when they are few
-        (and the texts it read beyond the stored rows are returned for the page's matches)."""
+    def _filters(self, query: SessionQuery) -> list[Collection[str]]:
+        """The sets of sessions the query's app, user, id and status filters name, smallest first:
+        a session is shown only if it is in all of them."""
         sets: list[Collection[str]] = []
         if query.session_id is not None:  # one id, in any app and user the other filters allow
-            sets.append({key for key in self._by_id.get(query.session_id, ())})
+            sets.append(self._by_id.get(query.session_id, set()))
         if query.user_id is not None:
             sets.append(self._by_user.get(query.user_id, ()))
         elif query.users is not None:
@@ -245,53 +259,101 @@ class SessionIndex:
             sets.append(self._by_app.get(query.app_name, ()))
         if query.status is not None:
             sets.append(self._by_status[query.status])
-        sets.sort(key=len)
-        recent: _Recent = {}
-        if text:
-            within = None
-            if sets and len(sets[0]) * 4 < len(self._views):
-                within = [key for key in sets[0] if all(key in o for o in sets[1:])]
-            found, recent = self._search(text, within)  # may have followed the log further
-            sets.insert(0, found)
-            sets.sort(key=len)
-        views = self._views
+        return sorted(sets, key=len)
+
+    def _shown(self, key: str, query: SessionQuery, filters: list[Collection[str]]) -> bool:
+        """Whether a page shows the session: in every filter's set, its genesis not purged, in
+        the query's time range."""
+        if filters and not all(key in f for f in filters):
+            return False
+        view = self._views.get(key)
+        if view is None or not view["session_id"]:  # its genesis was purged
+            return False
+        if query.since is not None and view["updated"] < query.since:
+            return False
+        return query.until is None or view["created"] < query.until + 86400
+
+    def _candidates(self, query: SessionQuery) -> tuple[list[_Mark], list[Collection[str]]]:
+        """The sessions to page through, in page order, and the sets each must be in: the
+        smallest filter's sessions that all the others hold, sorted, when they are few; else the
+        whole order, filtered as the page is read (it stops at the limit)."""
+        sets, views = self._filters(query), self._views
         if sets and len(sets[0]) * 8 < len(views):
             smallest, *others = sets
-            return sorted((-views[key]["updated"], key) for key in smallest if all(key in o for o in others)), [], recent
+            return sorted((-views[key]["updated"], key) for key in smallest if all(key in o for o in others)), []
         if self._order is None:
             self._order = sorted((-view["updated"], key) for key, view in views.items())
-        return self._order, sets, recent
+        return self._order, sets
 
     @staticmethod
     def _key(row: dict[str, Any]) -> str:
         return f"{row['app_name']}/{row['user_id']}/{row['session_id']}"
 
-    def _search(self, text: str, within: Sequence[str] | None) -> tuple[set[str], _Recent]:
-        """The sessions (among ``within``; None: all) whose id or searched texts hold ``text``
-        (lower case). The ids are in memory; the texts are searched where they are stored, as of
-        the index's position: the stored rows are caught up first (on a read-only store they may
-        lag: the sessions the events in between changed are searched here, from their stored
-        texts and those events)."""
-        recent: _Recent = {}
+    def _cursor(self, row: dict[str, Any]) -> str:
+        return encode_cursor(row["updated"], self._key(row))
+
+    # -- searching ---------------------------------------------------------------------------
+
+    def _search_page(self, query: SessionQuery, text: str) -> tuple[list[dict[str, Any]], str | None]:
+        """A page of the sessions whose id or searched texts hold ``text`` (lower case). The
+        store searches its stored texts a page at a time, in the page's order, as of the index's
+        position: they are caught up first (on a read-only store they may lag: the sessions the
+        events in between changed are searched here, from their stored texts and those events).
+        When the other filters name few sessions, the store looks among those only."""
+        after = _mark(query.after) if query.after is not None else None
         if not self.store.read_only:
             self.follower.catch_up()
-        storage = self.follower.storage
         for _ in range(5):  # the stored rows moved meanwhile: search them again
             self.refresh()
             before = self._stored_state()
             if before[0] > self._position or before[1] != self._epoch:
                 continue
-            stored = self.store.read_if_made(lambda: storage.search(_NAME, TEXTS, text, within), [])
+            filters = self._filters(query)
+            within = None
+            if filters and len(filters[0]) * 4 < len(self._views):
+                smallest, *others = filters
+                within, filters = [key for key in smallest if all(key in o for o in others)], []
             recent = self._texts_since(before[0], within)
+            found: list[dict[str, Any]] = []
+            more = False
+            for mark in heapq.merge(self._recent_matches(text, recent, after),
+                                    self._stored_matches(text, within, after, query.limit + 1, recent)):
+                key = mark[1]
+                if _older_than_asked(mark, query):
+                    break
+                if not self._shown(key, query, filters):
+                    continue
+                if len(found) == query.limit:
+                    more = True
+                    break
+                found.append(self._row(key))
             if self._stored_state() == before:
                 break
         else:
             raise RuntimeError("the session texts kept moving while searched")  # pragma: no cover
+        return self._matched(found, text, recent), self._cursor(found[-1]) if more else None
+
+    def _recent_matches(self, text: str, recent: _Recent, after: _Mark | None) -> list[_Mark]:
+        """The page-order marks, after ``after``, of the sessions changed beyond the stored rows
+        whose texts hold the text."""
         views = self._views
-        found = {key for key in (views if within is None else within) if text in views[key]["session_id"].lower()}
-        found.update(key for key in stored if key not in recent)
-        found.update(key for key, view in recent.items() if text in searched_text(view))
-        return found, recent
+        marks = sorted((-views[key]["updated"], key) for key, texts in recent.items()
+                       if key in views and text in searched_text(texts))
+        return [mark for mark in marks if after is None or mark > after]
+
+    def _stored_matches(self, text: str, within: Sequence[str] | None, after: _Mark | None, size: int,
+                        recent: _Recent) -> Iterator[_Mark]:
+        """The page-order marks, after ``after``, of the stored texts that hold the text (those of
+        ``recent`` left to ``_recent_matches``), read from the store as far as the caller reads:
+        ``size`` first (the page and one more), then more at a time when filters leave some out."""
+        storage = self.follower.storage
+        while True:
+            marks = self.store.read_if_made(
+                lambda: storage.search(_NAME, TEXTS, text, within, after=after, limit=size), [])
+            yield from (mark for mark in marks if mark[1] not in recent)
+            if len(marks) < size:
+                return
+            after, size = marks[-1], max(size, min(size * 2, _SEARCH_READ))
 
     def _texts_since(self, position: int, within: Sequence[str] | None) -> _Recent:
         """The texts of the sessions (among ``within``) the log changed between ``position`` (the
@@ -313,20 +375,22 @@ class SessionIndex:
         return texts
 
     def _matched(self, rows: list[dict[str, Any]], text: str, recent: _Recent) -> list[dict[str, Any]]:
-        """The rows, each with its ``match`` when there is a text: its session id if it holds the
-        text, else the first of its searched texts that does (cut), read for these rows only."""
-        if not text:
-            return rows
-        keys = [self._key(row) for row in rows if text not in row["session_id"].lower()]
-        stored = self.store.read_if_made(
-            lambda: self.follower.storage.load_views(_NAME, TEXTS, [k for k in keys if k not in recent]), {})
+        """The rows, each with its ``match``: its session id if it holds the text, else the first
+        of its searched texts that does (cut), read for these rows only, a few at a time (only
+        the match is kept of each session's texts)."""
+        stored = [key for key in (self._key(row) for row in rows if text not in row["session_id"].lower())
+                  if key not in recent]
+        matches: dict[str, str] = {}
+        for start in range(0, len(stored), _MATCH_READ):
+            keys = stored[start:start + _MATCH_READ]
+            views = self.store.read_if_made(lambda: self.follower.storage.load_views(_NAME, TEXTS, keys), {})
+            matches.update((key, _first_match(view, text)) for key, view in views.items())
         for row in rows:
             key = self._key(row)
             if text in row["session_id"].lower():
                 row["match"] = row["session_id"]
-                continue
-            texts = (recent.get(key) or stored.get(key) or new_texts())["texts"]
-            row["match"] = next((t[:160] for t in texts if text in t.lower()), "")
+            else:
+                row["match"] = _first_match(recent[key], text) if key in recent else matches.get(key, "")
         return rows
 
     def _row(self, key: str) -> dict[str, Any]:

@@ -5,8 +5,9 @@ Four tables per store, shared by all projections (the projection's name is a col
 * ``views``   — (projection, fold, key) -> the view as JSON, for folds stored whole;
 * ``items``   — (projection, fold, key, item) -> JSON value, for folds stored entry by entry
                 (state, artifact versions); a removed entry keeps its row, marked removed;
-* ``search``  — (projection, fold, key) -> the text a search looks through, for the folds that
-                declare one (``Fold.search``), written with their views;
+* ``search``  — (projection, fold, key) -> the text a search looks through and the view's place in
+                a search's answer, for the folds that declare one (``Fold.search``,
+                ``Fold.search_order``), written with their views;
 * ``history`` — every write to an entry: (projection, fold, key, item, position) -> value,
                 with the session, version, event id and author that wrote it (time travel).
 
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
     from runtime.stores.base import Store
 
 ViewId = tuple[str, str]  # (fold, key)
+SearchMark = tuple[float, str]  # (search order, key): where a view comes in a search's answer
+START: SearchMark = (float("-inf"), "")  # before every view
 
 
 class PositionMoved(Exception):
@@ -54,7 +57,7 @@ class Batch:
     """What one commit writes for one projection (values as JSON text)."""
 
     views: dict[ViewId, str] = field(default_factory=dict)
-    search: dict[ViewId, str] = field(default_factory=dict)  # the searched text of views that have one
+    search: dict[ViewId, tuple[str, float]] = field(default_factory=dict)  # (searched text, order) of views that have one
     items: dict[tuple[str, str, str], str | None] = field(default_factory=dict)  # None: removed
     history: dict[tuple[str, str, str, int], tuple[str | None, str, int, str, str]] = field(default_factory=dict)
 
@@ -103,9 +106,14 @@ class ProjectionStorage(ABC):
     def read_views(self, name: str, fold: str | None = None) -> dict[ViewId, Any]: ...
 
     @abstractmethod
-    def search(self, name: str, fold: str, text: str, keys: Sequence[str] | None = None) -> list[str]:
-        """The keys (among ``keys``; None: all) whose searched text holds ``text`` (exactly, as
-        ``in`` finds it: the caller lowers both sides), as of the projection's position."""
+    def search(self, name: str, fold: str, text: str, keys: Sequence[str] | None = None, *,
+               after: SearchMark | None = None, limit: int) -> list[SearchMark]:
+        """A page of the views (among ``keys``; None: all) whose searched text holds ``text``
+        (exactly, as ``in`` finds it: the caller lowers both sides), as of the projection's
+        position: the first ``limit`` of them in search order (``Fold.search_order``, then key)
+        that come after ``after`` (the previous page's last mark), as (order, key) marks.
+        It costs the page, not every match: a store reads the texts in that order (an index)
+        and stops at the page's end, or, when the text is rare, finds it through a text index."""
 
     @abstractmethod
     def read_items(self, name: str, fold: str | None = None) -> dict[ViewId, dict[str, Any]]: ...

@@ -229,6 +229,13 @@ def _serve(url: str) -> ServerProcess:
     )
 
 
+def _rare_word(n: int) -> tuple[str, str]:
+    """A word few sessions hold (in their ids: s{n/10-1} and the ten s{n/10-1}0…9, whatever n),
+    and the user of the first of them. Every session's texts hold "fox"."""
+    first = n // 10 - 1
+    return f"s{first}", f"user-{first % USERS}"
+
+
 def measure(kind: str, url: str, n: int, l: int, runs: int, adk_url: str | None) -> dict[str, Any]:
     figures: dict[str, Any] = {"kind": kind, "n": n, "l": l, **build(url, n, l)}
     figures.update(_storage(url))
@@ -240,7 +247,10 @@ def measure(kind: str, url: str, n: int, l: int, runs: int, adk_url: str | None)
                                                        for what in ("history", "verify", "pending"))):
             _get(server, path, 1)  # the routes' first-call imports, on a short session
         figures["page"] = _get(server, "/chronicle/sessions", runs)
-        figures["search"] = _get(server, "/chronicle/sessions?q=fox&user=user-1", runs)
+        rare, rare_user = _rare_word(n)
+        for key, query in (("search_all", "q=fox"), ("search", "q=fox&user=user-1"),
+                           ("search_rare", f"q={rare}"), ("search_rare_user", f"q={rare}&user={rare_user}")):
+            figures[key] = _get(server, f"/chronicle/sessions?{query}", runs)
         figures["history"] = _get(server, session + "/history", runs)
         figures["verify"] = _get(server, session + "/verify", runs)
         figures["pending"] = _get(server, session + "/pending", runs)
@@ -285,7 +295,10 @@ def rows(f: dict[str, Any]) -> list[list[str]]:
 
     return [
         route("GET /chronicle/sessions (viewer's page)", "page"),
-        route("GET /chronicle/sessions?q=…&user=… (search, filter)", "search"),
+        route("GET /chronicle/sessions?q=fox (search: a word every session holds)", "search_all"),
+        route("GET /chronicle/sessions?q=fox&user=… (the same, one user's)", "search"),
+        route(f"GET /chronicle/sessions?q={_rare_word(f['n'])[0]} (search: a word 11 sessions hold)", "search_rare"),
+        route("GET /chronicle/sessions?q=…&user=… (the same, one user's)", "search_rare_user"),
         route("GET …/history of the long session", "history"),
         route("GET …/verify of the long session", "verify"),
         route("GET …/pending of the long session", "pending"),

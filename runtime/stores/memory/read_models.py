@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import heapq
 import json
+from bisect import bisect_right, insort
+from itertools import islice
 from typing import Any, Sequence
 
 from eventsourcing.persistence import Tracking
@@ -14,6 +17,8 @@ from runtime.stores.projection_storage import (
     HistoryRow,
     PositionMoved,
     ProjectionStorage,
+    SearchMark,
+    START,
     ViewId,
 )
 
@@ -25,7 +30,8 @@ class MemoryProjectionStorage(POPOTrackingRecorder, ProjectionStorage):
         super().__init__()
         self.tracking = self
         self._views: dict[str, dict[ViewId, str]] = {}
-        self._search: dict[str, dict[ViewId, str]] = {}
+        self._search: dict[str, dict[ViewId, tuple[str, float]]] = {}  # (text, order)
+        self._search_order: dict[tuple[str, str], list[SearchMark]] = {}  # (name, fold) -> its marks, sorted
         self._items: dict[str, dict[ViewId, dict[str, str | None]]] = {}
         self._history: dict[str, list[tuple[Any, ...]]] = {}
 
@@ -45,7 +51,7 @@ class MemoryProjectionStorage(POPOTrackingRecorder, ProjectionStorage):
                 raise PositionMoved(name)
             views = self._views.setdefault(name, {})
             views.update(batch.views)
-            self._search.setdefault(name, {}).update(batch.search)
+            self._write_search(name, batch.search)
             items = self._items.setdefault(name, {})
             for (f, k, i), v in batch.items.items():
                 items.setdefault((f, k), {})[i] = v
@@ -56,6 +62,8 @@ class MemoryProjectionStorage(POPOTrackingRecorder, ProjectionStorage):
         with self._database_lock:
             self._views.pop(name, None)
             self._search.pop(name, None)
+            for fold in [f for n, f in self._search_order if n == name]:
+                del self._search_order[(name, fold)]
             self._items.pop(name, None)
             self._history.pop(name, None)
             self._max_tracking_ids[name] = 0
@@ -66,12 +74,30 @@ class MemoryProjectionStorage(POPOTrackingRecorder, ProjectionStorage):
             views = self._views.get(name, {})
             return {k: json.loads(views[(fold, k)]) for k in keys if (fold, k) in views}
 
-    def search(self, name: str, fold: str, text: str, keys: Sequence[str] | None = None) -> list[str]:
+    def _write_search(self, name: str, written: dict[ViewId, tuple[str, float]]) -> None:
+        """Stores the texts and keeps each fold's marks in search order (as a database's index would)."""
+        rows = self._search.setdefault(name, {})
+        for (fold, key), (text, order) in written.items():
+            marks = self._search_order.setdefault((name, fold), [])
+            old = rows.get((fold, key))
+            if old is None or old[1] != order:
+                if old is not None:
+                    del marks[bisect_right(marks, (old[1], key)) - 1]
+                insort(marks, (order, key))
+            rows[(fold, key)] = (text, order)
+
+    def search(self, name: str, fold: str, text: str, keys: Sequence[str] | None = None, *,
+               after: SearchMark | None = None, limit: int) -> list[SearchMark]:
+        after = after or START
         with self._database_lock:
             rows = self._search.get(name, {})
-            if keys is None:
-                return [k for (f, k), searched in rows.items() if f == fold and text in searched]
-            return [k for k in keys if text in rows.get((fold, k), "")]
+            if keys is not None:  # the keys' rows, sorted
+                found = ((rows[(fold, k)][1], k) for k in keys if (fold, k) in rows and text in rows[(fold, k)][0])
+                return heapq.nsmallest(limit, (mark for mark in found if mark > after))
+            marks = self._search_order.get((name, fold), [])
+            # in order from the cursor, until the page is full
+            hits = (mark for mark in islice(marks, bisect_right(marks, after), None) if text in rows[(fold, mark[1])][0])
+            return list(islice(hits, limit))
 
     def load_items(self, name: str, fold: str, keys: Sequence[str]) -> dict[str, dict[str, Any]]:
         with self._database_lock:

@@ -14,6 +14,8 @@ from runtime.stores.projection_storage import (
     HistoryRow,
     PositionMoved,
     ProjectionStorage,
+    SearchMark,
+    START,
     ViewId,
 )
 from runtime.stores.sql import history_sql
@@ -26,7 +28,15 @@ _PG_TABLES = [
     " PRIMARY KEY (projection, fold, key))",
     "CREATE TABLE IF NOT EXISTS chronicle_projection_search ("
     " projection text NOT NULL, fold text NOT NULL, key text NOT NULL, text text NOT NULL,"
-    " PRIMARY KEY (projection, fold, key))",
+    " sort_key double precision NOT NULL DEFAULT 0, PRIMARY KEY (projection, fold, key))",
+    # A table made before texts had an order gets its column (a lock only when it lacks it).
+    "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema()"
+    " AND table_name = 'chronicle_projection_search' AND column_name = 'sort_key') THEN"
+    " ALTER TABLE chronicle_projection_search ADD COLUMN sort_key double precision NOT NULL DEFAULT 0; END IF; END $$",
+    # Texts are read in search order (keys compared as bytes, as Python compares them) from a
+    # page's cursor, and stop at its end.
+    "CREATE INDEX IF NOT EXISTS chronicle_projection_search_order"
+    ' ON chronicle_projection_search (projection, fold, sort_key, key COLLATE "C")',
     # Searched with LIKE, which a trigram index serves where the database has pg_trgm (an
     # operator's CREATE EXTENSION); without it, a scan of the rows the query names.
     "DO $$ BEGIN IF EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm') THEN"
@@ -42,6 +52,24 @@ _PG_TABLES = [
     " session text NOT NULL, version bigint NOT NULL, event_id text NOT NULL, author text NOT NULL,"
     " PRIMARY KEY (projection, fold, key, item, position))",
 ]
+
+
+# A whole-store search: the planner reads the texts in order from the cursor (the order index)
+# until the page is full, or, for a rare text, finds its rows (the trigram index) and sorts those.
+_SEARCH_ALL = (
+    "SELECT sort_key, key FROM chronicle_projection_search WHERE projection = %s AND fold = %s"
+    ' AND (sort_key, key COLLATE "C") > (%s, %s) AND text LIKE %s ORDER BY sort_key, key COLLATE "C" LIMIT %s'
+)
+# A search among given keys: each key's row sought by its primary key (a subquery that cannot be
+# flattened: a planner that has not yet counted the rows would otherwise read every text,
+# looking for the keys), then the matches sorted.
+_SEARCH_AMONG = (
+    "SELECT s.sort_key, s.key FROM unnest(%s::text[]) AS k(key) CROSS JOIN LATERAL"
+    " (SELECT sort_key, key, text FROM chronicle_projection_search"
+    "  WHERE projection = %s AND fold = %s AND key = k.key LIMIT 1) AS s"
+    ' WHERE (s.sort_key, s.key COLLATE "C") > (%s, %s) AND s.text LIKE %s'
+    ' ORDER BY s.sort_key, s.key COLLATE "C" LIMIT %s'
+)
 
 
 class PostgresProjectionStorage(PostgresTrackingRecorder, ProjectionStorage):
@@ -96,13 +124,14 @@ class PostgresProjectionStorage(PostgresTrackingRecorder, ProjectionStorage):
                         (name, list(f), list(k), list(v)),
                     )
                 if batch.search:
-                    f, k, t = zip(*((f, k, t) for (f, k), t in batch.search.items()))
+                    f, k, t, o = zip(*((f, k, t, o) for (f, k), (t, o) in batch.search.items()))
                     curs.execute(
                         "INSERT INTO chronicle_projection_search"
-                        " SELECT %s, f, k, t FROM unnest(%s::text[], %s::text[], %s::text[]) AS s(f, k, t)"
-                        " ON CONFLICT (projection, fold, key) DO UPDATE SET text = excluded.text"
-                        " WHERE chronicle_projection_search.text != excluded.text",  # unchanged: no new row version
-                        (name, list(f), list(k), list(t)),
+                        " SELECT %s, f, k, t, o FROM unnest(%s::text[], %s::text[], %s::text[], %s::float8[]) AS s(f, k, t, o)"
+                        " ON CONFLICT (projection, fold, key) DO UPDATE SET text = excluded.text, sort_key = excluded.sort_key"
+                        " WHERE chronicle_projection_search.text != excluded.text"  # unchanged: no new row version
+                        " OR chronicle_projection_search.sort_key != excluded.sort_key",
+                        (name, list(f), list(k), list(t), list(o)),
                     )
                 if batch.items:
                     columns = [list(c) for c in zip(*batch.item_rows())]
@@ -135,18 +164,23 @@ class PostgresProjectionStorage(PostgresTrackingRecorder, ProjectionStorage):
             return curs.fetchall()
 
     def load_views(self, name: str, fold: str, keys: Sequence[str]) -> dict[str, Any]:
+        # Each key sought by its primary key (as ``_SEARCH_AMONG`` does, for the same reason).
         rows = self._select(
-            "SELECT key, view FROM chronicle_projection_views WHERE projection = %s AND fold = %s AND key = ANY(%s)",
-            [name, fold, list(keys)],
+            "SELECT v.key, v.view FROM unnest(%s::text[]) AS k(key) CROSS JOIN LATERAL"
+            " (SELECT key, view FROM chronicle_projection_views WHERE projection = %s AND fold = %s AND key = k.key"
+            "  LIMIT 1) AS v",
+            [list(keys), name, fold],
         )
         return dict(rows)
 
-    def search(self, name: str, fold: str, text: str, keys: Sequence[str] | None = None) -> list[str]:
-        sql = "SELECT key FROM chronicle_projection_search WHERE projection = %s AND fold = %s AND text LIKE %s"
+    def search(self, name: str, fold: str, text: str, keys: Sequence[str] | None = None, *,
+               after: SearchMark | None = None, limit: int) -> list[SearchMark]:
         pattern = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
         if keys is None:
-            return [r[0] for r in self._select(sql, [name, fold, pattern])]
-        return [r[0] for r in self._select(sql + " AND key = ANY(%s)", [name, fold, pattern, list(keys)])]
+            rows = self._select(_SEARCH_ALL, [name, fold, *(after or START), pattern, limit])
+        else:
+            rows = self._select(_SEARCH_AMONG, [list(keys), name, fold, *(after or START), pattern, limit])
+        return [tuple(r) for r in rows]
 
     def load_items(self, name: str, fold: str, keys: Sequence[str]) -> dict[str, dict[str, Any]]:
         rows = self._select(

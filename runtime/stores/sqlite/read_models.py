@@ -17,6 +17,8 @@ from runtime.stores.projection_storage import (
     HistoryRow,
     PositionMoved,
     ProjectionStorage,
+    SearchMark,
+    START,
     ViewId,
 )
 from runtime.stores.sql import history_sql
@@ -31,10 +33,13 @@ _SQLITE_TABLES = [
     "CREATE TABLE IF NOT EXISTS chronicle_projection_views ("
     " projection TEXT NOT NULL, fold TEXT NOT NULL, key TEXT NOT NULL, view TEXT NOT NULL,"
     " PRIMARY KEY (projection, fold, key)) WITHOUT ROWID",
-    # A rowid table (its rows are long texts), scanned with instr() or sought by key.
+    # A rowid table (its rows are long texts), read in search order (the index below) with
+    # instr(), or sought by key.
     "CREATE TABLE IF NOT EXISTS chronicle_projection_search ("
     " projection TEXT NOT NULL, fold TEXT NOT NULL, key TEXT NOT NULL, text TEXT NOT NULL,"
-    " PRIMARY KEY (projection, fold, key))",
+    " sort_key REAL NOT NULL DEFAULT 0, PRIMARY KEY (projection, fold, key))",
+    "CREATE INDEX IF NOT EXISTS chronicle_projection_search_order"
+    " ON chronicle_projection_search (projection, fold, sort_key, key)",
     "CREATE TABLE IF NOT EXISTS chronicle_projection_items ("
     " projection TEXT NOT NULL, fold TEXT NOT NULL, key TEXT NOT NULL, item TEXT NOT NULL,"
     " value TEXT, removed INTEGER NOT NULL DEFAULT 0,"
@@ -58,11 +63,19 @@ _FTS_TABLES = [
     "CREATE TRIGGER IF NOT EXISTS chronicle_projection_search_ad AFTER DELETE ON chronicle_projection_search BEGIN"
     " INSERT INTO chronicle_projection_search_fts (chronicle_projection_search_fts, rowid, text)"
     " VALUES ('delete', old.rowid, old.text); END",
-    "CREATE TRIGGER IF NOT EXISTS chronicle_projection_search_au AFTER UPDATE ON chronicle_projection_search BEGIN"
+    # A new order alone (every event moves its session's) leaves the index as it is.
+    "DROP TRIGGER IF EXISTS chronicle_projection_search_au",
+    "CREATE TRIGGER IF NOT EXISTS chronicle_projection_search_au_text AFTER UPDATE ON chronicle_projection_search"
+    " WHEN old.text != new.text BEGIN"
     " INSERT INTO chronicle_projection_search_fts (chronicle_projection_search_fts, rowid, text)"
     " VALUES ('delete', old.rowid, old.text);"
     " INSERT INTO chronicle_projection_search_fts (rowid, text) VALUES (new.rowid, new.text); END",
 ]
+
+
+# A whole-store search reads this many texts in order before it asks the trigram index: a text
+# that fills no page among them is rare, and the index finds its few rows faster than reading on.
+_READ_IN_ORDER = 1_000
 
 
 def _has_trigrams() -> bool:
@@ -84,16 +97,23 @@ class SqliteProjectionStorage(SQLiteTrackingRecorder, ProjectionStorage):
         super().__init__(datastore)
         self.tracking = self
         self._trigrams: bool | None = None  # whether searches use the trigram index (known on the first)
+        self._ordered = True  # whether the searched texts have their order (a file made before may not)
 
     def construct_create_table_statements(self) -> list[str]:
         return [*super().construct_create_table_statements(), *_SQLITE_TABLES, *(_FTS_TABLES if _HAS_TRIGRAMS else [])]
 
     def create_table(self) -> None:
         indexed = self._indexed()
+        if self._search_columns() == {"projection", "fold", "key", "text"}:  # made before texts had an order
+            with self.datastore.transaction(commit=True) as c:
+                c.execute("ALTER TABLE chronicle_projection_search ADD COLUMN sort_key REAL NOT NULL DEFAULT 0")
         super().create_table()
         if _HAS_TRIGRAMS and not indexed:  # texts stored before the index existed (a build without it)
             with self.datastore.transaction(commit=True) as c:
                 c.execute("INSERT INTO chronicle_projection_search_fts (chronicle_projection_search_fts) VALUES ('rebuild')")
+
+    def _search_columns(self) -> set[str]:
+        return {r[0] for r in self._select("SELECT name FROM pragma_table_info('chronicle_projection_search')", [])}
 
     def _indexed(self) -> bool:
         """Whether this file has the trigram index (a read-only copy made without it has not)."""
@@ -138,10 +158,11 @@ class SqliteProjectionStorage(SQLiteTrackingRecorder, ProjectionStorage):
                 )
             if batch.search:
                 c.executemany(
-                    "INSERT INTO chronicle_projection_search VALUES (?, ?, ?, ?)"
-                    " ON CONFLICT (projection, fold, key) DO UPDATE SET text = excluded.text"
-                    " WHERE chronicle_projection_search.text != excluded.text",  # unchanged: its index untouched
-                    [(name, f, k, t) for (f, k), t in batch.search.items()],
+                    "INSERT INTO chronicle_projection_search VALUES (?, ?, ?, ?, ?)"
+                    " ON CONFLICT (projection, fold, key) DO UPDATE SET text = excluded.text, sort_key = excluded.sort_key"
+                    " WHERE chronicle_projection_search.text != excluded.text"  # unchanged: its indexes untouched
+                    " OR chronicle_projection_search.sort_key != excluded.sort_key",
+                    [(name, f, k, t, o) for (f, k), (t, o) in batch.search.items()],
                 )
             if batch.items:
                 c.executemany(
@@ -187,24 +208,53 @@ class SqliteProjectionStorage(SQLiteTrackingRecorder, ProjectionStorage):
             out.update((r[0], json.loads(r[1])) for r in rows)
         return out
 
-    def search(self, name: str, fold: str, text: str, keys: Sequence[str] | None = None) -> list[str]:
+    def search(self, name: str, fold: str, text: str, keys: Sequence[str] | None = None, *,
+               after: SearchMark | None = None, limit: int) -> list[SearchMark]:
         if self._trigrams is None:
             self._trigrams = _HAS_TRIGRAMS and self._indexed()
-        if keys is None and self._trigrams and len(text) >= 3:  # a shorter text has no trigram: scanned
+            self._ordered = "sort_key" in self._search_columns()
+        if not self._ordered:
+            return []  # a read-only file made before texts had an order holds none of the searched folds'
+        start = list(after or START)
+        with self.datastore.transaction(commit=False) as c:
+            if keys is not None:  # the keys' rows, sought one by one (the join's order is forced), sorted
+                c.execute(
+                    "SELECT s.sort_key, s.key FROM json_each(?) AS k CROSS JOIN chronicle_projection_search AS s"
+                    " ON s.projection = ? AND s.fold = ? AND s.key = k.value"
+                    " WHERE (s.sort_key, s.key) > (?, ?) AND instr(s.text, ?) > 0 ORDER BY 1, 2 LIMIT ?",
+                    [json.dumps(list(keys)), name, fold, *start, text, limit],
+                )
+                return [tuple(r) for r in c.fetchall()]
+            if not (self._trigrams and len(text) >= 3):  # a shorter text has no trigram: in order, to the page's end
+                c.execute("SELECT sort_key, key" + self._IN_ORDER + " AND instr(text, ?) > 0 ORDER BY sort_key, key LIMIT ?",
+                          [name, fold, *start, text, limit])
+                return [tuple(r) for r in c.fetchall()]
+            # The first rows in order, while the page fills among them (a common text); past
+            # them the text is rare, and its trigram index names the rows that hold it.
+            c.execute("SELECT sort_key, key, instr(text, ?) > 0" + self._IN_ORDER + " ORDER BY sort_key, key LIMIT ?",
+                      [text, name, fold, *start, _READ_IN_ORDER])
+            found: list[SearchMark] = []
+            read, last = 0, start
+            while (row := c.fetchone()) is not None:  # a row at a time: the page's end ends the read
+                sort_key, key, hit = row
+                read, last = read + 1, [sort_key, key]
+                if hit:
+                    found.append((sort_key, key))
+                    if len(found) == limit:
+                        return found
+            if read < _READ_IN_ORDER:
+                return found  # the last texts were read
             # A phrase of trigrams at consecutive offsets: the texts holding it, exactly.
-            return [r[0] for r in self._select(
-                "SELECT key FROM chronicle_projection_search WHERE projection = ? AND fold = ? AND rowid IN"
-                " (SELECT rowid FROM chronicle_projection_search_fts WHERE chronicle_projection_search_fts MATCH ?)",
-                [name, fold, '"' + text.replace('"', '""') + '"'],
-            )]
-        sql = "SELECT key FROM chronicle_projection_search WHERE projection = ? AND fold = ? AND instr(text, ?) > 0"
-        if keys is None:
-            return [r[0] for r in self._select(sql, [name, fold, text])]
-        found: list[str] = []
-        for chunk in _chunks(keys, 500):
-            rows = self._select(sql + f" AND key IN ({','.join('?' * len(chunk))})", [name, fold, text, *chunk])
-            found.extend(r[0] for r in rows)
-        return found
+            c.execute(
+                "SELECT s.sort_key, s.key FROM chronicle_projection_search_fts AS m"
+                " CROSS JOIN chronicle_projection_search AS s ON s.rowid = m.rowid"
+                " WHERE chronicle_projection_search_fts MATCH ? AND s.projection = ? AND s.fold = ?"
+                " AND (s.sort_key, s.key) > (?, ?) ORDER BY 1, 2 LIMIT ?",
+                ['"' + text.replace('"', '""') + '"', name, fold, *last, limit - len(found)],
+            )
+            return found + [tuple(r) for r in c.fetchall()]
+
+    _IN_ORDER = " FROM chronicle_projection_search WHERE projection = ? AND fold = ? AND (sort_key, key) > (?, ?)"
 
     def load_items(self, name: str, fold: str, keys: Sequence[str]) -> dict[str, dict[str, Any]]:
         out: dict[str, dict[str, Any]] = {}
