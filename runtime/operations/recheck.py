@@ -101,19 +101,20 @@ class Recheck:
 
     # -- per log, as the audit reads it ------------------------------------------------------
 
-    def session(self, log: Any) -> "SessionRefold":
-        """A refold of a session log, fed its rows window by window (``SessionRefold``)."""
-        return SessionRefold(self, log)
+    def session(self, log: Any, reader: Optional[LogReader] = None) -> "SessionRefold":
+        """A refold of a session log, fed its rows window by window (``SessionRefold``), its
+        snapshots and claims read through ``reader`` (one that may hold them already)."""
+        return SessionRefold(self, log, reader or LogReader(self.store))
 
-    def _snapshots(self, log_id: UUID, gt: int, upto: int) -> tuple[dict[int, Any], list[int]]:
+    def _snapshots(self, reader: LogReader, log_id: UUID, gt: int, upto: int) -> tuple[dict[int, Any], list[int]]:
         """The log's snapshots after version ``gt``: those up to ``upto`` by version, and the
         versions of those after it (one read: past the log's end, they are drifts)."""
         mapper = self.store.application.mapper
-        stored = LogReader(self.store).snapshots(log_id, gt=gt)
+        stored = reader.snapshots(log_id, gt=gt)
         return ({s.originator_version: mapper.to_domain_event(s) for s in stored if s.originator_version <= upto},
                 [s.originator_version for s in stored if s.originator_version > upto])
 
-    def _compare_snapshot(self, log: Any, where: str, snapshot: Any, aggregate: Any) -> None:
+    def _compare_snapshot(self, reader: LogReader, log: Any, where: str, snapshot: Any, aggregate: Any) -> None:
         version = snapshot.originator_version
         expected = SessionLog.Snapshot.take(aggregate).state
         found = dict(snapshot.state)
@@ -122,7 +123,7 @@ class Recheck:
                 self.drift(SNAPSHOT, where, f"the snapshot at version {version} says {key} differently from the log",
                            str(log.log_id), version, key, found.get(key), expected.get(key))
         if {k: v for k, v in found.items() if k not in RETIRED} == expected:
-            link = LogReader(self.store).link(log.log_id, version)
+            link = reader.link(log.log_id, version)
             why = snapshot_problem(found, getattr(snapshot, "digest", None), link)
             if why is not None and getattr(snapshot, "digest", None) is not None:
                 self.drift(SNAPSHOT, where, f"the snapshot at version {version} is not served: {why}",
@@ -313,8 +314,8 @@ class SessionRefold:
     against the whole fold (``finish``), and the artifact versions its events name. ``discard`` takes back what it found
     (a log with an unreadable payload is not refolded at all: its chain says where it was edited)."""
 
-    def __init__(self, recheck: Recheck, log: Any):
-        self.recheck, self.log = recheck, log
+    def __init__(self, recheck: Recheck, log: Any, reader: LogReader):
+        self.recheck, self.log, self.reader = recheck, log, reader
         self._drifts = len(recheck.drifts)
         self.aggregate: Any = None
         self.where = _whose(log.app_name, log.user_id, log.session_id)
@@ -335,7 +336,7 @@ class SessionRefold:
         if not rows:
             return
         upto = rows[-1].originator_version
-        snapshots, self.beyond = recheck._snapshots(log.log_id, self.last, upto)
+        snapshots, self.beyond = recheck._snapshots(self.reader, log.log_id, self.last, upto)
         self.forked_at = next((r.originator_version for r in rows if r.topic == SessionLog.ForkedFrom.TOPIC),
                               self.forked_at)
         aggregate, claims = self.aggregate, {}
@@ -343,7 +344,7 @@ class SessionRefold:
             aggregate = domain_event(mapper, row, payload).mutate(aggregate)
             version = row.originator_version
             if version in snapshots:
-                recheck._compare_snapshot(log, self.where, snapshots.pop(version), aggregate)
+                recheck._compare_snapshot(self.reader, log, self.where, snapshots.pop(version), aggregate)
             event = payload.get("event")
             if isinstance(event, dict):
                 claims[event.get("id")] = version
@@ -356,7 +357,7 @@ class SessionRefold:
         """The window's claims: a log read in one window against all its claims (one read); a
         longer one window by window, against the claims of the window's ids (then ``finish``
         counts them all, so that a claim no event has is found too)."""
-        reader = LogReader(self.recheck.store)
+        reader = self.reader
         if whole:
             self.recheck._compare_claims(self.log, self.where, expected, reader.claims(self.log.log_id))
             return
@@ -368,7 +369,7 @@ class SessionRefold:
     def _claims_without_event(self) -> None:
         """A long log's claims whose ids none of its events has (read again, only when the count
         says there are some)."""
-        reader = LogReader(self.recheck.store)
+        reader = self.reader
         if reader.claim_count(self.log.log_id) == self.matched:
             return
         extra, last = reader.claims(self.log.log_id), 0

@@ -54,6 +54,25 @@ class RowReads:
         return [StoredEvent(log_id, version, topic, state) for version, topic, state in rows]
 
 
+def log_batch_of(
+    log_ids: Sequence[UUID], events: Sequence[tuple[Any, int, str, bytes]],
+    snapshots: Sequence[tuple[Any, int, str, bytes]], claims: Sequence[tuple[Any, str, int]], as_id: Any,
+) -> Any:
+    """A ``LogBatch`` from the rows of the three reads (``(log id, version, topic, payload)``,
+    each log's in version order, and ``(log id, event id, version)``), ``as_id`` turning the
+    backend's log id into the UUID asked for."""
+    from runtime.stores.base import LogBatch
+
+    batch = LogBatch({i: [] for i in log_ids}, {i: [] for i in log_ids}, {i: {} for i in log_ids})
+    for kind, rows in ((batch.events, events), (batch.snapshots, snapshots)):
+        for raw_id, version, topic, state in rows:
+            log_id = as_id(raw_id)
+            kind[log_id].append(StoredEvent(log_id, version, topic, state))
+    for raw_id, event_id, version in claims:
+        batch.claims[as_id(raw_id)][event_id] = version
+    return batch
+
+
 def history_sql(
     mark: str, name: str, fold: str | None, key: str | None, after: int, upto: int | None
 ) -> tuple[str, list[Any]]:

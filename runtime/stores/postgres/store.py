@@ -16,11 +16,12 @@ from psycopg.sql import SQL, Identifier
 
 from domain.errors import StoreError
 from domain.session_log import RECORDED_TOPICS, SessionLog
-from runtime.stores.base import LogRow, SnapshotParts, StateReads, Store, WindowRow, as_uuid
+from runtime.stores.base import LogBatch, LogRow, SnapshotParts, StateReads, Store, WindowRow, as_uuid
 from runtime.stores.postgres.connect import parse_postgres_url
 from runtime.stores.postgres.recorder import PostgresLogRecorder, PostgresSnapshotRecorder, _Datastore
 from runtime.stores.postgres.errors import driver_error, missing_table
 from runtime.stores.snapshots import decode_snapshot
+from runtime.stores.sql import log_batch_of
 
 SNAPSHOTS_TABLE = "chronicle_snapshots"
 _END = 2**63 - 1  # no upper bound
@@ -173,6 +174,27 @@ class PostgresStore(Store):
             " WHERE originator_id = %s AND originator_version BETWEEN %s AND %s ORDER BY originator_version",
             (log_id, first, last),
         )
+
+    def log_lengths(self, log_ids: Sequence[UUID]) -> dict[UUID, int]:
+        rows = self._fetch(
+            f"SELECT l.id, (SELECT max(originator_version) FROM {self.events_table} WHERE originator_id = l.id)"
+            " FROM unnest(%s::uuid[]) AS l(id)", (list(log_ids),),
+        )
+        return {log_id: version for log_id, version in rows if version is not None}
+
+    def log_batch(self, log_ids: Sequence[UUID]) -> LogBatch:
+        """The three reads pipelined: one round trip."""
+        ids = list(log_ids)
+        where = " WHERE originator_id = ANY(%s::uuid[]) ORDER BY originator_id, originator_version"
+        columns = "SELECT originator_id, originator_version, topic, state FROM "
+        reads = [columns + self.events_table + where, columns + self.snapshots.events_table_name + where,
+                 "SELECT log_id, event_id, version FROM chronicle_event_ids WHERE log_id = ANY(%s::uuid[])"]
+        with self.datastore.get_connection() as conn, conn.pipeline():
+            cursors = [conn.cursor(row_factory=tuple_row) for _ in reads]
+            for cursor, sql in zip(cursors, reads):
+                cursor.execute(sql, (ids,), prepare=True, binary=True)
+            events, snapshots, claims = (cursor.fetchall() for cursor in cursors)
+        return log_batch_of(ids, events, snapshots, claims, lambda raw_id: raw_id)
 
     def locate_row(self, log_id: UUID, version: int) -> tuple[int, str, bytes] | None:
         rows = self._fetch(
