@@ -28,6 +28,7 @@ from domain.session_log import SessionLog, session_log_id
 from domain.errors import StoreCorruptError, StoreError
 from runtime.gc_pause import gc_paused
 from runtime.log_reader import LogReader
+from runtime.operations.read_ahead import read_ahead
 from runtime.operations.recheck import Drift, Recheck, read_model_drifts, surviving
 from runtime.sessions.verify import (
     CHAINED_LATER, ScopedFold, ScopedMismatch, decode_payload, decode_rows, scoped_state_mismatches,
@@ -189,29 +190,111 @@ PAGE = 2_000
 
 
 def batched(store: Store, logs: Sequence[_Log]) -> Iterator[tuple[_Log, LogReader]]:
-    """Each of ``logs`` in order, with the reader to check it through: logs of at most a window
-    of rows come with a ``BatchReader`` that holds them and the logs around them (up to PAGE rows
-    in all, their lengths read a PAGE of logs at a time); a longer log, with a plain reader."""
+    """Each of ``logs`` in order, with the reader to check it through: a short log with a
+    ``BatchReader`` holding it and its neighbours, a longer one with a plain reader. Where the
+    store gains by it (``Store.prefetches``), the next batch is read while this one is checked."""
     reader = LogReader(store)
+
+    def read(group: tuple[list[_Log], bool]) -> LogReader:
+        logs, held = group
+        return reader.batch([log.log_id for log in logs]) if held else reader
+
+    groups = _groups(reader, logs)
+    with read_ahead(store) as load:
+        group = next(groups, None)
+        ahead = load(read, group) if group is not None else None
+        while group is not None and ahead is not None:
+            now, held = group[0], ahead.result()
+            group = next(groups, None)
+            ahead = load(read, group) if group is not None else None
+            yield from ((log, held) for log in now)
+
+
+def _groups(reader: LogReader, logs: Sequence[_Log]) -> Iterator[tuple[list[_Log], bool]]:
+    """``logs`` in order, in groups: (short logs of at most PAGE rows in all, True), or (one
+    log longer than a window, False); their lengths read a PAGE of logs at a time."""
     for start in range(0, len(logs), PAGE):
         chunk = logs[start:start + PAGE]
         lengths = reader.lengths([log.log_id for log in chunk])
         group: list[_Log] = []
         rows = 0
-        for log in [*chunk, None]:
-            length = lengths.get(log.log_id, 0) if log is not None else 0
-            if log is not None and length <= WINDOW and rows + length <= PAGE:
+        for log in chunk:
+            length = lengths.get(log.log_id, 0)
+            if length <= WINDOW and rows + length <= PAGE:
                 group.append(log)
                 rows += length
                 continue
             if group:
-                held = reader.batch([g.log_id for g in group])
-                yield from ((g, held) for g in group)
-            group, rows = [], 0
-            if log is not None and length > WINDOW:
-                yield log, reader
-            elif log is not None:
-                group, rows = [log], length
+                yield group, True
+            group, rows = ([], 0) if length > WINDOW else ([log], length)
+            if length > WINDOW:
+                yield [log], False
+        if group:
+            yield group, True
+
+
+# Rows read, decoded and checked at a time: a long log is checked in windows, so checking it
+# holds one window of its events, never all of them.
+WINDOW = 200
+
+
+# Short logs are read many at a time: a batch's rows, snapshots and claims in one read of each (on
+# PostgreSQL, one round trip), a batch holding at most PAGE rows; a longer log is read alone.
+PAGE = 2_000
+
+
+def batched(store: Store, logs: Sequence[_Log]) -> Iterator[tuple[_Log, LogReader]]:
+    """Each of ``logs`` in order, with the reader to check it through: a short log with a
+    ``BatchReader`` holding it and its neighbours, a longer one with a plain reader. Where the
+    store gains by it (``Store.prefetches``), the next batch is read while this one is checked."""
+    reader = LogReader(store)
+
+    def read(group: tuple[list[_Log], bool]) -> LogReader:
+        logs, held = group
+        return reader.batch([log.log_id for log in logs]) if held else reader
+
+    groups = _groups(reader, logs)
+    with read_ahead(store) as load:
+        group = next(groups, None)
+        ahead = load(read, group) if group is not None else None
+        while group is not None and ahead is not None:
+            now, held = group[0], ahead.result()
+            group = next(groups, None)
+            ahead = load(read, group) if group is not None else None
+            yield from ((log, held) for log in now)
+
+
+def _groups(reader: LogReader, logs: Sequence[_Log]) -> Iterator[tuple[list[_Log], bool]]:
+    """``logs`` in order, in groups: (short logs of at most PAGE rows in all, True), or (one
+    log longer than a window, False); their lengths read a PAGE of logs at a time."""
+    for start in range(0, len(logs), PAGE):
+        chunk = logs[start:start + PAGE]
+        lengths = reader.lengths([log.log_id for log in chunk])
+        group: list[_Log] = []
+        rows = 0
+        for log in chunk:
+            length = lengths.get(log.log_id, 0)
+            if length <= WINDOW and rows + length <= PAGE:
+                group.append(log)
+                rows += length
+                continue
+            if group:
+                yield group, True
+            group, rows = ([], 0) if length > WINDOW else ([log], length)
+            if length > WINDOW:
+                yield [log], False
+        if group:
+            yield group, True
+
+
+def _done(fn: Callable[..., Any], *args: Any) -> Future[Any]:
+    """``fn(*args)`` called now, as a finished future."""
+    future: Future[Any] = Future()
+    try:
+        future.set_result(fn(*args))
+    except BaseException as error:  # noqa: BLE001 - raised where the result is taken
+        future.set_exception(error)
+    return future
 
 
 def check_log(store: Store, log: _Log, recheck: Optional[Recheck] = None,

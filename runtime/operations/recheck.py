@@ -41,6 +41,7 @@ from projections.memory import Folded, SourceView, fold_memory_log_event, fold_s
 from runtime.stores.blobs import sha256_hex
 from runtime.gc_pause import gc_paused
 from runtime.log_reader import LogReader
+from runtime.operations.read_ahead import read_ahead
 from runtime.read_models.source import LogSource
 from runtime.sessions.verify import ScopedFold
 from runtime.stores import Store
@@ -423,6 +424,9 @@ def surviving(recheck: Recheck, where: str, check: Callable[[], T], otherwise: T
         return otherwise
 
 
+_BATCH = 10_000  # stored events read, decoded and folded at a time by the read models' refold
+
+
 def read_model_drifts(store: Store, projections: Iterable[Any], scoped: Optional[ScopedFold] = None) -> list[Drift]:
     """Each tracked read model refolded from the log up to its stored position, in one pass over
     the log, and compared view by view with its stored rows (``scoped`` is fed the same pass)."""
@@ -433,22 +437,24 @@ def read_model_drifts(store: Store, projections: Iterable[Any], scoped: Optional
     views: dict[str, dict[Any, Any]] = {name: {} for name in wanted}
     source, position = LogSource(store), 0
     end = None if scoped is not None else max((position for _, position in wanted.values()), default=0)
-    while end is None or position < end:
-        with gc_paused():  # a batch's events and folds: many objects, no cycles
-            try:
-                events, last = source.read(position, 10_000, end)
-            except ValueError:
+    with read_ahead(store) as load:  # the next batch read while this one is folded
+        ahead = load(source.fetch, position, _BATCH, end) if end is None or position < end else None
+        while ahead is not None:
+            with gc_paused():  # a batch's events and folds: many objects, no cycles
+                rows, forks = ahead.result()
+                more = len(rows) == _BATCH and (end is None or rows[-1][0] < end)
+                ahead = load(source.fetch, rows[-1][0], _BATCH, end) if more else None
+                try:
+                    events, position = source.decode_rows(rows, forks, after=position)
+                except ValueError:
+                    if scoped is not None:
+                        scoped.unreadable = True
+                    return []  # an unreadable payload: the chain check says where
                 if scoped is not None:
-                    scoped.unreadable = True
-                return []  # an unreadable payload: the chain check says where
-            if last == position:
-                break
-            position = last
-            if scoped is not None:
-                scoped.add(events)
-            for name, (projection, upto) in wanted.items():
-                fold_events(projection, events if not events or events[-1].position <= upto else
-                            [e for e in events if e.position <= upto], views[name])
+                    scoped.add(events)
+                for name, (projection, upto) in wanted.items():
+                    fold_events(projection, events if not events or events[-1].position <= upto else
+                                [e for e in events if e.position <= upto], views[name])
     drifts = []
     for name, (projection, upto) in wanted.items():
         expected = _normalised(encoded(projection, views[name]))
