@@ -189,119 +189,56 @@ WINDOW = 200
 PAGE = 2_000
 
 
-def batched(store: Store, logs: Sequence[_Log]) -> Iterator[tuple[_Log, LogReader]]:
-    """Each of ``logs`` in order, with the reader to check it through: a short log with a
-    ``BatchReader`` holding it and its neighbours, a longer one with a plain reader. Where the
-    store gains by it (``Store.prefetches``), the next batch is read while this one is checked."""
+def readers(store: Store, log_ids: Sequence[UUID]) -> Iterator[LogReader]:
+    """The reader to check each of ``log_ids`` through, in order: for a log of at most a window
+    of rows, a ``BatchReader`` holding it and its neighbours; for a longer one, a plain reader.
+    Where the store gains by it (``Store.prefetches``), the next batch is read while this one is
+    checked."""
     reader = LogReader(store)
 
-    def read(group: tuple[list[_Log], bool]) -> LogReader:
-        logs, held = group
-        return reader.batch([log.log_id for log in logs]) if held else reader
+    def read(group: tuple[list[UUID], bool]) -> LogReader:
+        ids, held = group
+        return reader.batch(ids) if held else reader
 
-    groups = _groups(reader, logs)
+    groups = _groups(reader, log_ids)
     with read_ahead(store) as load:
         group = next(groups, None)
         ahead = load(read, group) if group is not None else None
         while group is not None and ahead is not None:
-            now, held = group[0], ahead.result()
+            size, held = len(group[0]), ahead.result()
             group = next(groups, None)
             ahead = load(read, group) if group is not None else None
-            yield from ((log, held) for log in now)
+            yield from (held for _ in range(size))
 
 
-def _groups(reader: LogReader, logs: Sequence[_Log]) -> Iterator[tuple[list[_Log], bool]]:
-    """``logs`` in order, in groups: (short logs of at most PAGE rows in all, True), or (one
+def _groups(reader: LogReader, log_ids: Sequence[UUID]) -> Iterator[tuple[list[UUID], bool]]:
+    """``log_ids`` in order, in groups: (short logs of at most PAGE rows in all, True), or (one
     log longer than a window, False); their lengths read a PAGE of logs at a time."""
-    for start in range(0, len(logs), PAGE):
-        chunk = logs[start:start + PAGE]
-        lengths = reader.lengths([log.log_id for log in chunk])
-        group: list[_Log] = []
+    for start in range(0, len(log_ids), PAGE):
+        chunk = log_ids[start:start + PAGE]
+        lengths = reader.lengths(chunk)
+        group: list[UUID] = []
         rows = 0
-        for log in chunk:
-            length = lengths.get(log.log_id, 0)
+        for log_id in chunk:
+            length = lengths.get(log_id, 0)
             if length <= WINDOW and rows + length <= PAGE:
-                group.append(log)
+                group.append(log_id)
                 rows += length
                 continue
             if group:
                 yield group, True
-            group, rows = ([], 0) if length > WINDOW else ([log], length)
+            group, rows = ([], 0) if length > WINDOW else ([log_id], length)
             if length > WINDOW:
-                yield [log], False
+                yield [log_id], False
         if group:
             yield group, True
-
-
-# Rows read, decoded and checked at a time: a long log is checked in windows, so checking it
-# holds one window of its events, never all of them.
-WINDOW = 200
-
-
-# Short logs are read many at a time: a batch's rows, snapshots and claims in one read of each (on
-# PostgreSQL, one round trip), a batch holding at most PAGE rows; a longer log is read alone.
-PAGE = 2_000
-
-
-def batched(store: Store, logs: Sequence[_Log]) -> Iterator[tuple[_Log, LogReader]]:
-    """Each of ``logs`` in order, with the reader to check it through: a short log with a
-    ``BatchReader`` holding it and its neighbours, a longer one with a plain reader. Where the
-    store gains by it (``Store.prefetches``), the next batch is read while this one is checked."""
-    reader = LogReader(store)
-
-    def read(group: tuple[list[_Log], bool]) -> LogReader:
-        logs, held = group
-        return reader.batch([log.log_id for log in logs]) if held else reader
-
-    groups = _groups(reader, logs)
-    with read_ahead(store) as load:
-        group = next(groups, None)
-        ahead = load(read, group) if group is not None else None
-        while group is not None and ahead is not None:
-            now, held = group[0], ahead.result()
-            group = next(groups, None)
-            ahead = load(read, group) if group is not None else None
-            yield from ((log, held) for log in now)
-
-
-def _groups(reader: LogReader, logs: Sequence[_Log]) -> Iterator[tuple[list[_Log], bool]]:
-    """``logs`` in order, in groups: (short logs of at most PAGE rows in all, True), or (one
-    log longer than a window, False); their lengths read a PAGE of logs at a time."""
-    for start in range(0, len(logs), PAGE):
-        chunk = logs[start:start + PAGE]
-        lengths = reader.lengths([log.log_id for log in chunk])
-        group: list[_Log] = []
-        rows = 0
-        for log in chunk:
-            length = lengths.get(log.log_id, 0)
-            if length <= WINDOW and rows + length <= PAGE:
-                group.append(log)
-                rows += length
-                continue
-            if group:
-                yield group, True
-            group, rows = ([], 0) if length > WINDOW else ([log], length)
-            if length > WINDOW:
-                yield [log], False
-        if group:
-            yield group, True
-
-
-def _done(fn: Callable[..., Any], *args: Any) -> Future[Any]:
-    """``fn(*args)`` called now, as a finished future."""
-    future: Future[Any] = Future()
-    try:
-        future.set_result(fn(*args))
-    except BaseException as error:  # noqa: BLE001 - raised where the result is taken
-        future.set_exception(error)
-    return future
 
 
 def check_log(store: Store, log: _Log, recheck: Optional[Recheck] = None,
               reader: Optional[LogReader] = None) -> tuple[int, Optional[Broken]]:
     """(events read, the first broken link or None); with ``recheck``, the log's derived rows are
     compared with its fold too. Read, checked and refolded a window of rows at a time, through
-    ``reader`` (one that may hold the log already: ``batched``)."""
+    ``reader`` (one that may hold the log already: ``readers``)."""
     reader = reader or LogReader(store)
     refold = _Refold(recheck, log, reader) if recheck is not None else None
     first: Optional[Broken] = None
@@ -318,10 +255,8 @@ def check_log(store: Store, log: _Log, recheck: Optional[Recheck] = None,
         if first is None and link is not None:
             first = _broken(reader, log, rows, link.version, link.reason, link.found, link.expected)
         last = rows[-1].originator_version
-        if first is None:  # the chain goes on from this window's last link, or has not started yet
-            chain = payloads[-1].get("chain")
-            unchained = chain is None and (unchained if unchained is not None else rows[0].topic in CHAINED_LATER)
-            after = (last, after[1] if chain is None else str(chain))
+        if first is None:
+            after, unchained = _carried(rows, payloads, after, unchained)
         if len(rows) < WINDOW:
             break
     if refold is not None and count:  # (a log without rows has nothing to refold)
@@ -342,6 +277,16 @@ def check_log(store: Store, log: _Log, recheck: Optional[Recheck] = None,
         return count, _broken(reader, log, [], log.catalog_version + 1,
                               f"the catalog records version {log.catalog_version} but the log holds {last}")
     return count, None
+
+
+def _carried(rows: Any, payloads: list[dict[str, Any]], after: tuple[int, str],
+             unchained: Optional[bool]) -> tuple[tuple[int, str], Optional[bool]]:
+    """Where the chain of a log that held up to this window goes on from: (the window's last
+    version, its last link), and whether the chain is still to start (a log written unchained
+    before chaining)."""
+    chain = payloads[-1].get("chain")
+    unchained = chain is None and (unchained if unchained is not None else rows[0].topic in CHAINED_LATER)
+    return (rows[-1].originator_version, after[1] if chain is None else str(chain)), unchained
 
 
 def _broken(reader: LogReader, log: _Log, rows: Any, version: int, reason: str, found: Optional[str] = None,
@@ -411,7 +356,7 @@ def verify_store(
 ) -> Report:
     """Every chain of ``logs`` (and, with ``recheck``, each log's derived rows)."""
     report = Report()
-    for i, (log, reader) in enumerate(batched(store, logs), start=1):
+    for i, (log, reader) in enumerate(zip(logs, readers(store, [log.log_id for log in logs])), start=1):
         events, broken = check_log(store, log, recheck, reader)
         report.logs += 1
         report.events += events
@@ -451,9 +396,8 @@ def audit_since(store: Store, after: int, on_log: Callable[[int], None] = lambda
     report = Report(since=after)
     try:
         firsts, report.position = _appended_since(store, after)
-        for i, (log_id, first) in enumerate(firsts.items(), start=1):
-            log = _named(store, log_id)
-            events, broken = _check_tail(store, log, first)
+        for i, ((log_id, first), reader) in enumerate(zip(firsts.items(), readers(store, list(firsts))), start=1):
+            events, broken = _check_tail(store, _named(reader, log_id), first, reader)
             report.logs += 1
             report.events += events
             if broken is not None:
@@ -479,36 +423,47 @@ def _appended_since(store: Store, after: int) -> tuple[dict[UUID, int], int]:
             return firsts, position
 
 
-def _named(store: Store, log_id: UUID) -> _Log:
+def _named(reader: LogReader, log_id: UUID) -> _Log:
     """The log as its genesis names it (and its catalog row, for a session)."""
     if log_id == PURGE_LOG_ID:
         return _Log(log_id, kind=PURGES)
-    genesis = LogReader(store).stored_events(log_id, limit=1)
+    genesis = reader.stored_events(log_id, limit=1)
     try:
         payload = from_json(genesis[0].state) if genesis else {}
     except ValueError:
         payload = {}
     kind = _KINDS.get(genesis[0].topic, SESSION) if genesis else SESSION
     app, user, session = payload.get("app_name"), payload.get("user_id"), payload.get("session_id")
-    catalog = LogReader(store).session(app, user, session) if kind == SESSION and app and user and session else None
+    catalog = reader.session(app, user, session) if kind == SESSION and app and user and session else None
     return _Log(log_id, app, user, session, catalog, kind)
 
 
-def _check_tail(store: Store, log: _Log, first: int) -> tuple[int, Optional[Broken]]:
-    before = LogReader(store).link(log.log_id, first - 1) if first > 1 else ""
+def _check_tail(store: Store, log: _Log, first: int, reader: LogReader) -> tuple[int, Optional[Broken]]:
+    """(events read, the first broken link or None) of the log from version ``first`` on,
+    chained on from the stored link before it; read and checked a window at a time."""
+    before = reader.link(log.log_id, first - 1) if first > 1 else ""
     if before is None:  # no stored link to start from (a log written before chaining): all of it
-        return check_log(store, log)
-    rows = LogReader(store).stored_events(log.log_id, gt=first - 1)
-    _, link = decode_rows(store, rows, after=(first - 1, before))
+        return check_log(store, log, reader=reader)
+    count, last, after, unchained, link = 0, first - 1, (first - 1, before), None, None
+    while True:
+        rows = reader.stored_events(log.log_id, gt=last, limit=WINDOW)
+        count += len(rows)
+        if rows and link is None:  # past a break, the rest is only counted
+            with gc_paused():
+                payloads, link = decode_rows(store, rows, after=after, unchained=unchained)
+            if link is None:
+                after, unchained = _carried(rows, payloads, after, unchained)
+        last = rows[-1].originator_version if rows else last
+        if len(rows) < WINDOW:
+            break
     where = lambda version, reason, found=None, expected=None: Broken(  # noqa: E731
         str(log.log_id), log.app_name, log.user_id, log.session_id, version, reason, None, log.kind, found, expected)
     if link is not None:
-        return len(rows), where(link.version, link.reason, link.found, link.expected)
-    last = rows[-1].originator_version if rows else first - 1
+        return count, where(link.version, link.reason, link.found, link.expected)
     if log.kind == SESSION and log.catalog_version is not None and last != log.catalog_version:
-        return len(rows), where(min(last, log.catalog_version) + 1,
-                                f"the catalog records version {log.catalog_version} but the log holds {last}")
-    return len(rows), None
+        return count, where(min(last, log.catalog_version) + 1,
+                            f"the catalog records version {log.catalog_version} but the log holds {last}")
+    return count, None
 
 
 def corrupt_report(store: Store, error: Exception, found: Optional[list[str]] = None) -> Report:
