@@ -172,14 +172,20 @@ class LogReader:
 
 class BatchReader(LogReader):
     """A reader holding a few whole logs, read together (``Store.log_batch``: their rows,
-    snapshots and event-id claims in one read of each, one round trip on PostgreSQL): it answers
-    those logs' row, link, snapshot and claim reads from what it holds, and reads any other log as
-    ``LogReader`` does. A verify of many short logs costs a read per batch, not three per log."""
+    snapshots, event-id claims and catalog rows in one read of each, one round trip on
+    PostgreSQL): it answers those logs' row, link, snapshot, claim and catalog reads from what it
+    holds, and reads any other log as ``LogReader`` does. A verify of many short logs costs a read per batch, not three per log."""
 
     def __init__(self, store: Store, log_ids: Sequence[UUID]):
         super().__init__(store)
         self._batch = store.log_batch(log_ids)
         self._recorder = _Held(self._recorder, self._batch)
+
+    def session(self, app_name: str, user_id: str, session_id: str) -> CatalogRow | None:
+        log_id = session_log_id(app_name, user_id, session_id)
+        if log_id not in self._batch.events:
+            return super().session(app_name, user_id, session_id)
+        return self._batch.catalog.get(log_id)
 
     def snapshots(self, log_id: UUID | str, *, gt: int | None = None, limit: int | None = None) -> Sequence[StoredEvent]:
         held = self._batch.snapshots.get(_uuid(log_id))

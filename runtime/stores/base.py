@@ -159,11 +159,13 @@ WindowRow = tuple[int, int, str, bytes]
 # A snapshot's version and the parts of it reads need: {"state": ..., "artifacts": ...}.
 SnapshotParts = tuple[int, dict[str, Any]]
 # Whole logs read together (``Store.log_batch``), by log id: each one's stored events and stored
-# snapshots (oldest first) and its event-id claims ({event id: version}).
+# snapshots (oldest first), its event-id claims ({event id: version}) and its catalog row (a
+# session's, when it has one).
 class LogBatch(NamedTuple):
     events: dict[UUID, list[StoredEvent]]
     snapshots: dict[UUID, list[StoredEvent]]
     claims: dict[UUID, dict[str, int]]
+    catalog: dict[UUID, CatalogRow]
 
 
 # What time travel reads for a point of a session (see ``Store.state_reads``).
@@ -390,11 +392,13 @@ class Store(ABC):
         return found
 
     def log_batch(self, log_ids: Sequence[UUID]) -> LogBatch:
-        """Whole logs at once: each one's stored events, snapshots and event-id claims (a backend
-        reads each kind for all of them in one query; a log without rows has empty ones)."""
+        """Whole logs at once: each one's stored events, snapshots, event-id claims and catalog
+        row (a backend reads each kind for all of them in one query; a log without rows has empty
+        ones)."""
         return LogBatch({i: list(self.recorder.select_events(i)) for i in log_ids},
                         {i: list(self.stored_snapshots(i)) for i in log_ids},
-                        {i: self.recorder.select_claims(i) for i in log_ids})
+                        {i: self.recorder.select_claims(i) for i in log_ids},
+                        {row.log_id: row for i in log_ids for row in self.recorder.select_catalog(log_id=i)})
 
     @abstractmethod
     def nearest_snapshot(self, log_id: UUID, version: int) -> SnapshotParts | None:

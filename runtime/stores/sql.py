@@ -7,6 +7,8 @@ from uuid import UUID
 
 from eventsourcing.persistence import StoredEvent
 
+from runtime.stores.rows import CatalogRow
+
 
 def sql_filters(mark: str, conditions: Sequence[tuple[str, Any]]) -> tuple[str, list[Any]]:
     """`` AND column op <mark>`` for each (``"column op"``, value) whose value is not None,
@@ -56,14 +58,16 @@ class RowReads:
 
 def log_batch_of(
     log_ids: Sequence[UUID], events: Sequence[tuple[Any, int, str, bytes]],
-    snapshots: Sequence[tuple[Any, int, str, bytes]], claims: Sequence[tuple[Any, str, int]], as_id: Any,
+    snapshots: Sequence[tuple[Any, int, str, bytes]], claims: Sequence[tuple[Any, str, int]],
+    catalog: Sequence[CatalogRow], as_id: Any,
 ) -> Any:
-    """A ``LogBatch`` from the rows of the three reads (``(log id, version, topic, payload)``,
-    each log's in version order, and ``(log id, event id, version)``), ``as_id`` turning the
-    backend's log id into the UUID asked for."""
+    """A ``LogBatch`` from the rows of the four reads (``(log id, version, topic, payload)``,
+    each log's in version order, ``(log id, event id, version)`` and catalog rows), ``as_id``
+    turning the backend's log id into the UUID asked for."""
     from runtime.stores.base import LogBatch
 
-    batch = LogBatch({i: [] for i in log_ids}, {i: [] for i in log_ids}, {i: {} for i in log_ids})
+    batch = LogBatch({i: [] for i in log_ids}, {i: [] for i in log_ids}, {i: {} for i in log_ids},
+                     {row.log_id: row for row in catalog})
     for kind, rows in ((batch.events, events), (batch.snapshots, snapshots)):
         for raw_id, version, topic, state in rows:
             log_id = as_id(raw_id)

@@ -21,6 +21,8 @@ from runtime.stores.postgres.connect import parse_postgres_url
 from runtime.stores.postgres.recorder import PostgresLogRecorder, PostgresSnapshotRecorder, _Datastore
 from runtime.stores.postgres.errors import driver_error, missing_table
 from runtime.stores.snapshots import decode_snapshot
+from runtime.stores.catalog_sql import CATALOG_COLUMNS
+from runtime.stores.postgres.catalog import catalog_rows
 from runtime.stores.sql import log_batch_of
 
 SNAPSHOTS_TABLE = "chronicle_snapshots"
@@ -183,18 +185,19 @@ class PostgresStore(Store):
         return {log_id: version for log_id, version in rows if version is not None}
 
     def log_batch(self, log_ids: Sequence[UUID]) -> LogBatch:
-        """The three reads pipelined: one round trip."""
+        """The four reads pipelined: one round trip."""
         ids = list(log_ids)
         where = " WHERE originator_id = ANY(%s::uuid[]) ORDER BY originator_id, originator_version"
         columns = "SELECT originator_id, originator_version, topic, state FROM "
         reads = [columns + self.events_table + where, columns + self.snapshots.events_table_name + where,
-                 "SELECT log_id, event_id, version FROM chronicle_event_ids WHERE log_id = ANY(%s::uuid[])"]
+                 "SELECT log_id, event_id, version FROM chronicle_event_ids WHERE log_id = ANY(%s::uuid[])",
+                 f"SELECT {CATALOG_COLUMNS} FROM chronicle_sessions WHERE log_id = ANY(%s::uuid[])"]
         with self.datastore.get_connection() as conn, conn.pipeline():
             cursors = [conn.cursor(row_factory=tuple_row) for _ in reads]
             for cursor, sql in zip(cursors, reads):
                 cursor.execute(sql, (ids,), prepare=True, binary=True)
-            events, snapshots, claims = (cursor.fetchall() for cursor in cursors)
-        return log_batch_of(ids, events, snapshots, claims, lambda raw_id: raw_id)
+            events, snapshots, claims, catalog = (cursor.fetchall() for cursor in cursors)
+        return log_batch_of(ids, events, snapshots, claims, catalog_rows(catalog), lambda raw_id: raw_id)
 
     def locate_row(self, log_id: UUID, version: int) -> tuple[int, str, bytes] | None:
         rows = self._fetch(

@@ -16,7 +16,9 @@ from domain.session_log import RECORDED_TOPICS, SessionLog
 from runtime.stores.base import LogBatch, LogRow, SnapshotParts, Store, WindowRow, as_uuid
 from runtime.stores.sqlite.errors import driver_error, missing_table
 from runtime.stores.sqlite.integrity import RESTORE_HINT, file_problems
+from runtime.stores.catalog_sql import CATALOG_COLUMNS
 from runtime.stores.sql import log_batch_of
+from runtime.stores.sqlite.catalog import catalog_rows
 from runtime.stores.snapshots import SNAPSHOT_CLASS_VERSION, checked_parts, decode_snapshot
 from runtime.stores.sqlite.recorder import EVENTS_TABLE, SqliteLogRecorder, _Datastore
 from runtime.stores.sqlite.files import directory, marked_read_only, not_writable, read_only_option, sqlite_path
@@ -178,7 +180,9 @@ class SqliteStore(Store):
             snapshots = raw.execute(columns + self.snapshots.events_table_name + where, (ids,)).fetchall()
             claims = raw.execute("SELECT log_id, event_id, version FROM chronicle_event_ids"
                                  " WHERE log_id IN (SELECT value FROM json_each(?))", (ids,)).fetchall()
-        return log_batch_of(log_ids, events, snapshots, claims, UUID)
+            catalog = raw.execute(f"SELECT {CATALOG_COLUMNS} FROM chronicle_sessions"
+                                  " WHERE log_id IN (SELECT value FROM json_each(?))", (ids,)).fetchall()
+        return log_batch_of(log_ids, events, snapshots, claims, catalog_rows(catalog), UUID)
 
     def locate_row(self, log_id: UUID, version: int) -> tuple[int, str, bytes] | None:
         rows = self._fetch(
