@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 from uuid import UUID
 
 from eventsourcing.persistence import StoredEvent
@@ -59,15 +59,16 @@ class RowReads:
 def log_batch_of(
     log_ids: Sequence[UUID], events: Sequence[tuple[Any, int, str, bytes]],
     snapshots: Sequence[tuple[Any, int, str, bytes]], claims: Sequence[tuple[Any, str, int]],
-    catalog: Sequence[CatalogRow], as_id: Any,
+    catalog: Sequence[CatalogRow], as_raw: Callable[[UUID], Any],
 ) -> Any:
     """A ``LogBatch`` from the rows of the four reads (``(log id, version, topic, payload)``,
-    each log's in version order, ``(log id, event id, version)`` and catalog rows), ``as_id``
-    turning the backend's log id into the UUID asked for."""
+    each log's in version order, ``(log id, event id, version)`` and catalog rows), whose log ids
+    are as ``as_raw`` writes a UUID (text: a UUID object per row costs more than the row)."""
     from runtime.stores.base import LogBatch
 
     batch = LogBatch({i: [] for i in log_ids}, {i: [] for i in log_ids}, {i: {} for i in log_ids},
                      {row.log_id: row for row in catalog})
+    as_id = {as_raw(i): i for i in log_ids}.__getitem__
     for kind, rows in ((batch.events, events), (batch.snapshots, snapshots)):
         for raw_id, version, topic, state in rows:
             log_id = as_id(raw_id)

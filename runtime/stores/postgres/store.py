@@ -179,25 +179,25 @@ class PostgresStore(Store):
 
     def log_lengths(self, log_ids: Sequence[UUID]) -> dict[UUID, int]:
         rows = self._fetch(
-            f"SELECT l.id, (SELECT max(originator_version) FROM {self.events_table} WHERE originator_id = l.id)"
-            " FROM unnest(%s::uuid[]) AS l(id)", (list(log_ids),),
+            f"SELECT l.i, (SELECT max(originator_version) FROM {self.events_table} WHERE originator_id = l.id)"
+            " FROM unnest(%s::uuid[]) WITH ORDINALITY AS l(id, i)", (list(log_ids),),
         )
-        return {log_id: version for log_id, version in rows if version is not None}
+        return {log_ids[i - 1]: version for i, version in rows if version is not None}
 
     def log_batch(self, log_ids: Sequence[UUID]) -> LogBatch:
         """The four reads pipelined: one round trip."""
         ids = list(log_ids)
         where = " WHERE originator_id = ANY(%s::uuid[]) ORDER BY originator_id, originator_version"
-        columns = "SELECT originator_id, originator_version, topic, state FROM "
+        columns = "SELECT originator_id::text, originator_version, topic, state FROM "
         reads = [columns + self.events_table + where, columns + self.snapshots.events_table_name + where,
-                 "SELECT log_id, event_id, version FROM chronicle_event_ids WHERE log_id = ANY(%s::uuid[])",
+                 "SELECT log_id::text, event_id, version FROM chronicle_event_ids WHERE log_id = ANY(%s::uuid[])",
                  f"SELECT {CATALOG_COLUMNS} FROM chronicle_sessions WHERE log_id = ANY(%s::uuid[])"]
         with self.datastore.get_connection() as conn, conn.pipeline():
             cursors = [conn.cursor(row_factory=tuple_row) for _ in reads]
             for cursor, sql in zip(cursors, reads):
                 cursor.execute(sql, (ids,), prepare=True, binary=True)
             events, snapshots, claims, catalog = (cursor.fetchall() for cursor in cursors)
-        return log_batch_of(ids, events, snapshots, claims, catalog_rows(catalog), lambda raw_id: raw_id)
+        return log_batch_of(ids, events, snapshots, claims, catalog_rows(catalog), str)
 
     def locate_row(self, log_id: UUID, version: int) -> tuple[int, str, bytes] | None:
         rows = self._fetch(

@@ -165,10 +165,10 @@ class SqliteStore(Store):
 
     def log_lengths(self, log_ids: Sequence[UUID]) -> dict[UUID, int]:
         rows = self._fetch(
-            f"SELECT value, (SELECT max(originator_version) FROM {self.events_table} WHERE originator_id = value)"
+            f"SELECT key, (SELECT max(originator_version) FROM {self.events_table} WHERE originator_id = value)"
             " FROM json_each(?)", (json.dumps([log_id.hex for log_id in log_ids]),),
         )
-        return {UUID(raw_id): version for raw_id, version in rows if version is not None}
+        return {log_ids[i]: version for i, version in rows if version is not None}
 
     def log_batch(self, log_ids: Sequence[UUID]) -> LogBatch:
         ids = json.dumps([log_id.hex for log_id in log_ids])
@@ -182,7 +182,7 @@ class SqliteStore(Store):
                                  " WHERE log_id IN (SELECT value FROM json_each(?))", (ids,)).fetchall()
             catalog = raw.execute(f"SELECT {CATALOG_COLUMNS} FROM chronicle_sessions"
                                   " WHERE log_id IN (SELECT value FROM json_each(?))", (ids,)).fetchall()
-        return log_batch_of(log_ids, events, snapshots, claims, catalog_rows(catalog), UUID)
+        return log_batch_of(log_ids, events, snapshots, claims, catalog_rows(catalog), lambda log_id: log_id.hex)
 
     def locate_row(self, log_id: UUID, version: int) -> tuple[int, str, bytes] | None:
         rows = self._fetch(
