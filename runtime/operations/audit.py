@@ -186,7 +186,7 @@ WINDOW = 200
 
 # Short logs are read many at a time: a batch's rows, snapshots and claims in one read of each (on
 # PostgreSQL, one round trip), a batch holding at most PAGE rows; a longer log is read alone.
-PAGE = 2_000
+PAGE = 1_000
 
 
 def readers(store: Store, log_ids: Sequence[UUID]) -> Iterator[LogReader]:

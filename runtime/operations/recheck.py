@@ -424,7 +424,7 @@ def surviving(recheck: Recheck, where: str, check: Callable[[], T], otherwise: T
         return otherwise
 
 
-_BATCH = 10_000  # stored events read, decoded and folded at a time by the read models' refold
+_BATCH = 5_000  # stored events read, decoded and folded at a time by the read models' refold (one more read ahead)
 
 
 def read_model_drifts(store: Store, projections: Iterable[Any], scoped: Optional[ScopedFold] = None) -> list[Drift]:
@@ -446,6 +446,7 @@ def read_model_drifts(store: Store, projections: Iterable[Any], scoped: Optional
                 ahead = load(source.fetch, rows[-1][0], _BATCH, end) if more else None
                 try:
                     events, position = source.decode_rows(rows, forks, after=position)
+                    del rows  # (folded as events: the raw batch is not held through the folds)
                 except ValueError:
                     if scoped is not None:
                         scoped.unreadable = True
