@@ -153,10 +153,12 @@ def scoped_logs(store: Store, app_name: str | None, user_id: str | None, session
 
 
 def _existing(store: Store, candidates: list[tuple[UUID, str, str, str, Optional[str]]]) -> list[_Log]:
-    """Those candidate logs that have a genesis of their kind (one indexed read each)."""
+    """Those candidate logs that have a genesis of their kind (which have events: one read for
+    all; then an indexed read of each one's genesis)."""
     found = []
+    stored = LogReader(store).lengths([candidate[0] for candidate in candidates])
     for log_id, kind, app, user, session in candidates:
-        first = LogReader(store).stored_events(log_id, limit=1)
+        first = LogReader(store).stored_events(log_id, limit=1) if log_id in stored else []
         if first and _KINDS.get(first[0].topic) == kind:
             found.append(_Log(log_id, app, user, session, kind=kind))
     return sorted(found, key=lambda log: list(_KINDS.values()).index(log.kind))
