@@ -174,7 +174,8 @@ class BatchReader(LogReader):
     """A reader holding a few whole logs, read together (``Store.log_batch``: their rows,
     snapshots, event-id claims and catalog rows in one read of each, one round trip on
     PostgreSQL): it answers those logs' row, link, snapshot, claim and catalog reads from what it
-    holds, and reads any other log as ``LogReader`` does. A verify of many short logs costs a read per batch, not three per log."""
+    holds, and reads any other log as ``LogReader`` does. A verify of many short logs costs a read
+    per batch, not three per log."""
 
     def __init__(self, store: Store, log_ids: Sequence[UUID]):
         super().__init__(store)

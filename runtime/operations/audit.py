@@ -229,9 +229,11 @@ def _groups(reader: LogReader, log_ids: Sequence[UUID]) -> Iterator[tuple[list[U
                 continue
             if group:
                 yield group, True
-            group, rows = ([], 0) if length > WINDOW else ([log_id], length)
             if length > WINDOW:
+                group, rows = [], 0
                 yield [log_id], False
+            else:
+                group, rows = [log_id], length
         if group:
             yield group, True
 
@@ -379,11 +381,13 @@ def audit(
     here when not given); ``on_log`` hears each one done. A damaged database is a report with
     ``corrupt`` (and what to restore), never a store error."""
     whole_store = app_name is None and user_id is None and session_id is None
-    corrupt = _integrity(store) if (whole_store if integrity is None else integrity) else []
-    try:
-        report = _audit(store, app_name, user_id, session_id, logs, on_log)
-    except Exception as error:  # noqa: BLE001 - a driver's error is typed, then judged
-        report = corrupt_report(store, error, corrupt)
+    with read_ahead(store) as load:  # (where the database gains by it, it checks itself meanwhile)
+        checked = load(_integrity, store) if (whole_store if integrity is None else integrity) else None
+        try:
+            report = _audit(store, app_name, user_id, session_id, logs, on_log)
+        except Exception as error:  # noqa: BLE001 - a driver's error is typed, then judged
+            report = corrupt_report(store, error, checked.result() if checked is not None else [])
+        corrupt = checked.result() if checked is not None else []
     if corrupt:
         report.corrupt, report.restore = corrupt, store.restore_hint
     return report
