@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Optional, Sequence, TypeVar
+from typing import Any, Callable, Iterable, Iterator, Optional, Sequence, TypeVar
 from uuid import UUID
 
 from pydantic_core import from_json, to_jsonable_python
@@ -286,8 +286,9 @@ class Recheck:
             view = SourceView(stored_view.session_id)
             folded = Folded()
             fold = fold_memory_log_event if source == own else fold_session_event
-            for row in LogReader(self.store).stored_events(UUID(source), lte=stored_view.position):
-                fold(view, source, row.originator_version, row.topic, json.loads(row.state), folded)
+            for rows in _windows(LogReader(self.store), UUID(source), lte=stored_view.position):
+                for row in rows:
+                    fold(view, source, row.originator_version, row.topic, json.loads(row.state), folded)
             for doc in with_visibility(folded.docs, view):
                 expected[(doc.source, doc.position)] = doc
         documents = self.store.read_if_made(lambda: index.documents(app_name, user_id), [])
@@ -373,16 +374,12 @@ class SessionRefold:
         reader = self.reader
         if reader.claim_count(self.log.log_id) == self.matched:
             return
-        extra, last = reader.claims(self.log.log_id), 0
-        while True:
-            rows = reader.stored_events(self.log.log_id, gt=last or None, limit=1_000)
+        extra = reader.claims(self.log.log_id)
+        for rows in _windows(reader, self.log.log_id):
             for row in rows:
                 event = _event_of(row.state)
                 if isinstance(event, dict) and isinstance(event.get("id"), str):
                     extra.pop(event["id"], None)
-            if len(rows) < 1_000:
-                break
-            last = rows[-1].originator_version
         self.recheck._compare_claims(self.log, self.where, {}, extra)
 
     def finish(self) -> None:
@@ -401,6 +398,20 @@ class SessionRefold:
 
     def discard(self) -> None:
         del self.recheck.drifts[self._drifts:]
+
+
+def _windows(reader: LogReader, log_id: UUID, *, lte: Optional[int] = None,
+             size: int = 1_000) -> Iterator[Sequence[Any]]:
+    """A log's stored events (up to version ``lte``), ``size`` at a time: a long log is never
+    held whole."""
+    last = 0
+    while True:
+        rows = reader.stored_events(log_id, gt=last or None, lte=lte, limit=size)
+        if rows:
+            yield rows
+        if len(rows) < size:
+            return
+        last = rows[-1].originator_version
 
 
 def _event_of(state: Any) -> Any:
