@@ -234,7 +234,8 @@ def _uuid(log_id: UUID | str) -> UUID:
 def _picked(rows: Sequence[StoredEvent], gt: int | None, lte: int | None, desc: bool,
             limit: int | None) -> list[StoredEvent]:
     """Those of a log's rows (oldest first) a read with these bounds returns."""
-    picked = [r for r in rows if (gt is None or r.originator_version > gt) and (lte is None or r.originator_version <= lte)]
+    picked = [r for r in rows
+              if (gt is None or r.originator_version > gt) and (lte is None or r.originator_version <= lte)]
     if desc:
         picked.reverse()
     return picked if limit is None else picked[:limit]
