@@ -185,13 +185,20 @@ class PostgresStore(Store):
         return {log_ids[i - 1]: version for i, version in rows if version is not None}
 
     def log_batch(self, log_ids: Sequence[UUID]) -> LogBatch:
-        """The four reads pipelined: one round trip."""
+        """The four reads pipelined: one round trip. Each is driven by the ids, an index scan per
+        log (with ``= ANY`` and an ORDER BY, fresh statistics made the planner walk the whole
+        index in order instead)."""
         ids = list(log_ids)
-        where = " WHERE originator_id = ANY(%s::uuid[]) ORDER BY originator_id, originator_version"
-        columns = "SELECT originator_id::text, originator_version, topic, state FROM "
-        reads = [columns + self.events_table + where, columns + self.snapshots.events_table_name + where,
-                 "SELECT log_id::text, event_id, version FROM chronicle_event_ids WHERE log_id = ANY(%s::uuid[])",
-                 f"SELECT {CATALOG_COLUMNS} FROM chronicle_sessions WHERE log_id = ANY(%s::uuid[])"]
+        per_log = "SELECT {columns} FROM unnest(%s::uuid[]) AS l(id) CROSS JOIN LATERAL (SELECT * FROM {table} t" \
+                  " WHERE t.{key} = l.id{order}) r"
+        log_rows = dict(columns="r.originator_id::text, r.originator_version, r.topic, r.state", key="originator_id",
+                        order=" ORDER BY t.originator_version")
+        reads = [per_log.format(table=self.events_table, **log_rows),
+                 per_log.format(table=self.snapshots.events_table_name, **log_rows),
+                 per_log.format(table="chronicle_event_ids", columns="r.log_id::text, r.event_id, r.version",
+                                key="log_id", order=""),
+                 per_log.format(table="chronicle_sessions", columns=", ".join(f"r.{c}" for c in CATALOG_COLUMNS.split(", ")),
+                                key="log_id", order="")]
         with self.datastore.get_connection() as conn, conn.pipeline():
             cursors = [conn.cursor(row_factory=tuple_row) for _ in reads]
             for cursor, sql in zip(cursors, reads):
