@@ -197,8 +197,8 @@ class PostgresStore(Store):
                  per_log.format(table=self.snapshots.events_table_name, **log_rows),
                  per_log.format(table="chronicle_event_ids", columns="r.log_id::text, r.event_id, r.version",
                                 key="log_id", order=""),
-                 per_log.format(table="chronicle_sessions", columns=", ".join(f"r.{c}" for c in CATALOG_COLUMNS.split(", ")),
-                                key="log_id", order="")]
+                 per_log.format(table="chronicle_sessions", key="log_id", order="",
+                                columns=", ".join(f"r.{c}" for c in CATALOG_COLUMNS.split(", ")))]
         with self.datastore.get_connection() as conn, conn.pipeline():
             cursors = [conn.cursor(row_factory=tuple_row) for _ in reads]
             for cursor, sql in zip(cursors, reads):
