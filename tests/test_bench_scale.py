@@ -47,6 +47,7 @@ def test_the_command_prints_the_table(tmp_path):
     operations = [row[1] for row in table["rows"]]
     assert "GET …/history of the long session" in operations and "verify of one short session" in operations
     assert "GET /chronicle/sessions?q=s1 (search: a word 11 sessions hold)" in operations
+    assert "`verify --since 0` (in process: every chain and catalog row)" in operations
     assert "N=20 sessions" in table["title"] and "L=120 events" in table["title"]
     snapshots = next(row for row in table["rows"] if row[1] == "snapshots of the long session")
     assert "× its events'" in snapshots[4]

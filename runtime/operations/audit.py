@@ -14,7 +14,7 @@ snapshots, catalog rows, the artifact versions sessions name, blobs, the memory 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Callable, Iterator, Optional, Sequence
 from uuid import UUID
 
 from pydantic_core import from_json
@@ -28,6 +28,7 @@ from domain.session_log import SessionLog, session_log_id
 from domain.errors import StoreCorruptError, StoreError
 from runtime.gc_pause import gc_paused
 from runtime.log_reader import LogReader
+from runtime.operations.read_ahead import read_ahead
 from runtime.operations.recheck import Drift, Recheck, read_model_drifts, surviving
 from runtime.sessions.verify import (
     CHAINED_LATER, ScopedFold, ScopedMismatch, decode_payload, decode_rows, scoped_state_mismatches,
@@ -152,10 +153,12 @@ def scoped_logs(store: Store, app_name: str | None, user_id: str | None, session
 
 
 def _existing(store: Store, candidates: list[tuple[UUID, str, str, str, Optional[str]]]) -> list[_Log]:
-    """Those candidate logs that have a genesis of their kind (one indexed read each)."""
+    """Those candidate logs that have a genesis of their kind (which have events: one read for
+    all; then an indexed read of each one's genesis)."""
     found = []
+    stored = LogReader(store).lengths([candidate[0] for candidate in candidates])
     for log_id, kind, app, user, session in candidates:
-        first = LogReader(store).stored_events(log_id, limit=1)
+        first = LogReader(store).stored_events(log_id, limit=1) if log_id in stored else []
         if first and _KINDS.get(first[0].topic) == kind:
             found.append(_Log(log_id, app, user, session, kind=kind))
     return sorted(found, key=lambda log: list(_KINDS.values()).index(log.kind))
@@ -183,11 +186,65 @@ def _geneses(store: Store) -> Iterator[tuple[str, UUID, dict[str, Any]]]:
 WINDOW = 200
 
 
-def check_log(store: Store, log: _Log, recheck: Optional[Recheck] = None) -> tuple[int, Optional[Broken]]:
-    """(events read, the first broken link or None); with ``recheck``, the log's derived rows are
-    compared with its fold too. Read, checked and refolded a window of rows at a time."""
+# Short logs are read many at a time: a batch's rows, snapshots and claims in one read of each (on
+# PostgreSQL, one round trip), a batch holding at most PAGE rows; a longer log is read alone.
+PAGE = 1_000
+
+
+def readers(store: Store, log_ids: Sequence[UUID]) -> Iterator[LogReader]:
+    """The reader to check each of ``log_ids`` through, in order: for a log of at most a window
+    of rows, a ``BatchReader`` holding it and its neighbours; for a longer one, a plain reader.
+    Where the store gains by it (``Store.prefetches``), the next batch is read while this one is
+    checked."""
     reader = LogReader(store)
-    refold = _Refold(recheck, log) if recheck is not None else None
+
+    def read(group: tuple[list[UUID], bool]) -> LogReader:
+        ids, held = group
+        return reader.batch(ids) if held else reader
+
+    groups = _groups(reader, log_ids)
+    with read_ahead(store) as load:
+        group = next(groups, None)
+        ahead = load(read, group) if group is not None else None
+        while group is not None and ahead is not None:
+            size, held = len(group[0]), ahead.result()
+            group = next(groups, None)
+            ahead = load(read, group) if group is not None else None
+            yield from (held for _ in range(size))
+
+
+def _groups(reader: LogReader, log_ids: Sequence[UUID]) -> Iterator[tuple[list[UUID], bool]]:
+    """``log_ids`` in order, in groups: (short logs of at most PAGE rows in all, True), or (one
+    log longer than a window, False); their lengths read a PAGE of logs at a time."""
+    for start in range(0, len(log_ids), PAGE):
+        chunk = log_ids[start:start + PAGE]
+        lengths = reader.lengths(chunk)
+        group: list[UUID] = []
+        rows = 0
+        for log_id in chunk:
+            length = lengths.get(log_id, 0)
+            if length <= WINDOW and rows + length <= PAGE:
+                group.append(log_id)
+                rows += length
+                continue
+            if group:
+                yield group, True
+            if length > WINDOW:
+                group, rows = [], 0
+                yield [log_id], False
+            else:
+                group, rows = [log_id], length
+        if group:
+            yield group, True
+
+
+def check_log(store: Store, log: _Log, recheck: Optional[Recheck] = None,
+              reader: Optional[LogReader] = None) -> tuple[int, Optional[Broken]]:
+    """(events read, the first broken link or None); with ``recheck``, the log's derived rows are
+    compared with its fold too. Read, checked and refolded a window of rows at a time, through
+    ``reader`` (one that may hold the log already: ``readers``)."""
+    reader = reader or LogReader(store)
+    refold = _Refold(recheck, log, reader) if recheck is not None else None
     first: Optional[Broken] = None
     count, last, after, unchained = 0, 0, (0, ""), None
     while True:
@@ -200,42 +257,50 @@ def check_log(store: Store, log: _Log, recheck: Optional[Recheck] = None) -> tup
             if refold is not None:
                 refold.add(rows, payloads, last=len(rows) < WINDOW)
         if first is None and link is not None:
-            first = _broken(store, log, rows, link.version, link.reason, link.found, link.expected)
+            first = _broken(reader, log, rows, link.version, link.reason, link.found, link.expected)
         last = rows[-1].originator_version
-        if first is None:  # the chain goes on from this window's last link, or has not started yet
-            chain = payloads[-1].get("chain")
-            unchained = chain is None and (unchained if unchained is not None else rows[0].topic in CHAINED_LATER)
-            after = (last, after[1] if chain is None else str(chain))
+        if first is None:
+            after, unchained = _carried(rows, payloads, after, unchained)
         if len(rows) < WINDOW:
             break
     if refold is not None and count:  # (a log without rows has nothing to refold)
         refold.finish(broken=first is not None)
     if not count:
-        return 0, _broken(store, log, [], 1, "the log has no events at all (its rows were removed)")
+        return 0, _broken(reader, log, [], 1, "the log has no events at all (its rows were removed)")
     if first is not None:
         return count, first
     if log.kind == SESSION and log.catalog_version is None:
-        return count, _broken(store, log, [], last,
+        return count, _broken(reader, log, [], last,
                               "the session catalog has no row for this log (removed outside Chronicle)")
     if log.catalog_version is not None and last < log.catalog_version:
         return count, _broken(
-            store, log, [], last + 1, f"versions {last + 1}–{log.catalog_version} are missing from the end of "
+            reader, log, [], last + 1, f"versions {last + 1}–{log.catalog_version} are missing from the end of "
             f"the log (the catalog records version {log.catalog_version})"
         )
     if log.catalog_version is not None and last > log.catalog_version:
-        return count, _broken(store, log, [], log.catalog_version + 1,
+        return count, _broken(reader, log, [], log.catalog_version + 1,
                               f"the catalog records version {log.catalog_version} but the log holds {last}")
     return count, None
 
 
-def _broken(store: Store, log: _Log, rows: Any, version: int, reason: str, found: Optional[str] = None,
+def _carried(rows: Any, payloads: list[dict[str, Any]], after: tuple[int, str],
+             unchained: Optional[bool]) -> tuple[tuple[int, str], Optional[bool]]:
+    """Where the chain of a log that held up to this window goes on from: (the window's last
+    version, its last link), and whether the chain is still to start (a log written unchained
+    before chaining)."""
+    chain = payloads[-1].get("chain")
+    unchained = chain is None and (unchained if unchained is not None else rows[0].topic in CHAINED_LATER)
+    return (rows[-1].originator_version, after[1] if chain is None else str(chain)), unchained
+
+
+def _broken(reader: LogReader, log: _Log, rows: Any, version: int, reason: str, found: Optional[str] = None,
             expected: Optional[str] = None) -> Broken:
     """The log's broken link at ``version`` (with the ADK event's id stored there, if any)."""
     event_id = None
-    for row in rows or LogReader(store).stored_events(log.log_id, gt=version - 1, lte=version):
+    for row in rows or reader.stored_events(log.log_id, gt=version - 1, lte=version):
         if row.originator_version == version and row.topic == SessionLog.Recorded.TOPIC:
             try:
-                event_id = decode_payload(store, row.state)["event"]["id"]
+                event_id = decode_payload(reader.store, row.state)["event"]["id"]
             except Exception:  # noqa: BLE001 - an unreadable row has no id to show
                 pass
     return Broken(str(log.log_id), log.app_name, log.user_id, log.session_id, version, reason, event_id, log.kind,
@@ -247,9 +312,9 @@ class _Refold:
     does not decode is not refolded (its chain says where it was edited); one whose events do
     not fold is a drift that says so."""
 
-    def __init__(self, recheck: Recheck, log: _Log):
+    def __init__(self, recheck: Recheck, log: _Log, reader: LogReader):
         self.recheck, self.log = recheck, log
-        self.session = recheck.session(log) if log.kind == SESSION else None
+        self.session = recheck.session(log, reader) if log.kind == SESSION else None
         self.others: list[tuple[str, dict[str, Any]]] = []  # (topic, payload) of the other kinds' logs
         self.failed: Optional[Exception] = None
         self.unreadable = False
@@ -295,8 +360,8 @@ def verify_store(
 ) -> Report:
     """Every chain of ``logs`` (and, with ``recheck``, each log's derived rows)."""
     report = Report()
-    for i, log in enumerate(logs, start=1):
-        events, broken = check_log(store, log, recheck)
+    for i, (log, reader) in enumerate(zip(logs, readers(store, [log.log_id for log in logs])), start=1):
+        events, broken = check_log(store, log, recheck, reader)
         report.logs += 1
         report.events += events
         if broken is not None:
@@ -316,11 +381,13 @@ def audit(
     here when not given); ``on_log`` hears each one done. A damaged database is a report with
     ``corrupt`` (and what to restore), never a store error."""
     whole_store = app_name is None and user_id is None and session_id is None
-    corrupt = _integrity(store) if (whole_store if integrity is None else integrity) else []
-    try:
-        report = _audit(store, app_name, user_id, session_id, logs, on_log)
-    except Exception as error:  # noqa: BLE001 - a driver's error is typed, then judged
-        report = corrupt_report(store, error, corrupt)
+    with read_ahead(store) as load:  # (where the database gains by it, it checks itself meanwhile)
+        checked = load(_integrity, store) if (whole_store if integrity is None else integrity) else None
+        try:
+            report = _audit(store, app_name, user_id, session_id, logs, on_log)
+        except Exception as error:  # noqa: BLE001 - a driver's error is typed, then judged
+            report = corrupt_report(store, error, checked.result() if checked is not None else [])
+        corrupt = checked.result() if checked is not None else []
     if corrupt:
         report.corrupt, report.restore = corrupt, store.restore_hint
     return report
@@ -335,9 +402,8 @@ def audit_since(store: Store, after: int, on_log: Callable[[int], None] = lambda
     report = Report(since=after)
     try:
         firsts, report.position = _appended_since(store, after)
-        for i, (log_id, first) in enumerate(firsts.items(), start=1):
-            log = _named(store, log_id)
-            events, broken = _check_tail(store, log, first)
+        for i, ((log_id, first), reader) in enumerate(zip(firsts.items(), readers(store, list(firsts))), start=1):
+            events, broken = _check_tail(store, _named(reader, log_id), first, reader)
             report.logs += 1
             report.events += events
             if broken is not None:
@@ -363,36 +429,47 @@ def _appended_since(store: Store, after: int) -> tuple[dict[UUID, int], int]:
             return firsts, position
 
 
-def _named(store: Store, log_id: UUID) -> _Log:
+def _named(reader: LogReader, log_id: UUID) -> _Log:
     """The log as its genesis names it (and its catalog row, for a session)."""
     if log_id == PURGE_LOG_ID:
         return _Log(log_id, kind=PURGES)
-    genesis = LogReader(store).stored_events(log_id, limit=1)
+    genesis = reader.stored_events(log_id, limit=1)
     try:
         payload = from_json(genesis[0].state) if genesis else {}
     except ValueError:
         payload = {}
     kind = _KINDS.get(genesis[0].topic, SESSION) if genesis else SESSION
     app, user, session = payload.get("app_name"), payload.get("user_id"), payload.get("session_id")
-    catalog = LogReader(store).session(app, user, session) if kind == SESSION and app and user and session else None
+    catalog = reader.session(app, user, session) if kind == SESSION and app and user and session else None
     return _Log(log_id, app, user, session, catalog, kind)
 
 
-def _check_tail(store: Store, log: _Log, first: int) -> tuple[int, Optional[Broken]]:
-    before = LogReader(store).link(log.log_id, first - 1) if first > 1 else ""
+def _check_tail(store: Store, log: _Log, first: int, reader: LogReader) -> tuple[int, Optional[Broken]]:
+    """(events read, the first broken link or None) of the log from version ``first`` on,
+    chained on from the stored link before it; read and checked a window at a time."""
+    before = reader.link(log.log_id, first - 1) if first > 1 else ""
     if before is None:  # no stored link to start from (a log written before chaining): all of it
-        return check_log(store, log)
-    rows = LogReader(store).stored_events(log.log_id, gt=first - 1)
-    _, link = decode_rows(store, rows, after=(first - 1, before))
+        return check_log(store, log, reader=reader)
+    count, last, after, unchained, link = 0, first - 1, (first - 1, before), None, None
+    while True:
+        rows = reader.stored_events(log.log_id, gt=last, limit=WINDOW)
+        count += len(rows)
+        if rows and link is None:  # past a break, the rest is only counted
+            with gc_paused():
+                payloads, link = decode_rows(store, rows, after=after, unchained=unchained)
+            if link is None:
+                after, unchained = _carried(rows, payloads, after, unchained)
+        last = rows[-1].originator_version if rows else last
+        if len(rows) < WINDOW:
+            break
     where = lambda version, reason, found=None, expected=None: Broken(  # noqa: E731
         str(log.log_id), log.app_name, log.user_id, log.session_id, version, reason, None, log.kind, found, expected)
     if link is not None:
-        return len(rows), where(link.version, link.reason, link.found, link.expected)
-    last = rows[-1].originator_version if rows else first - 1
+        return count, where(link.version, link.reason, link.found, link.expected)
     if log.kind == SESSION and log.catalog_version is not None and last != log.catalog_version:
-        return len(rows), where(min(last, log.catalog_version) + 1,
-                                f"the catalog records version {log.catalog_version} but the log holds {last}")
-    return len(rows), None
+        return count, where(min(last, log.catalog_version) + 1,
+                            f"the catalog records version {log.catalog_version} but the log holds {last}")
+    return count, None
 
 
 def corrupt_report(store: Store, error: Exception, found: Optional[list[str]] = None) -> Report:

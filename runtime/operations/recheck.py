@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Optional, Sequence, TypeVar
+from typing import Any, Callable, Iterable, Iterator, Optional, Sequence, TypeVar
 from uuid import UUID
 
 from pydantic_core import from_json, to_jsonable_python
@@ -41,6 +41,7 @@ from projections.memory import Folded, SourceView, fold_memory_log_event, fold_s
 from runtime.stores.blobs import sha256_hex
 from runtime.gc_pause import gc_paused
 from runtime.log_reader import LogReader
+from runtime.operations.read_ahead import read_ahead
 from runtime.read_models.source import LogSource
 from runtime.sessions.verify import ScopedFold
 from runtime.stores import Store
@@ -101,19 +102,20 @@ class Recheck:
 
     # -- per log, as the audit reads it ------------------------------------------------------
 
-    def session(self, log: Any) -> "SessionRefold":
-        """A refold of a session log, fed its rows window by window (``SessionRefold``)."""
-        return SessionRefold(self, log)
+    def session(self, log: Any, reader: Optional[LogReader] = None) -> "SessionRefold":
+        """A refold of a session log, fed its rows window by window (``SessionRefold``), its
+        snapshots and claims read through ``reader`` (one that may hold them already)."""
+        return SessionRefold(self, log, reader or LogReader(self.store))
 
-    def _snapshots(self, log_id: UUID, gt: int, upto: int) -> tuple[dict[int, Any], list[int]]:
+    def _snapshots(self, reader: LogReader, log_id: UUID, gt: int, upto: int) -> tuple[dict[int, Any], list[int]]:
         """The log's snapshots after version ``gt``: those up to ``upto`` by version, and the
         versions of those after it (one read: past the log's end, they are drifts)."""
         mapper = self.store.application.mapper
-        stored = LogReader(self.store).snapshots(log_id, gt=gt)
+        stored = reader.snapshots(log_id, gt=gt)
         return ({s.originator_version: mapper.to_domain_event(s) for s in stored if s.originator_version <= upto},
                 [s.originator_version for s in stored if s.originator_version > upto])
 
-    def _compare_snapshot(self, log: Any, where: str, snapshot: Any, aggregate: Any) -> None:
+    def _compare_snapshot(self, reader: LogReader, log: Any, where: str, snapshot: Any, aggregate: Any) -> None:
         version = snapshot.originator_version
         expected = SessionLog.Snapshot.take(aggregate).state
         found = dict(snapshot.state)
@@ -122,7 +124,7 @@ class Recheck:
                 self.drift(SNAPSHOT, where, f"the snapshot at version {version} says {key} differently from the log",
                            str(log.log_id), version, key, found.get(key), expected.get(key))
         if {k: v for k, v in found.items() if k not in RETIRED} == expected:
-            link = LogReader(self.store).link(log.log_id, version)
+            link = reader.link(log.log_id, version)
             why = snapshot_problem(found, getattr(snapshot, "digest", None), link)
             if why is not None and getattr(snapshot, "digest", None) is not None:
                 self.drift(SNAPSHOT, where, f"the snapshot at version {version} is not served: {why}",
@@ -284,8 +286,9 @@ class Recheck:
             view = SourceView(stored_view.session_id)
             folded = Folded()
             fold = fold_memory_log_event if source == own else fold_session_event
-            for row in LogReader(self.store).stored_events(UUID(source), lte=stored_view.position):
-                fold(view, source, row.originator_version, row.topic, json.loads(row.state), folded)
+            for rows in _windows(LogReader(self.store), UUID(source), lte=stored_view.position):
+                for row in rows:
+                    fold(view, source, row.originator_version, row.topic, json.loads(row.state), folded)
             for doc in with_visibility(folded.docs, view):
                 expected[(doc.source, doc.position)] = doc
         documents = self.store.read_if_made(lambda: index.documents(app_name, user_id), [])
@@ -313,8 +316,8 @@ class SessionRefold:
     against the whole fold (``finish``), and the artifact versions its events name. ``discard`` takes back what it found
     (a log with an unreadable payload is not refolded at all: its chain says where it was edited)."""
 
-    def __init__(self, recheck: Recheck, log: Any):
-        self.recheck, self.log = recheck, log
+    def __init__(self, recheck: Recheck, log: Any, reader: LogReader):
+        self.recheck, self.log, self.reader = recheck, log, reader
         self._drifts = len(recheck.drifts)
         self.aggregate: Any = None
         self.where = _whose(log.app_name, log.user_id, log.session_id)
@@ -335,7 +338,7 @@ class SessionRefold:
         if not rows:
             return
         upto = rows[-1].originator_version
-        snapshots, self.beyond = recheck._snapshots(log.log_id, self.last, upto)
+        snapshots, self.beyond = recheck._snapshots(self.reader, log.log_id, self.last, upto)
         self.forked_at = next((r.originator_version for r in rows if r.topic == SessionLog.ForkedFrom.TOPIC),
                               self.forked_at)
         aggregate, claims = self.aggregate, {}
@@ -343,7 +346,7 @@ class SessionRefold:
             aggregate = domain_event(mapper, row, payload).mutate(aggregate)
             version = row.originator_version
             if version in snapshots:
-                recheck._compare_snapshot(log, self.where, snapshots.pop(version), aggregate)
+                recheck._compare_snapshot(self.reader, log, self.where, snapshots.pop(version), aggregate)
             event = payload.get("event")
             if isinstance(event, dict):
                 claims[event.get("id")] = version
@@ -356,7 +359,7 @@ class SessionRefold:
         """The window's claims: a log read in one window against all its claims (one read); a
         longer one window by window, against the claims of the window's ids (then ``finish``
         counts them all, so that a claim no event has is found too)."""
-        reader = LogReader(self.recheck.store)
+        reader = self.reader
         if whole:
             self.recheck._compare_claims(self.log, self.where, expected, reader.claims(self.log.log_id))
             return
@@ -368,19 +371,15 @@ class SessionRefold:
     def _claims_without_event(self) -> None:
         """A long log's claims whose ids none of its events has (read again, only when the count
         says there are some)."""
-        reader = LogReader(self.recheck.store)
+        reader = self.reader
         if reader.claim_count(self.log.log_id) == self.matched:
             return
-        extra, last = reader.claims(self.log.log_id), 0
-        while True:
-            rows = reader.stored_events(self.log.log_id, gt=last or None, limit=1_000)
+        extra = reader.claims(self.log.log_id)
+        for rows in _windows(reader, self.log.log_id):
             for row in rows:
                 event = _event_of(row.state)
                 if isinstance(event, dict) and isinstance(event.get("id"), str):
                     extra.pop(event["id"], None)
-            if len(rows) < 1_000:
-                break
-            last = rows[-1].originator_version
         self.recheck._compare_claims(self.log, self.where, {}, extra)
 
     def finish(self) -> None:
@@ -399,6 +398,20 @@ class SessionRefold:
 
     def discard(self) -> None:
         del self.recheck.drifts[self._drifts:]
+
+
+def _windows(reader: LogReader, log_id: UUID, *, lte: Optional[int] = None,
+             size: int = 1_000) -> Iterator[Sequence[Any]]:
+    """A log's stored events (up to version ``lte``), ``size`` at a time: a long log is never
+    held whole."""
+    last = 0
+    while True:
+        rows = reader.stored_events(log_id, gt=last or None, lte=lte, limit=size)
+        if rows:
+            yield rows
+        if len(rows) < size:
+            return
+        last = rows[-1].originator_version
 
 
 def _event_of(state: Any) -> Any:
@@ -422,6 +435,9 @@ def surviving(recheck: Recheck, where: str, check: Callable[[], T], otherwise: T
         return otherwise
 
 
+_BATCH = 5_000  # stored events read, decoded and folded at a time by the read models' refold (one more read ahead)
+
+
 def read_model_drifts(store: Store, projections: Iterable[Any], scoped: Optional[ScopedFold] = None) -> list[Drift]:
     """Each tracked read model refolded from the log up to its stored position, in one pass over
     the log, and compared view by view with its stored rows (``scoped`` is fed the same pass)."""
@@ -432,22 +448,25 @@ def read_model_drifts(store: Store, projections: Iterable[Any], scoped: Optional
     views: dict[str, dict[Any, Any]] = {name: {} for name in wanted}
     source, position = LogSource(store), 0
     end = None if scoped is not None else max((position for _, position in wanted.values()), default=0)
-    while end is None or position < end:
-        with gc_paused():  # a batch's events and folds: many objects, no cycles
-            try:
-                events, last = source.read(position, 10_000, end)
-            except ValueError:
+    with read_ahead(store) as load:  # the next batch read while this one is folded
+        ahead = load(source.fetch, position, _BATCH, end) if end is None or position < end else None
+        while ahead is not None:
+            with gc_paused():  # a batch's events and folds: many objects, no cycles
+                rows, forks = ahead.result()
+                more = len(rows) == _BATCH and (end is None or rows[-1][0] < end)
+                ahead = load(source.fetch, rows[-1][0], _BATCH, end) if more else None
+                try:
+                    events, position = source.decode_rows(rows, forks, after=position)
+                    del rows  # (folded as events: the raw batch is not held through the folds)
+                except ValueError:
+                    if scoped is not None:
+                        scoped.unreadable = True
+                    return []  # an unreadable payload: the chain check says where
                 if scoped is not None:
-                    scoped.unreadable = True
-                return []  # an unreadable payload: the chain check says where
-            if last == position:
-                break
-            position = last
-            if scoped is not None:
-                scoped.add(events)
-            for name, (projection, upto) in wanted.items():
-                fold_events(projection, events if not events or events[-1].position <= upto else
-                            [e for e in events if e.position <= upto], views[name])
+                    scoped.add(events)
+                for name, (projection, upto) in wanted.items():
+                    fold_events(projection, events if not events or events[-1].position <= upto else
+                                [e for e in events if e.position <= upto], views[name])
     drifts = []
     for name, (projection, upto) in wanted.items():
         expected = _normalised(encoded(projection, views[name]))

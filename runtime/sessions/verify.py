@@ -117,7 +117,9 @@ class ScopedFold:
 
     def read_logs(self, store: Store, log_ids: Sequence[UUID]) -> ScopedFold:
         """Folds these session logs only (an app's or a user's), merged in log order."""
-        rows = [(p, log_id, v, t, s) for log_id in log_ids for p, v, t, s in store.window_rows(log_id, 1, _last(store, log_id))]
+        lengths = LogReader(store).lengths(list(log_ids))  # one read for all, then each log's rows
+        rows = [(p, log_id, v, t, s) for log_id in log_ids if log_id in lengths
+                for p, v, t, s in store.window_rows(log_id, 1, lengths[log_id])]
         rows.sort(key=lambda row: row[0])
         try:
             events, _ = LogSource(store).decode_rows(rows, store.fork_versions(log_ids))
@@ -140,11 +142,6 @@ class ScopedFold:
                 return self
             position = last
             self.add(events)
-
-
-def _last(store: Store, log_id: UUID) -> int:
-    newest = LogReader(store).stored_events(log_id, desc=True, limit=1)
-    return newest[0].originator_version if newest else 0
 
 
 def scoped_state_mismatches(

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Protocol, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NamedTuple, Protocol, Sequence, TypeVar
 from uuid import UUID
 
 from eventsourcing.persistence import (
@@ -158,6 +158,16 @@ LogRow = tuple[Any, Any, int, str, bytes]
 WindowRow = tuple[int, int, str, bytes]
 # A snapshot's version and the parts of it reads need: {"state": ..., "artifacts": ...}.
 SnapshotParts = tuple[int, dict[str, Any]]
+# Whole logs read together (``Store.log_batch``), by log id: each one's stored events and stored
+# snapshots (oldest first), its event-id claims ({event id: version}) and its catalog row (a
+# session's, when it has one).
+class LogBatch(NamedTuple):
+    events: dict[UUID, list[StoredEvent]]
+    snapshots: dict[UUID, list[StoredEvent]]
+    claims: dict[UUID, dict[str, int]]
+    catalog: dict[UUID, CatalogRow]
+
+
 # What time travel reads for a point of a session (see ``Store.state_reads``).
 StateReads = tuple[SnapshotParts | None, Sequence[WindowRow], int | None, dict[str, int], list[dict[str, Any]]]
 
@@ -370,6 +380,25 @@ class Store(ABC):
     def stored_snapshots(self, log_id: UUID | str, *, gt: int | None = None, limit: int | None = None) -> Any:
         """A log's stored snapshots (after version ``gt``), oldest first, as the library stored them."""
         return self.application.snapshots.recorder.select_events(log_id, gt=gt, limit=limit)  # type: ignore[union-attr]
+
+    def log_lengths(self, log_ids: Sequence[UUID]) -> dict[UUID, int]:
+        """{log id: its last stored version} for those of ``log_ids`` that have events (a backend
+        asks for all of them at once)."""
+        found = {}
+        for log_id in log_ids:
+            newest = self.recorder.select_events(log_id, desc=True, limit=1)
+            if newest:
+                found[log_id] = newest[0].originator_version
+        return found
+
+    def log_batch(self, log_ids: Sequence[UUID]) -> LogBatch:
+        """Whole logs at once: each one's stored events, snapshots, event-id claims and catalog
+        row (a backend reads each kind for all of them in one query; a log without rows has empty
+        ones)."""
+        return LogBatch({i: list(self.recorder.select_events(i)) for i in log_ids},
+                        {i: list(self.stored_snapshots(i)) for i in log_ids},
+                        {i: self.recorder.select_claims(i) for i in log_ids},
+                        {row.log_id: row for i in log_ids for row in self.recorder.select_catalog(log_id=i)})
 
     @abstractmethod
     def nearest_snapshot(self, log_id: UUID, version: int) -> SnapshotParts | None:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 from uuid import UUID
 
 from eventsourcing.persistence import StoredEvent
+
+from runtime.stores.rows import CatalogRow
 
 
 def sql_filters(mark: str, conditions: Sequence[tuple[str, Any]]) -> tuple[str, list[Any]]:
@@ -52,6 +54,28 @@ class RowReads:
         log_id = originator_id if isinstance(originator_id, UUID) else UUID(originator_id)
         rows = self.select_rows(log_id, gt=gt, lte=lte, desc=desc, limit=limit)
         return [StoredEvent(log_id, version, topic, state) for version, topic, state in rows]
+
+
+def log_batch_of(
+    log_ids: Sequence[UUID], events: Sequence[tuple[Any, int, str, bytes]],
+    snapshots: Sequence[tuple[Any, int, str, bytes]], claims: Sequence[tuple[Any, str, int]],
+    catalog: Sequence[CatalogRow], as_raw: Callable[[UUID], Any],
+) -> Any:
+    """A ``LogBatch`` from the rows of the four reads (``(log id, version, topic, payload)``,
+    each log's in version order, ``(log id, event id, version)`` and catalog rows), whose log ids
+    are as ``as_raw`` writes a UUID (text: a UUID object per row costs more than the row)."""
+    from runtime.stores.base import LogBatch
+
+    batch = LogBatch({i: [] for i in log_ids}, {i: [] for i in log_ids}, {i: {} for i in log_ids},
+                     {row.log_id: row for row in catalog})
+    as_id = {as_raw(i): i for i in log_ids}.__getitem__
+    for kind, rows in ((batch.events, events), (batch.snapshots, snapshots)):
+        for raw_id, version, topic, state in rows:
+            log_id = as_id(raw_id)
+            kind[log_id].append(StoredEvent(log_id, version, topic, state))
+    for raw_id, event_id, version in claims:
+        batch.claims[as_id(raw_id)][event_id] = version
+    return batch
 
 
 def history_sql(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import urllib.parse
 from typing import Any, Iterable, Sequence
@@ -12,9 +13,12 @@ from pydantic_core import from_json
 
 from domain.errors import StoreError
 from domain.session_log import RECORDED_TOPICS, SessionLog
-from runtime.stores.base import LogRow, SnapshotParts, Store, WindowRow, as_uuid
+from runtime.stores.base import LogBatch, LogRow, SnapshotParts, Store, WindowRow, as_uuid
 from runtime.stores.sqlite.errors import driver_error, missing_table
 from runtime.stores.sqlite.integrity import RESTORE_HINT, file_problems
+from runtime.stores.catalog_sql import CATALOG_COLUMNS
+from runtime.stores.sql import log_batch_of
+from runtime.stores.sqlite.catalog import catalog_rows
 from runtime.stores.snapshots import SNAPSHOT_CLASS_VERSION, checked_parts, decode_snapshot
 from runtime.stores.sqlite.recorder import EVENTS_TABLE, SqliteLogRecorder, _Datastore
 from runtime.stores.sqlite.files import directory, marked_read_only, not_writable, read_only_option, sqlite_path
@@ -158,6 +162,27 @@ class SqliteStore(Store):
             " WHERE originator_id = ? AND originator_version BETWEEN ? AND ? ORDER BY originator_version",
             (log_id.hex, first, last),
         )
+
+    def log_lengths(self, log_ids: Sequence[UUID]) -> dict[UUID, int]:
+        rows = self._fetch(
+            f"SELECT key, (SELECT max(originator_version) FROM {self.events_table} WHERE originator_id = value)"
+            " FROM json_each(?)", (json.dumps([log_id.hex for log_id in log_ids]),),
+        )
+        return {log_ids[i]: version for i, version in rows if version is not None}
+
+    def log_batch(self, log_ids: Sequence[UUID]) -> LogBatch:
+        ids = json.dumps([log_id.hex for log_id in log_ids])
+        where = " WHERE originator_id IN (SELECT value FROM json_each(?)) ORDER BY originator_id, originator_version"
+        columns = "SELECT originator_id, originator_version, topic, state FROM "
+        with self.datastore.transaction(commit=False) as c, c as raw:  # one read transaction: one state of the store
+            raw.row_factory = None
+            events = raw.execute(columns + self.events_table + where, (ids,)).fetchall()
+            snapshots = raw.execute(columns + self.snapshots.events_table_name + where, (ids,)).fetchall()
+            claims = raw.execute("SELECT log_id, event_id, version FROM chronicle_event_ids"
+                                 " WHERE log_id IN (SELECT value FROM json_each(?))", (ids,)).fetchall()
+            catalog = raw.execute(f"SELECT {CATALOG_COLUMNS} FROM chronicle_sessions"
+                                  " WHERE log_id IN (SELECT value FROM json_each(?))", (ids,)).fetchall()
+        return log_batch_of(log_ids, events, snapshots, claims, catalog_rows(catalog), lambda log_id: log_id.hex)
 
     def locate_row(self, log_id: UUID, version: int) -> tuple[int, str, bytes] | None:
         rows = self._fetch(
