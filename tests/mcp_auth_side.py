@@ -1,7 +1,9 @@
 """Runs one case of tests/mcp_auth_app.py on one side and prints what a user and the server saw.
 
-    python -m tests.mcp_auth_side CASE --side adk --url http://127.0.0.1:PORT/mcp
+    python -m tests.mcp_auth_side CASE [CASE ...] --side adk --url http://127.0.0.1:PORT/mcp
     python -m tests.mcp_auth_side CASE --side chronicle --url ... --store sqlite:///x.db
+
+It prints {case: what was seen}. The tests run Chronicle's side in their own process (``run``).
 
 Per turn: the events (as tools/parity/transcript.py shows them: ids, times, a sign-in's state and
 PKCE challenge, random by design, are placeholders; a PKCE request's code verifier, which only
@@ -125,12 +127,14 @@ async def run(case: str, side: str, url: str, store: str) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("case")
+    parser.add_argument("cases", nargs="+")
     parser.add_argument("--side", choices=["adk", "chronicle"], required=True)
     parser.add_argument("--url", required=True)
     parser.add_argument("--store", default="memory://")
     args = parser.parse_args(argv)
-    print(json.dumps(asyncio.run(run(args.case, args.side, args.url, args.store)), indent=1, sort_keys=True))
+    # One process for several cases: starting google-adk costs more than a case.
+    ran = {case: asyncio.run(run(case, args.side, args.url, args.store)) for case in args.cases}
+    print(json.dumps(ran, indent=1, sort_keys=True))
     return 0
 
 

@@ -6,16 +6,17 @@ secret never enters the log, and each user's calls carry that user's credential.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
-import sys
 import urllib.request
 
 import pytest
 from google.genai import types
 
 from projections.pending import open_requests
+from tests import mcp_auth_side
 from tests.test_mcp_toolset import serve
 from tools.parity.check import REPO
 
@@ -28,22 +29,27 @@ def server_url():
     yield from serve("http")
 
 
-def run_side(python: str, case: str, url: str, store: str = "memory://") -> dict:
-    env = {**os.environ, "PYTHONPATH": REPO}
-    done = subprocess.run([python, "-W", "ignore", "-m", SIDE, case, "--side", "adk" if python != sys.executable
-                           else "chronicle", "--url", url, "--store", store], capture_output=True, text=True,
-                          cwd=REPO, env=env, timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout)
+CASES = ["api_key", "api_key_resumable", "bearer", "oauth2_client_credentials", "oauth2", "oauth2_expired",
+         "oauth2_public"]
+
+
+def on_chronicle(case: str, url: str, store: str) -> dict:
+    """The case on Chronicle, in this process, through the JSON the side's process prints."""
+    return json.loads(json.dumps(asyncio.run(mcp_auth_side.run(case, "chronicle", url, store)), sort_keys=True))
 
 
 _adk_runs: dict[str, dict] = {}
 
 
 def on_adk(adk_python: str, case: str, url: str) -> dict:
-    """The case on google-adk 2.13 (once per case: it does not depend on Chronicle's store)."""
-    if case not in _adk_runs:
-        _adk_runs[case] = run_side(adk_python, case, url)
+    """The case on google-adk 2.13: every case in one process, once (they do not depend on
+    Chronicle's store)."""
+    if not _adk_runs:
+        env = {**os.environ, "PYTHONPATH": REPO}
+        done = subprocess.run([adk_python, "-W", "ignore", "-m", SIDE, *CASES, "--side", "adk", "--url", url],
+                              capture_output=True, text=True, cwd=REPO, env=env, timeout=300)
+        assert done.returncode == 0, done.stderr[-3000:]
+        _adk_runs.update(json.loads(done.stdout))
     return _adk_runs[case]
 
 
@@ -72,7 +78,7 @@ def test_an_api_key_is_asked_for_then_carried_as_adk_carries_it(adk_python, serv
     if case == "api_key_resumable":  # the turns end with the agent's checkpoint
         assert answered["events"][-1].get("end_of_agent") and next_turn["events"][-1].get("end_of_agent")
 
-    assert run_side(sys.executable, case, server_url, store_url) == adk
+    assert on_chronicle(case, server_url, store_url) == adk
 
 
 @pytest.mark.parametrize("case, token", [("bearer", TOKEN), ("oauth2_client_credentials", "tok-client")])
@@ -85,7 +91,7 @@ def test_a_credential_the_agent_holds_is_carried_without_asking_as_adk_does(adk_
     grants = [m for m in heard if m["method"].startswith("token/")]
     assert len(grants) == (case != "bearer")
     assert {m.get("authorization") for m in heard if m not in grants} == {f"Bearer {token}"}
-    assert run_side(sys.executable, case, server_url, store_url) == adk
+    assert on_chronicle(case, server_url, store_url) == adk
 
 
 @pytest.mark.parametrize("case", ["oauth2", "oauth2_expired", "oauth2_public"])
@@ -104,7 +110,7 @@ def test_an_oauth2_sign_in_is_asked_for_exchanged_and_refreshed_as_adk_does(adk_
     assert [m["method"] for m in signed_in["server_saw"]][: len(grants)] == grants
     assert {m["authorization"] for m in signed_in["server_saw"][len(grants):] + next_turn["server_saw"]} == {
         "Bearer tok-ann-7731"}
-    assert run_side(sys.executable, case, server_url, store_url) == adk
+    assert on_chronicle(case, server_url, store_url) == adk
 
 
 # -- Chronicle's promises beyond google-adk's -----------------------------------------------------
