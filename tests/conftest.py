@@ -90,10 +90,11 @@ async def sessions(request, store_url):
 
 
 # Whole files left out of the quick subset: google-adk's environment side by side (parity, the
-# workflow bench, ADK's agent config), the browser, processes killed mid-run and resumed by others.
+# workflow bench, ADK's agent config, MCP toolset auth), the browser, processes killed mid-run and
+# resumed by others.
 SLOW_FILES = {
     "test_adk_parity.py", "test_bench_workflow.py", "test_agent_config_workflow.py", "test_viewer.py",
-    "test_workflow_resume.py", "test_resume_crash.py", "test_hitl_crash.py",
+    "test_workflow_resume.py", "test_resume_crash.py", "test_hitl_crash.py", "test_mcp_toolset_auth.py",
 }
 
 
