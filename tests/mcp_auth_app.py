@@ -35,6 +35,13 @@ def client_credentials_scheme(server: str) -> OAuth2:
         tokenUrl=f"{server}/token", scopes={"accounts:read": "Read accounts"})))
 
 
+# The bank app's own OAuth2 client, signing its user in with an authorization code.
+SIGN_IN = dict(
+    auth_scheme=oauth2_scheme,
+    auth_credential=AuthCredential(auth_type=AuthCredentialTypes.OAUTH2, oauth2=OAuth2Auth(
+        client_id="bank-app", client_secret="s3cret-bank", redirect_uri="http://localhost:8080/callback")),
+)
+
 CASES = {
     # No credential configured: the agent asks for an API key, the answer's key reaches the
     # server as X-API-Key, and the next turn finds it in the credential service.
@@ -57,11 +64,7 @@ CASES = {
     # holds a code, which the agent's client exchanges at the token endpoint for an access token
     # (tok-ann-7731), carried as a bearer token; the next turn finds the token kept.
     "oauth2": dict(
-        auth=dict(
-            auth_scheme=oauth2_scheme,
-            auth_credential=AuthCredential(auth_type=AuthCredentialTypes.OAUTH2, oauth2=OAuth2Auth(
-                client_id="bank-app", client_secret="s3cret-bank", redirect_uri="http://localhost:8080/callback")),
-        ),
+        auth=SIGN_IN,
         turns=["who am I?", {"signed_in": "ann-7731"}, "and now?"],
     ),
     # The API key case in a resumable app: the request pauses the invocation the same way.
@@ -72,11 +75,7 @@ CASES = {
     ),
     # The same, but the token the code buys has expired already: it is refreshed before use.
     "oauth2_expired": dict(
-        auth=dict(
-            auth_scheme=oauth2_scheme,
-            auth_credential=AuthCredential(auth_type=AuthCredentialTypes.OAUTH2, oauth2=OAuth2Auth(
-                client_id="bank-app", client_secret="s3cret-bank", redirect_uri="http://localhost:8080/callback")),
-        ),
+        auth=SIGN_IN,
         turns=["who am I?", {"signed_in": "short-ann-7731"}, "and now?"],
     ),
     # A public client (no secret) signs in with PKCE: the token endpoint checks the verifier.
